@@ -1,0 +1,23 @@
+//! The server-side data source of server rendering (ssr only). `app` declares it, `server`
+//! implements it over the same functions its HTTP handlers call, and provides it as context;
+//! so the first paint and the JSON API never disagree, and nothing is written twice.
+
+use std::{future::Future, pin::Pin, sync::Arc};
+
+use crate::wire::{ErrorBody, Event};
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What the pages read while rendering on the server.
+pub trait Backend: Send + Sync + 'static {
+    fn events(&self) -> BoxFuture<'_, Result<Vec<Event>, ErrorBody>>;
+    fn event(&self, id: String) -> BoxFuture<'_, Result<Event, ErrorBody>>;
+}
+
+/// The backend as the server provides it in the Leptos context.
+pub type SharedBackend = Arc<dyn Backend>;
+
+/// The buyer of the request being rendered, put in the request's extensions by the server's
+/// session middleware (which issues the session cookie on a first visit).
+#[derive(Clone, Debug)]
+pub struct PageBuyer(pub String);

@@ -1,0 +1,12 @@
+//! Anteroom's shared crate: the JSON wire types of API.md and the Leptos pages, compiled into
+//! the server (feature `ssr`) and into the browser's WASM (feature `hydrate`). Nothing here
+//! talks to Redis, Postgres or signing keys; the server reaches the pages only through
+//! [`backend::Backend`].
+
+pub mod api;
+#[cfg(feature = "ssr")]
+pub mod backend;
+mod pages;
+pub mod wire;
+
+pub use pages::{App, shell};

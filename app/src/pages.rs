@@ -1,0 +1,130 @@
+//! The pages. Each reads its data through [`Api`], so the first paint comes from the server and
+//! the hydrated page keeps itself current through the JSON API.
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::{
+    StaticSegment,
+    components::{Route, Router, Routes},
+};
+
+use crate::{api::Api, wire::Event};
+
+/// The HTML document around the app.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Effects run only in the browser, so this attribute says "hydrated" to people and tests.
+    Effect::new(move |_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "true");
+        }
+    });
+    view! {
+        <Stylesheet id="leptos" href="/pkg/anteroom.css"/>
+        <Title text="Anteroom"/>
+        <header class="topbar">
+            <a class="brand" href="/">"Anteroom"</a>
+        </header>
+        <Router>
+            <main class="page">
+                <Routes fallback=NotFound>
+                    <Route path=StaticSegment("") view=EventsPage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+#[component]
+fn NotFound() -> impl IntoView {
+    view! {
+        <h1>"Not found"</h1>
+        <p>"There is no page here. "<a href="/">"See the events on sale."</a></p>
+    }
+}
+
+/// `/`: the events, with their on-sale state.
+#[component]
+fn EventsPage() -> impl IntoView {
+    let api = Api::current();
+    let events = Resource::new(|| (), move |_| {
+        let api = api.clone();
+        async move { api.events().await }
+    });
+    let (details, set_details) = signal(false);
+    view! {
+        <Title text="Events · Anteroom"/>
+        <div class="heading">
+            <h1>"Events on sale"</h1>
+            <button
+                class="button secondary"
+                aria-pressed=move || details.get().to_string()
+                on:click=move |_| set_details.update(|d| *d = !*d)
+            >
+                {move || if details.get() { "Hide room details" } else { "Show room details" }}
+            </button>
+        </div>
+        <Suspense fallback=|| view! { <p class="muted">"Loading events…"</p> }>
+            {move || Suspend::new(async move {
+                match events.await {
+                    Ok(list) if list.is_empty() => {
+                        view! { <p class="muted">"Nothing is on sale yet."</p> }.into_any()
+                    }
+                    Ok(list) => view! {
+                        <ul class="events">
+                            {list.into_iter().map(|e| view! { <EventCard event=e details/> }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn EventCard(event: Event, details: ReadSignal<bool>) -> impl IntoView {
+    let state = if !event.room.enabled {
+        "On sale: no waiting"
+    } else if event.room.paused {
+        "Waiting room paused"
+    } else {
+        "Waiting room open"
+    };
+    let room = event.room.clone();
+    view! {
+        <li class="event-card">
+            <a href=format!("/events/{}", event.id)>
+                <h2>{event.name.clone()}</h2>
+            </a>
+            <p class="muted">{event.starts_at.format("%A %-d %B %Y, %H:%M UTC").to_string()}</p>
+            <p class="state">{state}</p>
+            <Show when=move || details.get()>
+                <dl class="room-details">
+                    <dt>"Admitted per second"</dt><dd>{room.admit_rate_per_second}</dd>
+                    <dt>"Hold lasts"</dt><dd>{format!("{} min", room.hold_ttl_seconds / 60)}</dd>
+                    <dt>"Seats per buyer"</dt><dd>{room.seats_per_buyer}</dd>
+                </dl>
+            </Show>
+        </li>
+    }
+}

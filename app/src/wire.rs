@@ -1,0 +1,287 @@
+//! The JSON of API.md, shared by the server (which serializes it) and the WASM client (which
+//! reads it). A field renamed here changes the contract for browsers, apps and load tests, so
+//! names follow API.md exactly; fields may be added, never removed.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The error body of every 4xx/5xx answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// A stable machine code such as `not_found` or `rate_limited`.
+    pub error: String,
+    /// A sentence a person can read.
+    pub message: String,
+    /// Where a buyer without an admission token must go (only with `not_admitted`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_url: Option<String>,
+    /// The seats that were taken (only with `seat_unavailable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat_ids: Option<Vec<String>>,
+}
+
+impl ErrorBody {
+    pub fn new(error: &str, message: impl Into<String>) -> Self {
+        Self {
+            error: error.to_owned(),
+            message: message.into(),
+            queue_url: None,
+            seat_ids: None,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// `POST /api/session` body. Unknown fields are refused so a typo is not silently ignored.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewSession {
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// `POST /api/session` answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionCreated {
+    pub buyer_id: String,
+    pub token: String,
+}
+
+/// The waiting-room settings of one event, as the API shows them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Room {
+    pub enabled: bool,
+    pub paused: bool,
+    pub admit_rate_per_second: u32,
+    /// Length of one admission tick.
+    pub tick_ms: u32,
+    /// How long a hold keeps its seats.
+    pub hold_ttl_seconds: u32,
+    /// The most seats one buyer may hold in this event.
+    pub seats_per_buyer: u32,
+}
+
+/// One event of `GET /api/events`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub id: String,
+    pub name: String,
+    pub starts_at: DateTime<Utc>,
+    pub room: Room,
+}
+
+/// One section of the layout in `POST /api/admin/events`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewSection {
+    pub name: String,
+    pub rows: u32,
+    pub seats_per_row: u32,
+    pub price_cents: i64,
+}
+
+/// `POST /api/admin/events` body.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewEvent {
+    pub name: String,
+    pub starts_at: DateTime<Utc>,
+    pub sections: Vec<NewSection>,
+    #[serde(default)]
+    pub room: RoomUpdate,
+}
+
+/// `PUT /api/admin/events/{id}/room` body, and the optional `room` of a new event: every field
+/// is optional, unknown fields are refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoomUpdate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admit_rate_per_second: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tick_ms: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_ttl_seconds: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seats_per_buyer: Option<u32>,
+}
+
+/// The answer of join and poll (`/api/events/{id}/queue`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum QueueStatus {
+    Waiting {
+        /// 1-based: 1 is the next buyer to be admitted.
+        position: u64,
+        /// `ceil(position / N)`; `None` while the room is paused.
+        estimated_wait_seconds: Option<u64>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        paused: bool,
+    },
+    Admitted {
+        admitted: bool,
+        admission_token: String,
+        expires_at: DateTime<Utc>,
+    },
+}
+
+/// The claims of an admission token (API.md "Keys").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdmissionClaims {
+    /// The buyer id.
+    pub sub: String,
+    /// The event id.
+    pub evt: String,
+    pub aud: String,
+    pub iat: i64,
+    pub exp: i64,
+    pub jti: String,
+}
+
+/// The largest layout one event may have: big enough for a stadium, small enough that one
+/// creation transaction stays short.
+pub const MAX_SEATS_PER_EVENT: u64 = 100_000;
+/// Bounds of `admit_rate_per_second` (API.md: 1 to 100,000).
+pub const ADMIT_RATE_RANGE: std::ops::RangeInclusive<u32> = 1..=100_000;
+/// Bounds of the tick length: 100 ms is the shortest the ticker is built for.
+pub const TICK_MS_RANGE: std::ops::RangeInclusive<u32> = 100..=60_000;
+
+fn unprocessable(message: impl Into<String>) -> ErrorBody {
+    ErrorBody::new("unprocessable", message)
+}
+
+impl NewEvent {
+    /// Checks what serde cannot: non-empty names, a layout that is neither empty nor huge.
+    pub fn validate(&self) -> Result<(), ErrorBody> {
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > 200 {
+            return Err(unprocessable("name must have 1 to 200 characters"));
+        }
+        if self.sections.is_empty() || self.sections.len() > 50 {
+            return Err(unprocessable("an event needs 1 to 50 sections"));
+        }
+        let mut total: u64 = 0;
+        let mut names = std::collections::HashSet::new();
+        for s in &self.sections {
+            let sname = s.name.trim();
+            if sname.is_empty() || sname.chars().count() > 40 {
+                return Err(unprocessable("a section name must have 1 to 40 characters"));
+            }
+            if !names.insert(sname) {
+                return Err(unprocessable(format!("section {sname} appears twice")));
+            }
+            if !(1..=100).contains(&s.rows) || !(1..=200).contains(&s.seats_per_row) {
+                return Err(unprocessable(
+                    "a section needs 1 to 100 rows of 1 to 200 seats",
+                ));
+            }
+            if !(0..=100_000_000).contains(&s.price_cents) {
+                return Err(unprocessable("price_cents must be from 0 to 100000000"));
+            }
+            total += u64::from(s.rows) * u64::from(s.seats_per_row);
+        }
+        if total > MAX_SEATS_PER_EVENT {
+            return Err(unprocessable(format!(
+                "an event has at most {MAX_SEATS_PER_EVENT} seats"
+            )));
+        }
+        self.room.validate()
+    }
+}
+
+impl RoomUpdate {
+    /// Range checks of every field present.
+    pub fn validate(&self) -> Result<(), ErrorBody> {
+        if let Some(n) = self.admit_rate_per_second
+            && !ADMIT_RATE_RANGE.contains(&n)
+        {
+            return Err(unprocessable(
+                "admit_rate_per_second must be an integer from 1 to 100000",
+            ));
+        }
+        if let Some(t) = self.tick_ms
+            && !TICK_MS_RANGE.contains(&t)
+        {
+            return Err(unprocessable("tick_ms must be from 100 to 60000"));
+        }
+        if let Some(t) = self.hold_ttl_seconds
+            && !(10..=3600).contains(&t)
+        {
+            return Err(unprocessable("hold_ttl_seconds must be from 10 to 3600"));
+        }
+        if let Some(s) = self.seats_per_buyer
+            && !(1..=50).contains(&s)
+        {
+            return Err(unprocessable("seats_per_buyer must be from 1 to 50"));
+        }
+        Ok(())
+    }
+}
+
+/// The honest estimate of DESIGN.md invariant 6: `ceil(position / N)` seconds.
+pub fn estimated_wait_seconds(position: u64, admit_rate_per_second: u32) -> u64 {
+    position.div_ceil(u64::from(admit_rate_per_second.max(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(rows: u32, seats: u32) -> NewEvent {
+        NewEvent {
+            name: "Night".into(),
+            starts_at: Utc::now(),
+            sections: vec![NewSection {
+                name: "A".into(),
+                rows,
+                seats_per_row: seats,
+                price_cents: 5000,
+            }],
+            room: RoomUpdate::default(),
+        }
+    }
+
+    #[test]
+    fn estimate_rounds_up_and_is_zero_only_at_position_zero() {
+        assert_eq!(estimated_wait_seconds(14_812, 300), 50);
+        assert_eq!(estimated_wait_seconds(1, 300), 1);
+        assert_eq!(estimated_wait_seconds(300, 300), 1);
+        assert_eq!(estimated_wait_seconds(301, 300), 2);
+        assert_eq!(estimated_wait_seconds(0, 300), 0);
+    }
+
+    #[test]
+    fn layouts_outside_the_bounds_are_refused() {
+        assert!(layout(10, 20).validate().is_ok());
+        assert!(layout(0, 20).validate().is_err());
+        assert!(layout(100, 201).validate().is_err());
+        let mut two = layout(10, 20);
+        two.sections.push(two.sections[0].clone());
+        assert!(two.validate().is_err(), "duplicate section names");
+        let mut blank = layout(10, 20);
+        blank.name = "   ".into();
+        assert!(blank.validate().is_err());
+    }
+
+    #[test]
+    fn queue_status_serializes_as_api_md_says() {
+        let waiting = QueueStatus::Waiting {
+            position: 3,
+            estimated_wait_seconds: None,
+            paused: true,
+        };
+        assert_eq!(
+            serde_json::to_value(&waiting).unwrap(),
+            serde_json::json!({"status": "waiting", "position": 3, "estimated_wait_seconds": null, "paused": true})
+        );
+    }
+}

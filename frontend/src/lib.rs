@@ -1,0 +1,7 @@
+//! The browser entry point: hydrates the server-rendered page with the same `app` components.
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(app::App);
+}

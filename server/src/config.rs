@@ -1,0 +1,160 @@
+//! Typed configuration: defaults that work on a development machine with nothing set, then the
+//! environment (`DATABASE_URL`, `REDIS_URL`, `ANTEROOM_*`), then flags; clap layers the three.
+//! Secrets are [`Secret`]s, whose `Debug` never shows the value, so they stay out of logs.
+
+use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr};
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(name = "anteroom", version, about = "A virtual waiting room and on-sale stack")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub config: Config,
+}
+
+#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// Migrate the database and serve HTTP (the default).
+    Serve,
+    /// Apply the database migrations and exit.
+    Migrate,
+    /// Migrate, then create the demo event if it does not exist yet.
+    Demo,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Config {
+    /// Address to serve HTTP on (port 0 picks a free one).
+    #[arg(long, global = true, env = "ANTEROOM_ADDR", default_value = "127.0.0.1:3000")]
+    pub addr: SocketAddr,
+
+    /// Postgres connection URL; the database is created if it does not exist.
+    #[arg(
+        long,
+        global = true,
+        env = "DATABASE_URL",
+        default_value = "postgres://postgres@127.0.0.1:5432/anteroom"
+    )]
+    pub database_url: Secret,
+
+    /// Largest number of Postgres connections of this instance.
+    #[arg(long, global = true, env = "ANTEROOM_DB_POOL_SIZE", default_value_t = 24)]
+    pub db_pool_size: u32,
+
+    /// Redis connection URL.
+    #[arg(long, global = true, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379")]
+    pub redis_url: Secret,
+
+    /// Prefix of every Redis key, so that several deployments (or tests) share one Redis.
+    #[arg(long, global = true, env = "ANTEROOM_REDIS_PREFIX", default_value = "ar", value_parser = parse_prefix)]
+    pub redis_prefix: String,
+
+    /// Bearer token of the admin API. Unset: one is generated and kept in the data folder.
+    #[arg(long, global = true, env = "ANTEROOM_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<Secret>,
+
+    /// Key that signs buyer sessions. Unset: one is generated and kept in the data folder.
+    #[arg(long, global = true, env = "ANTEROOM_SESSION_SECRET", hide_env_values = true)]
+    pub session_secret: Option<Secret>,
+
+    /// How long a buyer session lasts, in hours.
+    #[arg(long, global = true, env = "ANTEROOM_SESSION_TTL_HOURS", default_value_t = 24)]
+    pub session_ttl_hours: u32,
+
+    /// Sessions one client address may create per minute (across all instances).
+    #[arg(long, global = true, env = "ANTEROOM_SESSIONS_PER_MINUTE", default_value_t = 60)]
+    pub sessions_per_minute: u32,
+
+    /// Mark cookies `Secure` (set it when served over HTTPS).
+    #[arg(long, global = true, env = "ANTEROOM_SECURE_COOKIES", default_value_t = false)]
+    pub secure_cookies: bool,
+
+    /// Folder for generated development secrets and keys (git-ignored).
+    #[arg(long, global = true, env = "ANTEROOM_DATA_DIR", default_value = ".anteroom")]
+    pub data_dir: PathBuf,
+
+    /// The Leptos site settings file (output name, site root, package folder).
+    #[arg(long, global = true, env = "ANTEROOM_LEPTOS_CONFIG", default_value = "Leptos.toml")]
+    pub leptos_config: PathBuf,
+
+    /// Logs as JSON lines instead of text.
+    #[arg(long, global = true, env = "ANTEROOM_LOG_JSON", default_value_t = false)]
+    pub log_json: bool,
+}
+
+impl Config {
+    /// The configuration with every default and nothing from the environment or the command
+    /// line: the starting point of tests.
+    pub fn defaults() -> Self {
+        Cli::parse_from(["anteroom"]).config
+    }
+}
+
+fn parse_prefix(s: &str) -> Result<String, String> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == ':');
+    if ok {
+        Ok(s.to_owned())
+    } else {
+        Err("use 1 to 64 characters of [A-Za-z0-9_:-]".to_owned())
+    }
+}
+
+/// A value that must not be printed: `Debug` and `Display` show `[redacted]`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for Secret {
+    type Err = std::convert::Infallible;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(Self(s.to_owned()))
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_never_print_their_value() {
+        let s = Secret::new("hunter2");
+        assert_eq!(format!("{s} {s:?}"), "[redacted] [redacted]");
+    }
+
+    #[test]
+    fn flags_override_defaults() {
+        let cli = Cli::parse_from(["anteroom", "migrate", "--addr", "127.0.0.1:0"]);
+        assert_eq!(cli.command, Some(Command::Migrate));
+        assert_eq!(cli.config.addr.port(), 0);
+        assert!(Cli::try_parse_from(["anteroom", "--redis-prefix", "a{b}"]).is_err());
+    }
+}

@@ -1,0 +1,164 @@
+//! The one error type at the HTTP boundary. Every variant maps to a code and status of API.md;
+//! database, Redis and internal failures are logged here and answered without details.
+
+use app::wire::ErrorBody;
+use axum::{
+    Json,
+    http::{HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("you have not been admitted from the waiting room yet")]
+    NotAdmitted { event_id: String },
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("you are not in this event's line; join it again")]
+    NotInQueue,
+    #[error("some of these seats were just taken")]
+    SeatUnavailable(Vec<String>),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("the request body is larger than 1 MiB")]
+    PayloadTooLarge,
+    #[error("{0}")]
+    Unprocessable(String),
+    #[error("too many requests; try again in {retry_after_secs} s")]
+    RateLimited { retry_after_secs: u64 },
+    #[error("{message}")]
+    Unavailable {
+        message: String,
+        retry_after_secs: u64,
+    },
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+    #[error(transparent)]
+    Redis(#[from] redis::RedisError),
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl Error {
+    pub fn status_code(&self) -> StatusCode {
+        match self {
+            Error::BadRequest(_) => StatusCode::BAD_REQUEST,
+            Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Error::NotAdmitted { .. } | Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            Error::NotFound(_) | Error::NotInQueue => StatusCode::NOT_FOUND,
+            Error::SeatUnavailable(_) | Error::Conflict(_) => StatusCode::CONFLICT,
+            Error::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Error::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Error::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Database(e) if db_unreachable(e) => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Redis(e) if redis_unreachable(e) => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Database(_) | Error::Redis(_) | Error::Internal(_) => {
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self.status_code() {
+            StatusCode::BAD_REQUEST => "bad_request",
+            StatusCode::UNAUTHORIZED => "unauthorized",
+            StatusCode::FORBIDDEN if matches!(self, Error::NotAdmitted { .. }) => "not_admitted",
+            StatusCode::FORBIDDEN => "forbidden",
+            StatusCode::NOT_FOUND if matches!(self, Error::NotInQueue) => "not_in_queue",
+            StatusCode::NOT_FOUND => "not_found",
+            StatusCode::CONFLICT if matches!(self, Error::SeatUnavailable(_)) => "seat_unavailable",
+            StatusCode::CONFLICT => "conflict",
+            StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+            StatusCode::UNPROCESSABLE_ENTITY => "unprocessable",
+            StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+            StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+            _ => "internal",
+        }
+    }
+
+    fn retry_after_secs(&self) -> Option<u64> {
+        match self {
+            Error::RateLimited { retry_after_secs } | Error::Unavailable { retry_after_secs, .. } => {
+                Some(*retry_after_secs)
+            }
+            _ if self.status_code() == StatusCode::SERVICE_UNAVAILABLE => Some(1),
+            _ => None,
+        }
+    }
+
+    /// The JSON body of this error, as the API answers it and as server rendering shows it.
+    pub fn body(&self) -> ErrorBody {
+        let message = match self.status_code() {
+            StatusCode::INTERNAL_SERVER_ERROR => "something went wrong on our side".to_owned(),
+            StatusCode::SERVICE_UNAVAILABLE if !matches!(self, Error::Unavailable { .. }) => {
+                "Anteroom is briefly unavailable; try again in a moment".to_owned()
+            }
+            _ => self.to_string(),
+        };
+        let mut body = ErrorBody::new(self.code(), message);
+        match self {
+            Error::NotAdmitted { event_id } => {
+                body.queue_url = Some(format!("/api/events/{event_id}/queue"));
+            }
+            Error::SeatUnavailable(ids) => body.seat_ids = Some(ids.clone()),
+            _ => {}
+        }
+        body
+    }
+}
+
+fn db_unreachable(e: &sqlx::Error) -> bool {
+    matches!(
+        e,
+        sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed
+    )
+}
+
+fn redis_unreachable(e: &redis::RedisError) -> bool {
+    e.is_io_error() || e.is_connection_dropped() || e.is_connection_refusal() || e.is_timeout()
+}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        let status = self.status_code();
+        if status.is_server_error() {
+            tracing::error!(error = %self, debug = ?self, "request failed");
+        }
+        let mut response = (status, Json(self.body())).into_response();
+        if let Some(secs) = self.retry_after_secs() {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
+    }
+}
+
+/// The API's error code for a bare status (for answers that did not come from a handler, such
+/// as an unknown route or method).
+pub fn code_for_status(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::BAD_REQUEST => "bad_request",
+        StatusCode::UNAUTHORIZED => "unauthorized",
+        StatusCode::FORBIDDEN => "forbidden",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+        StatusCode::CONFLICT => "conflict",
+        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "bad_request",
+        StatusCode::UNPROCESSABLE_ENTITY => "unprocessable",
+        StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+        s if s.is_client_error() => "bad_request",
+        _ => "internal",
+    }
+}

@@ -1,0 +1,198 @@
+//! Events and their seat layouts. Invariants: an event and all its seats are created in one
+//! transaction (a failed creation leaves nothing); room settings live here, in Postgres, the
+//! durable source of truth that every instance re-reads.
+
+use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
+use axum::{
+    Json, Router,
+    extract::{Path, State},
+    http::StatusCode,
+    routing::{get, post},
+};
+use chrono::{DateTime, Utc};
+use rand::Rng;
+use sqlx::PgPool;
+
+use crate::{
+    error::{Error, Result},
+    extract::ApiJson,
+    state::AppState,
+    tokens::Admin,
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/events", get(list_handler))
+        .route("/api/events/{event_id}", get(get_handler))
+        .route("/api/admin/events", post(create_handler))
+}
+
+async fn list_handler(State(state): State<AppState>) -> Result<Json<Vec<Event>>> {
+    Ok(Json(list(&state.db).await?))
+}
+
+async fn get_handler(
+    State(state): State<AppState>,
+    Path(event_id): Path<String>,
+) -> Result<Json<Event>> {
+    Ok(Json(get_event(&state.db, &event_id).await?))
+}
+
+async fn create_handler(
+    _: Admin,
+    State(state): State<AppState>,
+    ApiJson(new): ApiJson<NewEvent>,
+) -> Result<(StatusCode, Json<Event>)> {
+    new.validate().map_err(|e| Error::Unprocessable(e.message))?;
+    let event = create(&state.db, &new_event_id(), &new)
+        .await?
+        .ok_or_else(|| Error::Internal("a fresh event id collided".into()))?;
+    Ok((StatusCode::CREATED, Json(event)))
+}
+
+#[derive(sqlx::FromRow)]
+struct EventRow {
+    id: String,
+    name: String,
+    starts_at: DateTime<Utc>,
+    room_enabled: bool,
+    room_paused: bool,
+    admit_rate_per_second: i32,
+    tick_ms: i32,
+    hold_ttl_seconds: i32,
+    seats_per_buyer: i32,
+}
+
+impl From<EventRow> for Event {
+    fn from(r: EventRow) -> Self {
+        // The table's check constraints keep these positive.
+        let u = |v: i32| v.max(0) as u32;
+        Event {
+            id: r.id,
+            name: r.name,
+            starts_at: r.starts_at,
+            room: Room {
+                enabled: r.room_enabled,
+                paused: r.room_paused,
+                admit_rate_per_second: u(r.admit_rate_per_second),
+                tick_ms: u(r.tick_ms),
+                hold_ttl_seconds: u(r.hold_ttl_seconds),
+                seats_per_buyer: u(r.seats_per_buyer),
+            },
+        }
+    }
+}
+
+const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
+    admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer";
+
+/// Whether `id` can name an event at all; anything else is answered 404 without a query.
+pub fn is_event_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// A new random event id: 12 characters of [a-z0-9].
+fn new_event_id() -> String {
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::thread_rng();
+    (0..12)
+        .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())] as char)
+        .collect()
+}
+
+pub async fn list(db: &PgPool) -> Result<Vec<Event>> {
+    let rows: Vec<EventRow> = sqlx::query_as(&format!(
+        "select {EVENT_COLUMNS} from event order by starts_at, id"
+    ))
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(Event::from).collect())
+}
+
+/// One event, or 404 `not_found`.
+pub async fn get_event(db: &PgPool, event_id: &str) -> Result<Event> {
+    let not_found = || Error::NotFound(format!("there is no event {event_id:?}"));
+    if !is_event_id(event_id) {
+        return Err(not_found());
+    }
+    let row: Option<EventRow> =
+        sqlx::query_as(&format!("select {EVENT_COLUMNS} from event where id = $1"))
+            .bind(event_id)
+            .fetch_optional(db)
+            .await?;
+    row.map(Event::from).ok_or_else(not_found)
+}
+
+/// Creates the event `id` and every seat of its layout in one transaction. `None` when an
+/// event with this id exists already (nothing is written then). `new` must be validated.
+pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Event>> {
+    let room = &new.room;
+    let mut tx = db.begin().await?;
+    let row: Option<EventRow> = sqlx::query_as(&format!(
+        "insert into event (id, name, starts_at, room_enabled, room_paused, \
+             admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer) \
+         values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
+             coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6)) \
+         on conflict (id) do nothing \
+         returning {EVENT_COLUMNS}"
+    ))
+    .bind(id)
+    .bind(new.name.trim())
+    .bind(new.starts_at)
+    .bind(room.enabled)
+    .bind(room.paused)
+    .bind(room.admit_rate_per_second.map(|v| v as i32))
+    .bind(room.tick_ms.map(|v| v as i32))
+    .bind(room.hold_ttl_seconds.map(|v| v as i32))
+    .bind(room.seats_per_buyer.map(|v| v as i32))
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    for section in &new.sections {
+        // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids.
+        sqlx::query(
+            "insert into seat (event_id, section, row_label, number, price_cents) \
+             select $1, $2, r::text, n, $5 \
+             from generate_series(1, $3) r cross join generate_series(1, $4) n \
+             order by r, n",
+        )
+        .bind(id)
+        .bind(section.name.trim())
+        .bind(section.rows as i32)
+        .bind(section.seats_per_row as i32)
+        .bind(section.price_cents)
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(Some(row.into()))
+}
+
+/// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.
+pub fn demo_event() -> NewEvent {
+    let section = |name: &str, price_cents| NewSection {
+        name: name.into(),
+        rows: 10,
+        seats_per_row: 20,
+        price_cents,
+    };
+    let tonight = Utc::now().date_naive().and_hms_opt(19, 0, 0).expect("a valid time");
+    NewEvent {
+        name: "Anteroom Demo Night".into(),
+        starts_at: tonight.and_utc(),
+        sections: vec![section("Stalls", 8500), section("Circle", 6500), section("Balcony", 4000)],
+        room: RoomUpdate {
+            enabled: Some(true),
+            paused: Some(false),
+            admit_rate_per_second: Some(50),
+            ..RoomUpdate::default()
+        },
+    }
+}
+
+pub const DEMO_EVENT_ID: &str = "demo";

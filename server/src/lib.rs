@@ -1,0 +1,17 @@
+//! Anteroom's server: the JSON API of API.md, server rendering of the `app` pages, and the
+//! machinery behind them. `main.rs` only parses the command line and calls [`startup`].
+
+pub mod config;
+pub mod devdata;
+pub mod error;
+pub mod events;
+pub mod extract;
+pub mod keys;
+pub mod ops;
+pub mod pages;
+pub mod ratelimit;
+pub mod scripts;
+pub mod startup;
+pub mod state;
+pub mod telemetry;
+pub mod tokens;

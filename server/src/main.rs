@@ -1,0 +1,61 @@
+//! `anteroom`: serve (default), migrate, or create the demo event.
+
+use std::process::ExitCode;
+
+use anteroom::{
+    config::{Cli, Command},
+    startup::{self, Application, BoxError},
+    telemetry,
+};
+use clap::Parser;
+use tokio_util::sync::CancellationToken;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    telemetry::init(cli.config.log_json);
+    match run(cli).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("anteroom: {e}");
+            eprintln!("anteroom: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), BoxError> {
+    let config = cli.config;
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Migrate => {
+            startup::migrate(&config).await?;
+            println!("migrations applied");
+        }
+        Command::Demo => {
+            let created = startup::demo(&config).await?;
+            println!(
+                "demo event {}",
+                if created { "created" } else { "already exists" }
+            );
+        }
+        Command::Serve => {
+            let (token, generated) = startup::admin_token(&config)?;
+            let app = Application::build(config).await?;
+            let addr = app.local_addr();
+            println!("Anteroom serving on http://{addr}");
+            if generated {
+                println!("Admin token (kept in the data folder): {}", token.expose());
+            }
+            let shutdown = CancellationToken::new();
+            let signal = shutdown.clone();
+            tokio::spawn(async move {
+                startup::shutdown_signal().await;
+                tracing::info!("shutdown signal: draining in-flight requests");
+                signal.cancel();
+            });
+            app.run(shutdown).await?;
+            tracing::info!("stopped");
+        }
+    }
+    Ok(())
+}

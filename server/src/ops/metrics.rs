@@ -1,0 +1,87 @@
+//! Prometheus metrics of this instance. HTTP requests are counted and timed per route
+//! template (`/api/events/{event_id}`), never per concrete path, so the series stay few.
+
+use std::time::Instant;
+
+use axum::{
+    extract::{MatchedPath, Request, State},
+    middleware::Next,
+    response::Response,
+};
+use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder};
+
+use crate::state::AppState;
+
+pub struct Metrics {
+    registry: Registry,
+    pub http_requests: IntCounterVec,
+    pub http_duration: HistogramVec,
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let registry = Registry::new_custom(Some("anteroom".into()), None)
+            .expect("a valid metric prefix");
+        let http_requests = IntCounterVec::new(
+            Opts::new("http_requests_total", "HTTP requests answered"),
+            &["method", "route", "status"],
+        )
+        .expect("valid metric");
+        let http_duration = HistogramVec::new(
+            HistogramOpts::new("http_request_duration_seconds", "HTTP request latency").buckets(
+                vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0],
+            ),
+            &["method", "route"],
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(http_requests.clone()))
+            .expect("registered once");
+        registry
+            .register(Box::new(http_duration.clone()))
+            .expect("registered once");
+        Self {
+            registry,
+            http_requests,
+            http_duration,
+        }
+    }
+
+    /// Everything in the Prometheus text format.
+    pub fn render(&self) -> String {
+        let mut buf = Vec::new();
+        TextEncoder::new()
+            .encode(&self.registry.gather(), &mut buf)
+            .expect("text encoding into a Vec cannot fail");
+        String::from_utf8(buf).expect("the text format is UTF-8")
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Middleware: counts and times every request by its route template.
+pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_owned())
+        .unwrap_or_else(|| "unmatched".to_owned());
+    let method = req.method().as_str().to_owned();
+    let started = Instant::now();
+    let response = next.run(req).await;
+    state
+        .metrics
+        .http_duration
+        .with_label_values(&[&method, &route])
+        .observe(started.elapsed().as_secs_f64());
+    state
+        .metrics
+        .http_requests
+        .with_label_values(&[&method, &route, response.status().as_str()])
+        .inc();
+    response
+}

@@ -1,0 +1,93 @@
+//! Operations: liveness, readiness, metrics, and the guarantee that every error of the API is
+//! JSON. Invariants: `/healthz` answers while the process runs; `/readyz` is 200 only when both
+//! Redis and Postgres answer within a second; no 4xx/5xx under `/api` leaves without the
+//! `{"error", "message"}` body of API.md.
+
+pub mod metrics;
+
+use std::time::Duration;
+
+use app::wire::ErrorBody;
+use axum::{
+    Json, Router,
+    body::Body,
+    extract::{Request, State},
+    http::{HeaderValue, StatusCode, header},
+    middleware::Next,
+    response::{IntoResponse, Response},
+    routing::get,
+};
+
+use crate::{
+    error::{Error, code_for_status},
+    state::AppState,
+};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route("/api/{*rest}", axum::routing::any(api_not_found))
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    let timeout = Duration::from_secs(1);
+    let redis = tokio::time::timeout(timeout, async {
+        redis::cmd("PING")
+            .query_async::<String>(&mut state.redis.clone())
+            .await
+    });
+    let db = tokio::time::timeout(timeout, sqlx::query("select 1").execute(&state.db));
+    let (redis, db) = tokio::join!(redis, db);
+    let redis_ok = matches!(redis, Ok(Ok(_)));
+    let db_ok = matches!(db, Ok(Ok(_)));
+    let body = serde_json::json!({"redis": redis_ok, "postgres": db_ok});
+    if redis_ok && db_ok {
+        (StatusCode::OK, Json(body)).into_response()
+    } else {
+        let mut r = (StatusCode::SERVICE_UNAVAILABLE, Json(body)).into_response();
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        r
+    }
+}
+
+async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+}
+
+async fn api_not_found() -> Error {
+    Error::NotFound("there is no such API endpoint".into())
+}
+
+/// Middleware: an error answer under `/api` that is not JSON (axum's own 405, a panic caught
+/// as 500) becomes the JSON error of API.md with the same status.
+pub async fn json_errors(req: Request, next: Next) -> Response {
+    let is_api = req.uri().path().starts_with("/api/");
+    let response = next.run(req).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !is_api || is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let message = match status {
+        StatusCode::METHOD_NOT_ALLOWED => "this endpoint does not take that method".to_owned(),
+        s => s.canonical_reason().unwrap_or("error").to_lowercase(),
+    };
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    let body = serde_json::to_vec(&ErrorBody::new(code_for_status(status), message))
+        .expect("serializing a plain struct");
+    Response::from_parts(parts, Body::from(body))
+}

@@ -1,0 +1,31 @@
+//! Rate limits shared by all instances: a fixed-window counter per subject in Redis, counted
+//! by one script, so two instances never both let the limit+1-th request through.
+
+use std::time::Duration;
+
+use crate::{error::Error, state::AppState};
+
+/// Counts one attempt of `subject` against `limit` per `window`; refuses with 429 and the
+/// seconds until the window ends once the count is above `limit`.
+pub async fn check(
+    state: &AppState,
+    name: &str,
+    subject: &str,
+    limit: u32,
+    window: Duration,
+) -> Result<(), Error> {
+    let key = state.keys.rate_limit(name, subject);
+    let (count, ttl_ms): (u64, u64) = state
+        .scripts
+        .rate_limit
+        .key(key)
+        .arg(window.as_millis() as u64)
+        .invoke_async(&mut state.redis.clone())
+        .await?;
+    if count > u64::from(limit) {
+        return Err(Error::RateLimited {
+            retry_after_secs: ttl_ms.div_ceil(1000).max(1),
+        });
+    }
+    Ok(())
+}

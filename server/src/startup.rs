@@ -1,0 +1,234 @@
+//! Building and running the application: connect (creating the database if needed), migrate,
+//! assemble the routes, bind, serve until a shutdown signal, then drain in-flight requests and
+//! stop the background tasks.
+
+use std::{net::SocketAddr, path::Path, str::FromStr, sync::Arc, time::Duration};
+
+use axum::{Router, extract::DefaultBodyLimit, middleware};
+use leptos::prelude::LeptosOptions;
+use sqlx::{
+    ConnectOptions, Connection, PgConnection, PgPool,
+    postgres::{PgConnectOptions, PgPoolOptions},
+};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower_http::{
+    catch_panic::CatchPanicLayer,
+    request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer},
+    trace::TraceLayer,
+};
+
+use crate::{
+    config::{Config, Secret},
+    devdata, events,
+    extract::BODY_LIMIT_BYTES,
+    keys::Keys,
+    ops::{self, metrics::Metrics},
+    pages,
+    scripts::Scripts,
+    state::AppState,
+    tokens::{self, Sessions},
+};
+
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// A bound, ready-to-run Anteroom.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    state: AppState,
+}
+
+impl Application {
+    /// Connects, migrates and binds; `config.addr` with port 0 picks a free port.
+    pub async fn build(config: Config) -> Result<Self, BoxError> {
+        let leptos = leptos_options(&config.leptos_config)?;
+        let db = connect_db(&config).await?;
+        MIGRATOR.run(&db).await?;
+        let redis = redis::Client::open(config.redis_url.expose())?
+            .get_connection_manager_with_config(
+                redis::aio::ConnectionManagerConfig::new()
+                    .set_connection_timeout(Duration::from_secs(1))
+                    .set_response_timeout(Duration::from_secs(2)),
+            )
+            .await?;
+        let (admin_token, _) = secret_or_file(&config, config.admin_token.as_ref(), "admin_token")?;
+        let (session_secret, _) =
+            secret_or_file(&config, config.session_secret.as_ref(), "session_secret")?;
+        let sessions = Sessions::new(
+            session_secret.expose().as_bytes(),
+            Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
+            config.secure_cookies,
+        );
+        let state = AppState {
+            db,
+            redis,
+            keys: Keys::new(config.redis_prefix.clone()),
+            scripts: Arc::new(Scripts::new()),
+            sessions: Arc::new(sessions),
+            admin_token: Arc::new(admin_token),
+            metrics: Arc::new(Metrics::new()),
+            leptos,
+            config: Arc::new(config),
+        };
+        let listener = TcpListener::bind(state.config.addr).await?;
+        let router = router(state.clone());
+        Ok(Self {
+            listener,
+            router,
+            state,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Serves until `shutdown` is cancelled, then lets in-flight requests finish.
+    pub async fn run(self, shutdown: CancellationToken) -> Result<(), BoxError> {
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await?;
+        Ok(())
+    }
+}
+
+/// Every route of Anteroom, with the layers that apply to all of them.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .merge(tokens::session::router())
+        .merge(events::router())
+        .merge(ops::router())
+        .merge(pages::router(&state))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .layer(middleware::from_fn(ops::json_errors))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            ops::metrics::track,
+        ))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
+        .layer(CatchPanicLayer::new())
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &http::Request<_>| {
+            let id = req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .with_state(state)
+}
+
+fn leptos_options(path: &Path) -> Result<LeptosOptions, BoxError> {
+    let path = path
+        .to_str()
+        .ok_or("the Leptos configuration path is not UTF-8")?;
+    Ok(leptos::config::get_configuration(Some(path))?.leptos_options)
+}
+
+fn secret_or_file(
+    config: &Config,
+    configured: Option<&Secret>,
+    name: &str,
+) -> Result<(Secret, bool), BoxError> {
+    match configured {
+        Some(s) if !s.expose().is_empty() => Ok((s.clone(), false)),
+        _ => {
+            let (value, created) = devdata::secret_file(&config.data_dir, name)?;
+            Ok((Secret::new(value), created))
+        }
+    }
+}
+
+/// The admin token and whether it came from the data folder (and so may be shown to the
+/// person who started the server: it is theirs, generated for them).
+pub fn admin_token(config: &Config) -> Result<(Secret, bool), BoxError> {
+    let (token, _) = secret_or_file(config, config.admin_token.as_ref(), "admin_token")?;
+    Ok((token, config.admin_token.is_none()))
+}
+
+/// A pool on the configured database, creating the database first if it does not exist.
+pub async fn connect_db(config: &Config) -> Result<PgPool, BoxError> {
+    let options = PgConnectOptions::from_str(config.database_url.expose())?
+        .log_statements(tracing::log::LevelFilter::Debug);
+    create_database_if_missing(&options).await?;
+    Ok(PgPoolOptions::new()
+        .max_connections(config.db_pool_size)
+        .acquire_timeout(Duration::from_secs(3))
+        .connect_with(options)
+        .await?)
+}
+
+async fn create_database_if_missing(options: &PgConnectOptions) -> Result<(), BoxError> {
+    let name = options
+        .get_database()
+        .ok_or("DATABASE_URL names no database")?
+        .to_owned();
+    let mut admin = PgConnection::connect_with(&options.clone().database("postgres")).await?;
+    let exists: bool =
+        sqlx::query_scalar("select exists (select 1 from pg_database where datname = $1)")
+            .bind(&name)
+            .fetch_one(&mut admin)
+            .await?;
+    if !exists {
+        let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+        if let Err(e) = sqlx::query(&format!("create database {quoted}"))
+            .execute(&mut admin)
+            .await
+        {
+            // Another instance may have created it at the same moment.
+            let created_meanwhile: bool = sqlx::query_scalar(
+                "select exists (select 1 from pg_database where datname = $1)",
+            )
+            .bind(&name)
+            .fetch_one(&mut admin)
+            .await?;
+            if !created_meanwhile {
+                return Err(e.into());
+            }
+        }
+    }
+    admin.close().await?;
+    Ok(())
+}
+
+/// `anteroom migrate`.
+pub async fn migrate(config: &Config) -> Result<(), BoxError> {
+    let db = connect_db(config).await?;
+    MIGRATOR.run(&db).await?;
+    Ok(())
+}
+
+/// `anteroom demo`: migrate, then create the demo event unless it exists.
+pub async fn demo(config: &Config) -> Result<bool, BoxError> {
+    let db = connect_db(config).await?;
+    MIGRATOR.run(&db).await?;
+    Ok(events::create(&db, events::DEMO_EVENT_ID, &events::demo_event())
+        .await?
+        .is_some())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .expect("installing a SIGTERM handler");
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term.recv() => {}
+    }
+}

@@ -1,0 +1,37 @@
+//! The state every handler shares. Cheap to clone: handles and `Arc`s only.
+
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use leptos::prelude::LeptosOptions;
+use redis::aio::ConnectionManager;
+use sqlx::PgPool;
+
+use crate::{
+    config::{Config, Secret},
+    keys::Keys,
+    ops::metrics::Metrics,
+    scripts::Scripts,
+    tokens::Sessions,
+};
+
+#[derive(Clone)]
+pub struct AppState {
+    pub db: PgPool,
+    /// One multiplexed connection shared by all requests; it reconnects by itself after Redis
+    /// comes back.
+    pub redis: ConnectionManager,
+    pub keys: Keys,
+    pub scripts: Arc<Scripts>,
+    pub config: Arc<Config>,
+    pub sessions: Arc<Sessions>,
+    pub admin_token: Arc<Secret>,
+    pub metrics: Arc<Metrics>,
+    pub leptos: LeptosOptions,
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos.clone()
+    }
+}

@@ -1,0 +1,165 @@
+//! Buyer sessions: a signed token (HS256 over a server secret) naming a random buyer id, sent
+//! as `Authorization: Bearer` by API clients and as an HttpOnly cookie by browsers.
+//! Invariants: a session is created only through [`Sessions::issue`], `POST /api/session` is
+//! rate-limited per client address across all instances, and the [`Buyer`] extractor is the
+//! one place a request becomes a buyer (401 JSON otherwise).
+
+use std::{net::SocketAddr, time::Duration};
+
+use app::wire::{NewSession, SessionCreated};
+use axum::{
+    Json, Router,
+    extract::{ConnectInfo, FromRequestParts, State},
+    http::{HeaderValue, StatusCode, header, request::Parts},
+    response::{IntoResponse, Response},
+    routing::post,
+};
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use serde::{Deserialize, Serialize};
+
+use crate::{error::Error, extract::ApiJson, ratelimit, state::AppState};
+
+pub const SESSION_COOKIE: &str = "anteroom_session";
+const AUDIENCE: &str = "anteroom-session";
+
+#[derive(Serialize, Deserialize)]
+struct Claims {
+    sub: String,
+    aud: String,
+    iat: i64,
+    exp: i64,
+}
+
+/// Issues and verifies buyer sessions.
+pub struct Sessions {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+    /// Whether the cookie carries `Secure` (HTTPS deployments).
+    secure_cookies: bool,
+}
+
+impl Sessions {
+    pub fn new(secret: &[u8], ttl: Duration, secure_cookies: bool) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[AUDIENCE]);
+        validation.set_required_spec_claims(&["exp", "aud", "sub"]);
+        validation.leeway = 0;
+        Self {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+            ttl,
+            secure_cookies,
+        }
+    }
+
+    /// A new buyer: a random 128-bit id (22 characters, short because it is the member of
+    /// every sorted set the buyer is in) and its signed token.
+    pub fn issue(&self) -> SessionCreated {
+        let buyer_id = crate::devdata::random_token(16);
+        let now = chrono::Utc::now().timestamp();
+        let claims = Claims {
+            sub: buyer_id.clone(),
+            aud: AUDIENCE.to_owned(),
+            iat: now,
+            exp: now + self.ttl.as_secs() as i64,
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .expect("HS256 signing with a byte secret cannot fail");
+        SessionCreated { buyer_id, token }
+    }
+
+    /// The buyer id of a valid token.
+    pub fn verify(&self, token: &str) -> Option<String> {
+        jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .ok()
+            .map(|d| d.claims.sub)
+    }
+
+    /// The `Set-Cookie` value that hands `token` to a browser.
+    pub fn cookie(&self, token: &str) -> HeaderValue {
+        let secure = if self.secure_cookies { "; Secure" } else { "" };
+        HeaderValue::from_str(&format!(
+            "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+            self.ttl.as_secs()
+        ))
+        .expect("a token is base64url and dots")
+    }
+
+    /// The buyer of a request: the bearer token first, then the cookie.
+    pub fn buyer_of(&self, headers: &http::HeaderMap) -> Option<String> {
+        super::bearer(headers)
+            .or_else(|| super::cookie(headers, SESSION_COOKIE))
+            .and_then(|t| self.verify(t))
+    }
+}
+
+/// The buyer making the request. Without a valid session: 401 `unauthorized`.
+#[derive(Clone, Debug)]
+pub struct Buyer {
+    pub id: String,
+}
+
+impl FromRequestParts<AppState> for Buyer {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        state
+            .sessions
+            .buyer_of(&parts.headers)
+            .map(|id| Buyer { id })
+            .ok_or_else(|| {
+                Error::Unauthorized(
+                    "start a session first (POST /api/session) and send its token".into(),
+                )
+            })
+    }
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/session", post(create))
+}
+
+/// `POST /api/session`.
+async fn create(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ApiJson(body): ApiJson<NewSession>,
+) -> Result<Response, Error> {
+    if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
+        return Err(Error::Unprocessable("name must have at most 100 characters".into()));
+    }
+    ratelimit::check(
+        &state,
+        "session",
+        &peer.ip().to_string(),
+        state.config.sessions_per_minute,
+        Duration::from_secs(60),
+    )
+    .await?;
+    let created = state.sessions.issue();
+    let cookie = state.sessions.cookie(&created.token);
+    let mut response = (StatusCode::CREATED, Json(created)).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, cookie);
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_verifies_only_with_its_own_secret_and_untampered() {
+        let s = Sessions::new(b"one secret", Duration::from_secs(60), false);
+        let other = Sessions::new(b"another secret", Duration::from_secs(60), false);
+        let created = s.issue();
+        assert_eq!(s.verify(&created.token), Some(created.buyer_id.clone()));
+        assert_eq!(other.verify(&created.token), None);
+        let mut tampered = created.token.clone();
+        tampered.insert(tampered.len() / 2, 'x');
+        assert_eq!(s.verify(&tampered), None);
+        assert_eq!(created.buyer_id.len(), 22);
+    }
+}
