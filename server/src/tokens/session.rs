@@ -119,7 +119,12 @@ impl FromRequestParts<AppState> for Buyer {
 }
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/session", post(create))
+    Router::new().route("/api/session", post(create).get(whoami))
+}
+
+/// `GET /api/session`: the buyer this session names.
+async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "buyer_id": buyer.id }))
 }
 
 /// `POST /api/session`.

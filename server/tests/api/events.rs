@@ -1,0 +1,148 @@
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{event_body, expect_error, spawn_app};
+
+#[tokio::test]
+async fn the_admin_creates_an_event_with_all_its_seats_and_buyers_can_read_it() {
+    let app = spawn_app().await;
+    let created = app
+        .create_event(event_body(10, 20, json!({"admit_rate_per_second": 300})))
+        .await;
+    let id = created["id"].as_str().unwrap();
+    assert_eq!(created["room"]["enabled"], true);
+    assert_eq!(created["room"]["paused"], false);
+    assert_eq!(created["room"]["admit_rate_per_second"], 300);
+    assert_eq!(
+        app.count(&format!("select count(*) from seat where event_id = '{id}' and status = 'available'"))
+            .await,
+        400
+    );
+
+    let one: Value = app
+        .client
+        .get(app.url(&format!("/api/events/{id}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(one, created);
+    let all: Vec<Value> = app
+        .client
+        .get(app.url("/api/events"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(all, vec![created]);
+}
+
+#[tokio::test]
+async fn an_unknown_event_is_404_json() {
+    let app = spawn_app().await;
+    for path in ["/api/events/nope", "/api/events/%F0%9F%8E%AB", "/api/events/UPPER"] {
+        let r = app.client.get(app.url(path)).send().await.unwrap();
+        expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    }
+}
+
+#[tokio::test]
+async fn creating_an_event_needs_the_admin_token_not_a_buyer_session() {
+    let app = spawn_app().await;
+    let (_, buyer_token) = app.session().await;
+    for auth in [None, Some("wrong"), Some(buyer_token.as_str())] {
+        let mut req = app
+            .client
+            .post(app.url("/api/admin/events"))
+            .json(&event_body(1, 1, json!({})));
+        if let Some(token) = auth {
+            req = req.bearer_auth(token);
+        }
+        expect_error(req.send().await.unwrap(), StatusCode::UNAUTHORIZED, "unauthorized").await;
+    }
+    assert_eq!(app.count("select count(*) from event").await, 0);
+}
+
+#[tokio::test]
+async fn invalid_events_are_refused_and_nothing_is_written() {
+    let app = spawn_app().await;
+    let cases: Vec<(Value, StatusCode)> = vec![
+        (json!({"name": "", "starts_at": "2026-12-01T19:00:00Z", "sections": [{"name": "A", "rows": 1, "seats_per_row": 1, "price_cents": 1}]}), StatusCode::UNPROCESSABLE_ENTITY),
+        (json!({"name": "X", "starts_at": "2026-12-01T19:00:00Z", "sections": []}), StatusCode::UNPROCESSABLE_ENTITY),
+        (event_body(0, 20, json!({})), StatusCode::UNPROCESSABLE_ENTITY),
+        (event_body(100, 201, json!({})), StatusCode::UNPROCESSABLE_ENTITY),
+        (huge_layout(), StatusCode::UNPROCESSABLE_ENTITY),
+        (event_body(1, 1, json!({"admit_rate_per_second": 0})), StatusCode::UNPROCESSABLE_ENTITY),
+        (event_body(1, 1, json!({"admit_rate_per_second": 100001})), StatusCode::UNPROCESSABLE_ENTITY),
+        (event_body(1, 1, json!({"bogus": true})), StatusCode::UNPROCESSABLE_ENTITY),
+        (json!({"name": "X", "starts_at": "tomorrow", "sections": []}), StatusCode::UNPROCESSABLE_ENTITY),
+        (json!({"name": "X", "starts_at": "2026-12-01T19:00:00Z", "sections": [{"name": "A", "rows": -1, "seats_per_row": 1, "price_cents": 1}]}), StatusCode::UNPROCESSABLE_ENTITY),
+    ];
+    for (body, status) in cases {
+        let r = app
+            .admin(app.client.post(app.url("/api/admin/events")))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), status, "{body}");
+        expect_error(r, status, "unprocessable").await;
+    }
+    let r = app
+        .admin(app.client.post(app.url("/api/admin/events")))
+        .header("content-type", "application/json")
+        .body("{\"name\": ")
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+    assert_eq!(app.count("select count(*) from event").await, 0);
+    assert_eq!(app.count("select count(*) from seat").await, 0);
+}
+
+#[tokio::test]
+async fn a_body_over_one_mebibyte_is_413_and_changes_nothing() {
+    let app = spawn_app().await;
+    let mut body = event_body(1, 1, json!({}));
+    body["name"] = json!("x".repeat(2 << 20));
+    let r = app
+        .admin(app.client.post(app.url("/api/admin/events")))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large").await;
+    assert_eq!(app.count("select count(*) from event").await, 0);
+}
+
+#[tokio::test]
+async fn the_demo_command_creates_the_demo_event_once() {
+    let app = spawn_app().await;
+    let config = (*app.state.config).clone();
+    assert!(anteroom::startup::demo(&config).await.unwrap());
+    assert!(!anteroom::startup::demo(&config).await.unwrap());
+    assert_eq!(app.count("select count(*) from seat where event_id = 'demo'").await, 600);
+    let demo: Value = app
+        .client
+        .get(app.url("/api/events/demo"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(demo["room"]["enabled"], true);
+    assert_eq!(demo["room"]["admit_rate_per_second"], 50);
+}
+
+/// Six sections of 100 x 200: 120,000 seats, above the 100,000 an event may have.
+fn huge_layout() -> Value {
+    let sections: Vec<Value> = (0..6)
+        .map(|i| json!({"name": format!("S{i}"), "rows": 100, "seats_per_row": 200, "price_cents": 1}))
+        .collect();
+    json!({"name": "Huge", "starts_at": "2026-12-01T19:00:00Z", "sections": sections})
+}

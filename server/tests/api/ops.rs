@@ -1,0 +1,154 @@
+use std::{process::Stdio, time::Duration};
+
+use anteroom::config::Secret;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{ADMIN_TOKEN, event_body, expect_error, spawn_app, spawn_with, test_config};
+
+#[tokio::test]
+async fn health_and_readiness_answer_when_redis_and_postgres_do() {
+    let app = spawn_app().await;
+    let r = app.client.get(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = app.client.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body, json!({"redis": true, "postgres": true}));
+}
+
+#[tokio::test]
+async fn readiness_is_503_when_postgres_does_not_answer() {
+    let app = spawn_app().await;
+    app.state.db.close().await;
+    let r = app.client.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(r.headers()["retry-after"], "1");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body, json!({"redis": true, "postgres": false}));
+    // Liveness does not depend on it.
+    let r = app.client.get(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn readiness_is_503_while_redis_is_down_and_200_again_when_it_is_back() {
+    let port = free_port();
+    let start_redis = || {
+        std::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server is installed")
+    };
+    let mut redis = start_redis();
+    wait_for_port(port).await;
+    let mut config = test_config();
+    config.redis_url = Secret::new(format!("redis://127.0.0.1:{port}"));
+    let app = spawn_with(config).await;
+    assert_eq!(app.client.get(app.url("/readyz")).send().await.unwrap().status(), StatusCode::OK);
+
+    redis.kill().unwrap();
+    redis.wait().unwrap();
+    let r = app.client.get(app.url("/readyz")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["redis"], false);
+
+    let mut redis = start_redis();
+    wait_for_port(port).await;
+    let mut ready = false;
+    for _ in 0..50 {
+        if app.client.get(app.url("/readyz")).send().await.unwrap().status() == StatusCode::OK {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    redis.kill().unwrap();
+    redis.wait().unwrap();
+    assert!(ready, "readiness came back without a restart");
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+async fn wait_for_port(port: u16) {
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("nothing listens on {port}");
+}
+
+#[tokio::test]
+async fn metrics_count_and_time_requests_per_route_template() {
+    let app = spawn_app().await;
+    for path in ["/api/events", "/api/events/abc", "/api/events/def"] {
+        app.client.get(app.url(path)).send().await.unwrap();
+    }
+    let text = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains(
+        r#"anteroom_http_requests_total{method="GET",route="/api/events/{event_id}",status="404"} 2"#
+    ), "{text}");
+    assert!(text.contains(
+        r#"anteroom_http_request_duration_seconds_count{method="GET",route="/api/events"} 1"#
+    ));
+}
+
+#[tokio::test]
+async fn unknown_api_routes_and_methods_get_json_errors() {
+    let app = spawn_app().await;
+    let r = app.client.get(app.url("/api/nothing/here")).send().await.unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    let r = app.client.delete(app.url("/api/events")).send().await.unwrap();
+    expect_error(r, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
+}
+
+#[tokio::test]
+async fn shutdown_lets_an_in_flight_request_finish() {
+    let mut app = spawn_app().await;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Result<Vec<u8>, std::io::Error>>(1);
+    let body = serde_json::to_vec(&event_body(2, 2, json!({}))).unwrap();
+    let (head, tail) = body.split_at(10);
+    let (head, tail) = (head.to_vec(), tail.to_vec());
+    let request = app
+        .client
+        .post(app.url("/api/admin/events"))
+        .bearer_auth(ADMIN_TOKEN)
+        .header("content-type", "application/json")
+        .body(reqwest::Body::wrap_stream(tokio_stream::wrappers::ReceiverStream::new(rx)))
+        .send();
+    let in_flight = tokio::spawn(request);
+    tx.send(Ok(head)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    app.shutdown.cancel();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let server = app.server.take().unwrap();
+    assert!(!server.is_finished(), "the server waits for the request in flight");
+    tx.send(Ok(tail)).await.unwrap();
+    drop(tx);
+    let response = in_flight.await.unwrap().unwrap();
+    assert_eq!(response.status(), StatusCode::CREATED);
+    tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .expect("the server stops once drained")
+        .unwrap();
+    assert_eq!(app.count("select count(*) from seat").await, 8);
+}
