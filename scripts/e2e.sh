@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The browser tests against the release build: a throwaway database and Redis prefix, the
+# demo event, the server on a free port, then node's test runner over end2end/tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stamp="$(date +%s)_$$"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+export DATABASE_URL="postgres://postgres@127.0.0.1:5432/anteroom_e2e_${stamp}"
+export ANTEROOM_REDIS_PREFIX="e2e${stamp}"
+export ANTEROOM_ADDR="127.0.0.1:${port}"
+export ANTEROOM_ADMIN_TOKEN="e2e-admin-${stamp}"
+export ANTEROOM_SESSION_SECRET="e2e-session-${stamp}"
+export ANTEROOM_DATA_DIR="$(mktemp -d)"
+export ANTEROOM_URL="http://127.0.0.1:${port}"
+log="end2end/artifacts/server.log"
+mkdir -p end2end/artifacts
+
+cleanup() {
+  [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  psql -h 127.0.0.1 -U postgres -qc "drop database if exists anteroom_e2e_${stamp} with (force)" postgres >/dev/null 2>&1 || true
+  redis-cli --scan --pattern "${ANTEROOM_REDIS_PREFIX}:*" | xargs -r redis-cli del >/dev/null 2>&1 || true
+  rm -rf "$ANTEROOM_DATA_DIR"
+}
+trap cleanup EXIT
+
+./target/release/anteroom demo
+./target/release/anteroom serve >"$log" 2>&1 &
+server=$!
+(cd end2end && node --test --test-concurrency=1 tests/)

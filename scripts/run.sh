@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `make run`: set up, build the release site, create the demo event, serve on :3000.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
+cargo leptos build --release
+./target/release/anteroom demo
+echo "Open http://127.0.0.1:3000/events/demo (stop with Ctrl-C)"
+exec ./target/release/anteroom serve

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Everything `make run` and `make test` need, installed only when missing, so a second run
+# takes seconds: the wasm target, cargo-leptos, wasm-bindgen-cli at Cargo.lock's version,
+# npm packages (wasm-opt, playwright-core), Chromium (tests only), and Redis and Postgres
+# started if they are installed but down.
+# Usage: scripts/setup.sh [--browser]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+need() { command -v "$1" >/dev/null 2>&1 || { echo "missing: $1 ($2)" >&2; exit 1; }; }
+
+need cargo "install Rust with rustup: https://rustup.rs"
+need npm "install Node.js 20 or later"
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+LEPTOS_VERSION=0.3.10
+if ! cargo leptos --version 2>/dev/null | grep -q " $LEPTOS_VERSION"; then
+  say "installing cargo-leptos $LEPTOS_VERSION (about 17 minutes on 2 cores, once)"
+  cargo install cargo-leptos --version "$LEPTOS_VERSION" --locked
+fi
+
+# cargo-leptos runs whichever wasm-bindgen is on PATH; it must match the crate exactly.
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print $3 }' Cargo.lock)
+if ! wasm-bindgen --version 2>/dev/null | grep -q " $WB_VERSION"; then
+  say "installing wasm-bindgen-cli $WB_VERSION (about 5 minutes, once)"
+  # Not --locked: its lockfile names a crate version the registry lacks.
+  cargo install wasm-bindgen-cli --version "$WB_VERSION"
+fi
+
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/playwright-core ]; then
+  say "installing npm packages (wasm-opt from binaryen, playwright-core)"
+  (cd end2end && npm ci --no-audit --no-fund)
+fi
+
+if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
+  say "installing Debian's Chromium"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
+fi
+
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  need redis-server "apt-get install redis-server"
+  say "starting Redis"
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  for _ in $(seq 50); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  need pg_ctlcluster "apt-get install postgresql"
+  say "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+  for _ in $(seq 50); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 0.2; done
+fi

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `make test`: set up, then format, lints, the Rust tests, and the browser tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --browser
+export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
+step() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "clippy (server, app, native)"
+cargo clippy --workspace --exclude frontend --all-targets -- -D warnings
+step "clippy (frontend, wasm32)"
+cargo clippy -p frontend --target wasm32-unknown-unknown -- -D warnings
+step "Rust tests"
+cargo test --workspace --exclude frontend
+step "release build (server + hydrated WASM)"
+cargo leptos build --release
+step "end-to-end tests in Chromium"
+scripts/e2e.sh
