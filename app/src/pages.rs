@@ -66,10 +66,13 @@ fn NotFound() -> impl IntoView {
 #[component]
 fn EventsPage() -> impl IntoView {
     let api = Api::current();
-    let events = Resource::new(|| (), move |_| {
-        let api = api.clone();
-        async move { api.events().await }
-    });
+    let events = Resource::new(
+        || (),
+        move |_| {
+            let api = api.clone();
+            async move { api.events().await }
+        },
+    );
     let (details, set_details) = signal(false);
     view! {
         <Title text="Events · Anteroom"/>

@@ -7,7 +7,11 @@ use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr};
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "anteroom", version, about = "A virtual waiting room and on-sale stack")]
+#[command(
+    name = "anteroom",
+    version,
+    about = "A virtual waiting room and on-sale stack"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -28,7 +32,12 @@ pub enum Command {
 #[derive(Args, Debug, Clone)]
 pub struct Config {
     /// Address to serve HTTP on (port 0 picks a free one).
-    #[arg(long, global = true, env = "ANTEROOM_ADDR", default_value = "127.0.0.1:3000")]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ADDR",
+        default_value = "127.0.0.1:3000"
+    )]
     pub addr: SocketAddr,
 
     /// Postgres connection URL; the database is created if it does not exist.
@@ -41,11 +50,21 @@ pub struct Config {
     pub database_url: Secret,
 
     /// Largest number of Postgres connections of this instance.
-    #[arg(long, global = true, env = "ANTEROOM_DB_POOL_SIZE", default_value_t = 24)]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_DB_POOL_SIZE",
+        default_value_t = 24
+    )]
     pub db_pool_size: u32,
 
     /// Redis connection URL.
-    #[arg(long, global = true, env = "REDIS_URL", default_value = "redis://127.0.0.1:6379")]
+    #[arg(
+        long,
+        global = true,
+        env = "REDIS_URL",
+        default_value = "redis://127.0.0.1:6379"
+    )]
     pub redis_url: Secret,
 
     /// Prefix of every Redis key, so that several deployments (or tests) share one Redis.
@@ -53,35 +72,122 @@ pub struct Config {
     pub redis_prefix: String,
 
     /// Bearer token of the admin API. Unset: one is generated and kept in the data folder.
-    #[arg(long, global = true, env = "ANTEROOM_ADMIN_TOKEN", hide_env_values = true)]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ADMIN_TOKEN",
+        hide_env_values = true
+    )]
     pub admin_token: Option<Secret>,
 
     /// Key that signs buyer sessions. Unset: one is generated and kept in the data folder.
-    #[arg(long, global = true, env = "ANTEROOM_SESSION_SECRET", hide_env_values = true)]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_SESSION_SECRET",
+        hide_env_values = true
+    )]
     pub session_secret: Option<Secret>,
 
     /// How long a buyer session lasts, in hours.
-    #[arg(long, global = true, env = "ANTEROOM_SESSION_TTL_HOURS", default_value_t = 24)]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_SESSION_TTL_HOURS",
+        default_value_t = 24
+    )]
     pub session_ttl_hours: u32,
 
     /// Sessions one client address may create per minute (across all instances).
-    #[arg(long, global = true, env = "ANTEROOM_SESSIONS_PER_MINUTE", default_value_t = 60)]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_SESSIONS_PER_MINUTE",
+        default_value_t = 60
+    )]
     pub sessions_per_minute: u32,
 
     /// Mark cookies `Secure` (set it when served over HTTPS).
-    #[arg(long, global = true, env = "ANTEROOM_SECURE_COOKIES", default_value_t = false)]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_SECURE_COOKIES",
+        default_value_t = false
+    )]
     pub secure_cookies: bool,
 
+    /// How long an admission (and its token) lasts, in seconds.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ADMISSION_TTL_SECONDS",
+        default_value_t = 600
+    )]
+    pub admission_ttl_seconds: u32,
+
+    /// The `aud` claim of admission tokens.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ADMISSION_AUDIENCE",
+        default_value = "anteroom"
+    )]
+    pub admission_audience: String,
+
+    /// Folder of admission keys: `<kid>.key` (Ed25519 PKCS#8 PEM; signs and verifies) and
+    /// `<kid>.pub` (SPKI PEM; verifies only). Default: `<data dir>/admission-keys`, where a key
+    /// is generated on first run.
+    #[arg(long, global = true, env = "ANTEROOM_ADMISSION_KEY_DIR")]
+    pub admission_key_dir: Option<PathBuf>,
+
+    /// The kid that signs new admission tokens (default: the greatest kid with a `.key`).
+    #[arg(long, global = true, env = "ANTEROOM_ADMISSION_SIGNING_KID")]
+    pub admission_signing_kid: Option<String>,
+
+    /// Lease of an event's ticker lock, in ms: how soon another instance takes over from one
+    /// that died.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_TICKER_LEASE_MS",
+        default_value_t = 2000
+    )]
+    pub ticker_lease_ms: u32,
+
+    /// How often room settings are re-read from Postgres, in ms (at most 1000).
+    #[arg(long, global = true, env = "ANTEROOM_ROOM_REFRESH_MS", default_value_t = 500,
+          value_parser = clap::value_parser!(u32).range(50..=1000))]
+    pub room_refresh_ms: u32,
+
+    /// Run the admission ticker in this instance (turn off for API-only instances).
+    #[arg(long, global = true, env = "ANTEROOM_TICKER", default_value_t = true, action = clap::ArgAction::Set)]
+    pub ticker: bool,
+
     /// Folder for generated development secrets and keys (git-ignored).
-    #[arg(long, global = true, env = "ANTEROOM_DATA_DIR", default_value = ".anteroom")]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_DATA_DIR",
+        default_value = ".anteroom"
+    )]
     pub data_dir: PathBuf,
 
     /// The Leptos site settings file (output name, site root, package folder).
-    #[arg(long, global = true, env = "ANTEROOM_LEPTOS_CONFIG", default_value = "Leptos.toml")]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_LEPTOS_CONFIG",
+        default_value = "Leptos.toml"
+    )]
     pub leptos_config: PathBuf,
 
     /// Logs as JSON lines instead of text.
-    #[arg(long, global = true, env = "ANTEROOM_LOG_JSON", default_value_t = false)]
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_LOG_JSON",
+        default_value_t = false
+    )]
     pub log_json: bool,
 }
 
@@ -96,8 +202,7 @@ impl Config {
 fn parse_prefix(s: &str) -> Result<String, String> {
     let ok = !s.is_empty()
         && s.len() <= 64
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == ':');
     if ok {
         Ok(s.to_owned())

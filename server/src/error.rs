@@ -87,9 +87,10 @@ impl Error {
 
     fn retry_after_secs(&self) -> Option<u64> {
         match self {
-            Error::RateLimited { retry_after_secs } | Error::Unavailable { retry_after_secs, .. } => {
-                Some(*retry_after_secs)
-            }
+            Error::RateLimited { retry_after_secs }
+            | Error::Unavailable {
+                retry_after_secs, ..
+            } => Some(*retry_after_secs),
             _ if self.status_code() == StatusCode::SERVICE_UNAVAILABLE => Some(1),
             _ => None,
         }

@@ -29,7 +29,13 @@ where
             .headers()
             .get(http::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .map(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
+            .map(|v| {
+                v.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .eq_ignore_ascii_case("application/json")
+            });
         let bytes = Bytes::from_request(req, state)
             .await
             .map_err(body_rejection)?;
@@ -83,10 +89,22 @@ mod tests {
 
     #[test]
     fn syntax_errors_are_400_and_shape_errors_422() {
-        assert!(matches!(parse::<Shape>(b"{\"n\": "), Err(Error::BadRequest(_))));
-        assert!(matches!(parse::<Shape>(b"{\"n\": -1}"), Err(Error::Unprocessable(_))));
-        assert!(matches!(parse::<Shape>(b"{\"n\": 1, \"x\": 2}"), Err(Error::Unprocessable(_))));
-        assert!(matches!(parse::<Shape>(b"{\"n\": 1} trailing"), Err(Error::BadRequest(_))));
+        assert!(matches!(
+            parse::<Shape>(b"{\"n\": "),
+            Err(Error::BadRequest(_))
+        ));
+        assert!(matches!(
+            parse::<Shape>(b"{\"n\": -1}"),
+            Err(Error::Unprocessable(_))
+        ));
+        assert!(matches!(
+            parse::<Shape>(b"{\"n\": 1, \"x\": 2}"),
+            Err(Error::Unprocessable(_))
+        ));
+        assert!(matches!(
+            parse::<Shape>(b"{\"n\": 1} trailing"),
+            Err(Error::BadRequest(_))
+        ));
         assert!(parse::<Shape>(b"{\"n\": 1}").is_ok());
     }
 }

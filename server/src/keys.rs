@@ -23,6 +23,41 @@ impl Keys {
         format!("{}:{{{}}}:{}", self.prefix, event_id, name)
     }
 
+    /// The line: a sorted set of buyer ids scored by arrival order.
+    pub fn queue(&self, event_id: &str) -> String {
+        self.event(event_id, "queue")
+    }
+
+    /// The arrival sequence that scores the line.
+    pub fn seq(&self, event_id: &str) -> String {
+        self.event(event_id, "seq")
+    }
+
+    /// Admitted buyers, scored by the epoch ms at which their admission ends.
+    pub fn admitted(&self, event_id: &str) -> String {
+        self.event(event_id, "admitted")
+    }
+
+    /// The ticker lock: the owner token of the instance that admits, with a lease.
+    pub fn ticker(&self, event_id: &str) -> String {
+        self.event(event_id, "ticker")
+    }
+
+    /// Fractions of an admission carried from one tick to the next, in thousandths.
+    pub fn credit(&self, event_id: &str) -> String {
+        self.event(event_id, "credit")
+    }
+
+    /// Admissions ever made for the event.
+    pub fn admitted_total(&self, event_id: &str) -> String {
+        self.event(event_id, "admitted_total")
+    }
+
+    /// The per-second counters of one second (unix time) for the dashboard.
+    pub fn second(&self, event_id: &str, unix_second: i64) -> String {
+        self.event(event_id, &format!("sec:{unix_second}"))
+    }
+
     /// The fixed-window counter of one rate limit for one subject (a client address, a buyer).
     pub fn rate_limit(&self, limit: &str, subject: &str) -> String {
         format!("{}:rl:{}:{}", self.prefix, limit, subject)

@@ -1,6 +1,7 @@
 //! Anteroom's server: the JSON API of API.md, server rendering of the `app` pages, and the
 //! machinery behind them. `main.rs` only parses the command line and calls [`startup`].
 
+pub mod admission;
 pub mod config;
 pub mod devdata;
 pub mod error;
@@ -9,6 +10,7 @@ pub mod extract;
 pub mod keys;
 pub mod ops;
 pub mod pages;
+pub mod queue;
 pub mod ratelimit;
 pub mod scripts;
 pub mod startup;

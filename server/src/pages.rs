@@ -31,7 +31,11 @@ impl Backend for PageBackend {
     }
 
     fn event(&self, id: String) -> BoxFuture<'_, Result<Event, ErrorBody>> {
-        Box::pin(async move { events::get_event(&self.0.db, &id).await.map_err(|e| e.body()) })
+        Box::pin(async move {
+            events::get_event(&self.0.db, &id)
+                .await
+                .map_err(|e| e.body())
+        })
     }
 }
 

@@ -19,15 +19,16 @@ use tower_http::{
 };
 
 use crate::{
+    admission::{self, rooms::Rooms, ticker::Ticker},
     config::{Config, Secret},
     devdata, events,
     extract::BODY_LIMIT_BYTES,
     keys::Keys,
     ops::{self, metrics::Metrics},
-    pages,
+    pages, queue,
     scripts::Scripts,
     state::AppState,
-    tokens::{self, Sessions},
+    tokens::{self, Sessions, admission::AdmissionKeys},
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -62,6 +63,15 @@ impl Application {
             Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
             config.secure_cookies,
         );
+        let key_dir = config
+            .admission_key_dir
+            .clone()
+            .unwrap_or_else(|| config.data_dir.join("admission-keys"));
+        let admission = AdmissionKeys::load_or_generate(
+            &key_dir,
+            config.admission_signing_kid.as_deref(),
+            &config.admission_audience,
+        )?;
         let state = AppState {
             db,
             redis,
@@ -69,10 +79,13 @@ impl Application {
             scripts: Arc::new(Scripts::new()),
             sessions: Arc::new(sessions),
             admin_token: Arc::new(admin_token),
+            admission: Arc::new(admission),
+            rooms: Arc::new(Rooms::default()),
             metrics: Arc::new(Metrics::new()),
             leptos,
             config: Arc::new(config),
         };
+        state.rooms.refresh(&state.db).await?;
         let listener = TcpListener::bind(state.config.addr).await?;
         let router = router(state.clone());
         Ok(Self {
@@ -92,16 +105,31 @@ impl Application {
         &self.state
     }
 
-    /// Serves until `shutdown` is cancelled, then lets in-flight requests finish.
+    /// Serves until `shutdown` is cancelled, then lets in-flight requests finish and stops the
+    /// background tasks (the ticker releases its locks on the way out).
     pub async fn run(self, shutdown: CancellationToken) -> Result<(), BoxError> {
-        axum::serve(
+        let background = CancellationToken::new();
+        let mut tasks = vec![tokio::spawn(admission::refresh_rooms(
+            self.state.clone(),
+            background.clone(),
+        ))];
+        if self.state.config.ticker {
+            tasks.push(tokio::spawn(
+                Ticker::new(self.state.clone()).run(background.clone()),
+            ));
+        }
+        let served = axum::serve(
             self.listener,
             self.router
                 .into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(shutdown.cancelled_owned())
-        .await?;
-        Ok(())
+        .await;
+        background.cancel();
+        for task in tasks {
+            let _ = task.await;
+        }
+        Ok(served?)
     }
 }
 
@@ -109,7 +137,10 @@ impl Application {
 pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(tokens::session::router())
+        .merge(tokens::admission::router())
         .merge(events::router())
+        .merge(queue::router())
+        .merge(admission::router())
         .merge(ops::router())
         .merge(pages::router(&state))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
@@ -191,12 +222,11 @@ async fn create_database_if_missing(options: &PgConnectOptions) -> Result<(), Bo
             .await
         {
             // Another instance may have created it at the same moment.
-            let created_meanwhile: bool = sqlx::query_scalar(
-                "select exists (select 1 from pg_database where datname = $1)",
-            )
-            .bind(&name)
-            .fetch_one(&mut admin)
-            .await?;
+            let created_meanwhile: bool =
+                sqlx::query_scalar("select exists (select 1 from pg_database where datname = $1)")
+                    .bind(&name)
+                    .fetch_one(&mut admin)
+                    .await?;
             if !created_meanwhile {
                 return Err(e.into());
             }
@@ -217,9 +247,11 @@ pub async fn migrate(config: &Config) -> Result<(), BoxError> {
 pub async fn demo(config: &Config) -> Result<bool, BoxError> {
     let db = connect_db(config).await?;
     MIGRATOR.run(&db).await?;
-    Ok(events::create(&db, events::DEMO_EVENT_ID, &events::demo_event())
-        .await?
-        .is_some())
+    Ok(
+        events::create(&db, events::DEMO_EVENT_ID, &events::demo_event())
+            .await?
+            .is_some(),
+    )
 }
 
 /// Resolves on SIGINT or SIGTERM.

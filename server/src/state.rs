@@ -8,11 +8,12 @@ use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use crate::{
+    admission::rooms::Rooms,
     config::{Config, Secret},
     keys::Keys,
     ops::metrics::Metrics,
     scripts::Scripts,
-    tokens::Sessions,
+    tokens::{Sessions, admission::AdmissionKeys},
 };
 
 #[derive(Clone)]
@@ -26,6 +27,9 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub sessions: Arc<Sessions>,
     pub admin_token: Arc<Secret>,
+    pub admission: Arc<AdmissionKeys>,
+    /// Room settings, re-read from Postgres every `room_refresh_ms`.
+    pub rooms: Arc<Rooms>,
     pub metrics: Arc<Metrics>,
     pub leptos: LeptosOptions,
 }

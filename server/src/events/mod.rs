@@ -43,7 +43,8 @@ async fn create_handler(
     State(state): State<AppState>,
     ApiJson(new): ApiJson<NewEvent>,
 ) -> Result<(StatusCode, Json<Event>)> {
-    new.validate().map_err(|e| Error::Unprocessable(e.message))?;
+    new.validate()
+        .map_err(|e| Error::Unprocessable(e.message))?;
     let event = create(&state.db, &new_event_id(), &new)
         .await?
         .ok_or_else(|| Error::Internal("a fresh event id collided".into()))?;
@@ -181,11 +182,18 @@ pub fn demo_event() -> NewEvent {
         seats_per_row: 20,
         price_cents,
     };
-    let tonight = Utc::now().date_naive().and_hms_opt(19, 0, 0).expect("a valid time");
+    let tonight = Utc::now()
+        .date_naive()
+        .and_hms_opt(19, 0, 0)
+        .expect("a valid time");
     NewEvent {
         name: "Anteroom Demo Night".into(),
         starts_at: tonight.and_utc(),
-        sections: vec![section("Stalls", 8500), section("Circle", 6500), section("Balcony", 4000)],
+        sections: vec![
+            section("Stalls", 8500),
+            section("Circle", 6500),
+            section("Balcony", 4000),
+        ],
         room: RoomUpdate {
             enabled: Some(true),
             paused: Some(false),

@@ -8,7 +8,9 @@ use axum::{
     middleware::Next,
     response::Response,
 };
-use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder};
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder,
+};
 
 use crate::state::AppState;
 
@@ -20,8 +22,8 @@ pub struct Metrics {
 
 impl Metrics {
     pub fn new() -> Self {
-        let registry = Registry::new_custom(Some("anteroom".into()), None)
-            .expect("a valid metric prefix");
+        let registry =
+            Registry::new_custom(Some("anteroom".into()), None).expect("a valid metric prefix");
         let http_requests = IntCounterVec::new(
             Opts::new("http_requests_total", "HTTP requests answered"),
             &["method", "route", "status"],
@@ -29,7 +31,9 @@ impl Metrics {
         .expect("valid metric");
         let http_duration = HistogramVec::new(
             HistogramOpts::new("http_request_duration_seconds", "HTTP request latency").buckets(
-                vec![0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0],
+                vec![
+                    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                ],
             ),
             &["method", "route"],
         )

@@ -4,6 +4,7 @@
 //! `{"error", "message"}` body of API.md.
 
 pub mod metrics;
+pub mod stats;
 
 use std::time::Duration;
 
@@ -28,6 +29,7 @@ pub fn router() -> Router<AppState> {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
+        .route("/api/admin/events/{event_id}/stats", get(stats::stats))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
 }
 

@@ -1,18 +1,29 @@
 //! The Lua scripts, one `.lua` file each, compiled into the binary. `redis::Script` sends
 //! EVALSHA and loads the script only when Redis answers NOSCRIPT (after a restart, on a new
-//! node), so each script crosses the network once per Redis, not once per call.
+//! node), so each script crosses the network once per Redis, not once per call. Every script
+//! touches the keys of one event only, all with the event's hash tag.
 
 use redis::Script;
 
 /// Every script the server runs, built once at start.
 pub struct Scripts {
     pub rate_limit: Script,
+    pub join: Script,
+    pub poll: Script,
+    pub ticker_lock: Script,
+    pub ticker_release: Script,
+    pub admit: Script,
 }
 
 impl Scripts {
     pub fn new() -> Self {
         Self {
             rate_limit: Script::new(include_str!("rate_limit.lua")),
+            join: Script::new(include_str!("join.lua")),
+            poll: Script::new(include_str!("poll.lua")),
+            ticker_lock: Script::new(include_str!("ticker_lock.lua")),
+            ticker_release: Script::new(include_str!("ticker_release.lua")),
+            admit: Script::new(include_str!("admit.lua")),
         }
     }
 }

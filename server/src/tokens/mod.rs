@@ -3,6 +3,7 @@
 //! signed and that has not expired; there is no other way to be a buyer.
 
 pub mod admin;
+pub mod admission;
 pub mod session;
 
 pub use admin::Admin;

@@ -134,7 +134,9 @@ async fn create(
     ApiJson(body): ApiJson<NewSession>,
 ) -> Result<Response, Error> {
     if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
-        return Err(Error::Unprocessable("name must have at most 100 characters".into()));
+        return Err(Error::Unprocessable(
+            "name must have at most 100 characters".into(),
+        ));
     }
     ratelimit::check(
         &state,

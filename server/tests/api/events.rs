@@ -14,8 +14,10 @@ async fn the_admin_creates_an_event_with_all_its_seats_and_buyers_can_read_it() 
     assert_eq!(created["room"]["paused"], false);
     assert_eq!(created["room"]["admit_rate_per_second"], 300);
     assert_eq!(
-        app.count(&format!("select count(*) from seat where event_id = '{id}' and status = 'available'"))
-            .await,
+        app.count(&format!(
+            "select count(*) from seat where event_id = '{id}' and status = 'available'"
+        ))
+        .await,
         400
     );
 
@@ -44,7 +46,11 @@ async fn the_admin_creates_an_event_with_all_its_seats_and_buyers_can_read_it() 
 #[tokio::test]
 async fn an_unknown_event_is_404_json() {
     let app = spawn_app().await;
-    for path in ["/api/events/nope", "/api/events/%F0%9F%8E%AB", "/api/events/UPPER"] {
+    for path in [
+        "/api/events/nope",
+        "/api/events/%F0%9F%8E%AB",
+        "/api/events/UPPER",
+    ] {
         let r = app.client.get(app.url(path)).send().await.unwrap();
         expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
     }
@@ -62,7 +68,12 @@ async fn creating_an_event_needs_the_admin_token_not_a_buyer_session() {
         if let Some(token) = auth {
             req = req.bearer_auth(token);
         }
-        expect_error(req.send().await.unwrap(), StatusCode::UNAUTHORIZED, "unauthorized").await;
+        expect_error(
+            req.send().await.unwrap(),
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        )
+        .await;
     }
     assert_eq!(app.count("select count(*) from event").await, 0);
 }
@@ -71,16 +82,43 @@ async fn creating_an_event_needs_the_admin_token_not_a_buyer_session() {
 async fn invalid_events_are_refused_and_nothing_is_written() {
     let app = spawn_app().await;
     let cases: Vec<(Value, StatusCode)> = vec![
-        (json!({"name": "", "starts_at": "2026-12-01T19:00:00Z", "sections": [{"name": "A", "rows": 1, "seats_per_row": 1, "price_cents": 1}]}), StatusCode::UNPROCESSABLE_ENTITY),
-        (json!({"name": "X", "starts_at": "2026-12-01T19:00:00Z", "sections": []}), StatusCode::UNPROCESSABLE_ENTITY),
-        (event_body(0, 20, json!({})), StatusCode::UNPROCESSABLE_ENTITY),
-        (event_body(100, 201, json!({})), StatusCode::UNPROCESSABLE_ENTITY),
+        (
+            json!({"name": "", "starts_at": "2026-12-01T19:00:00Z", "sections": [{"name": "A", "rows": 1, "seats_per_row": 1, "price_cents": 1}]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"name": "X", "starts_at": "2026-12-01T19:00:00Z", "sections": []}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            event_body(0, 20, json!({})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            event_body(100, 201, json!({})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
         (huge_layout(), StatusCode::UNPROCESSABLE_ENTITY),
-        (event_body(1, 1, json!({"admit_rate_per_second": 0})), StatusCode::UNPROCESSABLE_ENTITY),
-        (event_body(1, 1, json!({"admit_rate_per_second": 100001})), StatusCode::UNPROCESSABLE_ENTITY),
-        (event_body(1, 1, json!({"bogus": true})), StatusCode::UNPROCESSABLE_ENTITY),
-        (json!({"name": "X", "starts_at": "tomorrow", "sections": []}), StatusCode::UNPROCESSABLE_ENTITY),
-        (json!({"name": "X", "starts_at": "2026-12-01T19:00:00Z", "sections": [{"name": "A", "rows": -1, "seats_per_row": 1, "price_cents": 1}]}), StatusCode::UNPROCESSABLE_ENTITY),
+        (
+            event_body(1, 1, json!({"admit_rate_per_second": 0})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            event_body(1, 1, json!({"admit_rate_per_second": 100001})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            event_body(1, 1, json!({"bogus": true})),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"name": "X", "starts_at": "tomorrow", "sections": []}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            json!({"name": "X", "starts_at": "2026-12-01T19:00:00Z", "sections": [{"name": "A", "rows": -1, "seats_per_row": 1, "price_cents": 1}]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
     ];
     for (body, status) in cases {
         let r = app
@@ -125,7 +163,11 @@ async fn the_demo_command_creates_the_demo_event_once() {
     let config = (*app.state.config).clone();
     assert!(anteroom::startup::demo(&config).await.unwrap());
     assert!(!anteroom::startup::demo(&config).await.unwrap());
-    assert_eq!(app.count("select count(*) from seat where event_id = 'demo'").await, 600);
+    assert_eq!(
+        app.count("select count(*) from seat where event_id = 'demo'")
+            .await,
+        600
+    );
     let demo: Value = app
         .client
         .get(app.url("/api/events/demo"))

@@ -32,7 +32,10 @@ pub struct TestApp {
 /// session limit (tests that check limits lower it).
 pub fn test_config() -> Config {
     let mut config = Config::defaults();
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
     let tag: u64 = rand::thread_rng().r#gen();
     config.addr = "127.0.0.1:0".parse().unwrap();
     config.database_url = Secret::new(format!("{PG_ROOT}/anteroom_t_{now}_{tag:x}"));
@@ -179,9 +182,11 @@ impl Drop for TestApp {
 
 async fn cleanup(db_name: &str, prefix: &str) {
     if let Ok(mut conn) = admin_connection().await {
-        let _ = sqlx::query(&format!("drop database if exists \"{db_name}\" with (force)"))
-            .execute(&mut conn)
-            .await;
+        let _ = sqlx::query(&format!(
+            "drop database if exists \"{db_name}\" with (force)"
+        ))
+        .execute(&mut conn)
+        .await;
     }
     if let Ok(client) = redis::Client::open("redis://127.0.0.1:6379")
         && let Ok(mut conn) = client.get_multiplexed_async_connection().await
@@ -213,7 +218,10 @@ async fn drop_stale_databases() {
             .fetch_all(&mut conn)
             .await
             .unwrap_or_default();
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
     for name in names {
         let created: u64 = name
             .split('_')

@@ -36,7 +36,16 @@ async fn readiness_is_503_while_redis_is_down_and_200_again_when_it_is_back() {
     let port = free_port();
     let start_redis = || {
         std::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .stdout(Stdio::null())
             .spawn()
             .expect("redis-server is installed")
@@ -46,7 +55,15 @@ async fn readiness_is_503_while_redis_is_down_and_200_again_when_it_is_back() {
     let mut config = test_config();
     config.redis_url = Secret::new(format!("redis://127.0.0.1:{port}"));
     let app = spawn_with(config).await;
-    assert_eq!(app.client.get(app.url("/readyz")).send().await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        app.client
+            .get(app.url("/readyz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
 
     redis.kill().unwrap();
     redis.wait().unwrap();
@@ -59,7 +76,15 @@ async fn readiness_is_503_while_redis_is_down_and_200_again_when_it_is_back() {
     wait_for_port(port).await;
     let mut ready = false;
     for _ in 0..50 {
-        if app.client.get(app.url("/readyz")).send().await.unwrap().status() == StatusCode::OK {
+        if app
+            .client
+            .get(app.url("/readyz"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            == StatusCode::OK
+        {
             ready = true;
             break;
         }
@@ -80,7 +105,10 @@ fn free_port() -> u16 {
 
 async fn wait_for_port(port: u16) {
     for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -114,9 +142,19 @@ async fn metrics_count_and_time_requests_per_route_template() {
 #[tokio::test]
 async fn unknown_api_routes_and_methods_get_json_errors() {
     let app = spawn_app().await;
-    let r = app.client.get(app.url("/api/nothing/here")).send().await.unwrap();
+    let r = app
+        .client
+        .get(app.url("/api/nothing/here"))
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
-    let r = app.client.delete(app.url("/api/events")).send().await.unwrap();
+    let r = app
+        .client
+        .delete(app.url("/api/events"))
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed").await;
 }
 
@@ -132,7 +170,9 @@ async fn shutdown_lets_an_in_flight_request_finish() {
         .post(app.url("/api/admin/events"))
         .bearer_auth(ADMIN_TOKEN)
         .header("content-type", "application/json")
-        .body(reqwest::Body::wrap_stream(tokio_stream::wrappers::ReceiverStream::new(rx)))
+        .body(reqwest::Body::wrap_stream(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        ))
         .send();
     let in_flight = tokio::spawn(request);
     tx.send(Ok(head)).await.unwrap();
@@ -141,7 +181,10 @@ async fn shutdown_lets_an_in_flight_request_finish() {
     app.shutdown.cancel();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let server = app.server.take().unwrap();
-    assert!(!server.is_finished(), "the server waits for the request in flight");
+    assert!(
+        !server.is_finished(),
+        "the server waits for the request in flight"
+    );
     tx.send(Ok(tail)).await.unwrap();
     drop(tx);
     let response = in_flight.await.unwrap().unwrap();

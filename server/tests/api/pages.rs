@@ -17,11 +17,20 @@ async fn the_events_page_is_rendered_on_the_server_and_issues_a_session_cookie()
     let html = r.text().await.unwrap();
     assert!(html.contains("Server Rendered Night"), "{html}");
     assert!(html.contains("Waiting room paused"));
-    assert!(html.contains("/pkg/anteroom.js"), "the hydration script is linked");
+    assert!(
+        html.contains("/pkg/anteroom.js"),
+        "the hydration script is linked"
+    );
 
     // A returning visitor keeps their session: no new cookie.
     let pair = cookie.split(';').next().unwrap();
-    let r = app.client.get(app.url("/")).header("cookie", pair).send().await.unwrap();
+    let r = app
+        .client
+        .get(app.url("/"))
+        .header("cookie", pair)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert!(r.headers().get("set-cookie").is_none());
 }
@@ -29,6 +38,11 @@ async fn the_events_page_is_rendered_on_the_server_and_issues_a_session_cookie()
 #[tokio::test]
 async fn an_unknown_page_is_404() {
     let app = spawn_app().await;
-    let r = app.client.get(app.url("/no/such/page")).send().await.unwrap();
+    let r = app
+        .client
+        .get(app.url("/no/such/page"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }

@@ -49,7 +49,12 @@ async fn a_session_is_issued_as_a_token_and_an_httponly_cookie() {
 #[tokio::test]
 async fn a_request_without_a_valid_session_is_401_json() {
     let app = spawn_app().await;
-    let r = app.client.get(app.url("/api/session")).send().await.unwrap();
+    let r = app
+        .client
+        .get(app.url("/api/session"))
+        .send()
+        .await
+        .unwrap();
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     let (_, token) = app.session().await;
     let tampered = format!("{}x", token);
@@ -74,7 +79,12 @@ async fn a_request_without_a_valid_session_is_401_json() {
 #[tokio::test]
 async fn an_empty_body_is_accepted_and_bad_bodies_are_refused() {
     let app = spawn_app().await;
-    let r = app.client.post(app.url("/api/session")).send().await.unwrap();
+    let r = app
+        .client
+        .post(app.url("/api/session"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::CREATED);
     let bad = |body: &'static str| {
         app.client
@@ -83,8 +93,18 @@ async fn an_empty_body_is_accepted_and_bad_bodies_are_refused() {
             .body(body)
             .send()
     };
-    expect_error(bad("{").await.unwrap(), StatusCode::BAD_REQUEST, "bad_request").await;
-    expect_error(bad("{\"nme\": 1}").await.unwrap(), StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    expect_error(
+        bad("{").await.unwrap(),
+        StatusCode::BAD_REQUEST,
+        "bad_request",
+    )
+    .await;
+    expect_error(
+        bad("{\"nme\": 1}").await.unwrap(),
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "unprocessable",
+    )
+    .await;
     let long = format!("{{\"name\": \"{}\"}}", "x".repeat(101));
     let r = app
         .client
@@ -105,11 +125,25 @@ async fn session_creation_is_rate_limited_per_address_across_instances() {
     // A second instance on the same Redis prefix and database shares the limit.
     let second = spawn_with(config).await;
     for app in [&first, &second, &first] {
-        let r = app.client.post(app.url("/api/session")).send().await.unwrap();
+        let r = app
+            .client
+            .post(app.url("/api/session"))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), StatusCode::CREATED);
     }
-    let r = second.client.post(second.url("/api/session")).send().await.unwrap();
-    let retry: u64 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    let r = second
+        .client
+        .post(second.url("/api/session"))
+        .send()
+        .await
+        .unwrap();
+    let retry: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((1..=60).contains(&retry), "retry-after {retry}");
     expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
 }

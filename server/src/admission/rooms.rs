@@ -1,0 +1,89 @@
+//! Room settings as this instance knows them. Postgres is the source of truth; every instance
+//! re-reads all rooms every `room_refresh_ms` (default 500 ms), so an operator's change applies
+//! everywhere within a second, and the hot paths (join, poll, the gate) never query Postgres
+//! for a known event.
+
+use std::{collections::HashMap, sync::RwLock};
+
+use app::wire::{Event, Room, RoomUpdate};
+use sqlx::PgPool;
+
+use crate::{
+    error::{Error, Result},
+    events,
+};
+
+/// Event id -> room settings. A std `RwLock`: held for a map lookup only, never across `.await`.
+#[derive(Default)]
+pub struct Rooms {
+    map: RwLock<HashMap<String, Room>>,
+}
+
+impl Rooms {
+    /// Re-reads every event's room.
+    pub async fn refresh(&self, db: &PgPool) -> Result<()> {
+        let all = events::list(db).await?;
+        let fresh: HashMap<String, Room> = all.into_iter().map(|e| (e.id, e.room)).collect();
+        *self.map.write().expect("not poisoned") = fresh;
+        Ok(())
+    }
+
+    /// The room of `event_id`: from memory, else from Postgres (a new event), else 404.
+    pub async fn get(&self, db: &PgPool, event_id: &str) -> Result<Room> {
+        if let Some(room) = self.map.read().expect("not poisoned").get(event_id) {
+            return Ok(room.clone());
+        }
+        let event = events::get_event(db, event_id).await?;
+        self.remember(&event);
+        Ok(event.room)
+    }
+
+    fn remember(&self, event: &Event) {
+        self.map
+            .write()
+            .expect("not poisoned")
+            .insert(event.id.clone(), event.room.clone());
+    }
+
+    /// Events whose room is on and not paused: the ones the ticker admits for.
+    pub fn admitting(&self) -> Vec<(String, Room)> {
+        self.map
+            .read()
+            .expect("not poisoned")
+            .iter()
+            .filter(|(_, r)| r.enabled && !r.paused)
+            .map(|(id, r)| (id.clone(), r.clone()))
+            .collect()
+    }
+
+    /// Applies `update` in Postgres and here; other instances see it at their next refresh.
+    pub async fn update(&self, db: &PgPool, event_id: &str, update: &RoomUpdate) -> Result<Room> {
+        update
+            .validate()
+            .map_err(|e| Error::Unprocessable(e.message))?;
+        events::get_event(db, event_id).await?;
+        sqlx::query(
+            "update event set \
+                room_enabled = coalesce($2, room_enabled), \
+                room_paused = coalesce($3, room_paused), \
+                admit_rate_per_second = coalesce($4, admit_rate_per_second), \
+                tick_ms = coalesce($5, tick_ms), \
+                hold_ttl_seconds = coalesce($6, hold_ttl_seconds), \
+                seats_per_buyer = coalesce($7, seats_per_buyer), \
+                updated_at = now() \
+             where id = $1",
+        )
+        .bind(event_id)
+        .bind(update.enabled)
+        .bind(update.paused)
+        .bind(update.admit_rate_per_second.map(|v| v as i32))
+        .bind(update.tick_ms.map(|v| v as i32))
+        .bind(update.hold_ttl_seconds.map(|v| v as i32))
+        .bind(update.seats_per_buyer.map(|v| v as i32))
+        .execute(db)
+        .await?;
+        let event = events::get_event(db, event_id).await?;
+        self.remember(&event);
+        Ok(event.room)
+    }
+}

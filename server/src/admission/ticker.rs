@@ -1,0 +1,156 @@
+//! The admission ticker. Every instance runs one; for each event whose room is on and not
+//! paused, once a tick (the event's `tick_ms`) the instance that holds the event's ticker lock
+//! admits the next `N * tick` buyers, carrying fractions in Redis so that N is exact over time
+//! (N = 7 with 100 ms ticks admits 7 a second).
+//!
+//! Invariants (DESIGN.md 3-5): the lock is taken with SET NX and a lease under a random owner
+//! token and renewed each tick; the admit script checks that token before it pops (fencing),
+//! so a leader that stalled past its lease admits nothing; the pop and the mark are one script.
+
+use std::{
+    collections::HashMap,
+    time::{Duration, Instant},
+};
+
+use app::wire::Room;
+use tokio_util::sync::CancellationToken;
+
+use crate::{devdata, error::Result, state::AppState};
+
+/// How often the loop looks for due ticks; bounds how late a tick can be.
+const RESOLUTION: Duration = Duration::from_millis(20);
+/// How long a second's dashboard counters are kept: the 10 minutes the panel shows, and a bit.
+const STATS_TTL_SECS: u64 = 660;
+
+/// What one tick did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// Another instance holds the lock (or this one lost it): nothing admitted here.
+    NotLeader,
+    Admitted {
+        count: u64,
+        queue_length: u64,
+    },
+}
+
+/// One instance's ticker, with its own owner token.
+pub struct Ticker {
+    state: AppState,
+    owner: String,
+}
+
+impl Ticker {
+    pub fn new(state: AppState) -> Self {
+        Self {
+            state,
+            owner: devdata::random_token(16),
+        }
+    }
+
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// One tick for one event: take or renew the lock, then admit (fenced). `now_unix` names
+    /// the second the admissions are counted in.
+    pub async fn tick(&self, event_id: &str, room: &Room, now_unix: i64) -> Result<Tick> {
+        if !self.acquire(event_id).await? {
+            return Ok(Tick::NotLeader);
+        }
+        self.admit(event_id, room, now_unix).await
+    }
+
+    /// Takes or renews the event's ticker lock for one lease.
+    pub async fn acquire(&self, event_id: &str) -> Result<bool> {
+        let held: i64 = self
+            .state
+            .scripts
+            .ticker_lock
+            .key(self.state.keys.ticker(event_id))
+            .arg(&self.owner)
+            .arg(self.state.config.ticker_lease_ms)
+            .invoke_async(&mut self.state.redis.clone())
+            .await?;
+        Ok(held == 1)
+    }
+
+    /// The fenced admission step: admits `N * tick_ms / 1000` buyers (plus carried fractions)
+    /// if this ticker still holds the lock.
+    pub async fn admit(&self, event_id: &str, room: &Room, now_unix: i64) -> Result<Tick> {
+        let keys = &self.state.keys;
+        let credit = u64::from(room.admit_rate_per_second) * u64::from(room.tick_ms);
+        let (count, queue_length): (i64, i64) = self
+            .state
+            .scripts
+            .admit
+            .key(keys.ticker(event_id))
+            .key(keys.queue(event_id))
+            .key(keys.admitted(event_id))
+            .key(keys.credit(event_id))
+            .key(keys.second(event_id, now_unix))
+            .key(keys.admitted_total(event_id))
+            .arg(&self.owner)
+            .arg(credit)
+            .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)
+            .arg(STATS_TTL_SECS)
+            .invoke_async(&mut self.state.redis.clone())
+            .await?;
+        if count < 0 {
+            return Ok(Tick::NotLeader);
+        }
+        Ok(Tick::Admitted {
+            count: count as u64,
+            queue_length: queue_length as u64,
+        })
+    }
+
+    /// Gives up the event's lock if this ticker holds it, so the next instance admits at once.
+    pub async fn release(&self, event_id: &str) -> Result<()> {
+        let _: i64 = self
+            .state
+            .scripts
+            .ticker_release
+            .key(self.state.keys.ticker(event_id))
+            .arg(&self.owner)
+            .invoke_async(&mut self.state.redis.clone())
+            .await?;
+        Ok(())
+    }
+
+    /// Ticks every admitting event on its own schedule until `shutdown`, then releases the
+    /// locks this instance holds.
+    pub async fn run(self, shutdown: CancellationToken) {
+        let mut due: HashMap<String, Instant> = HashMap::new();
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = tokio::time::sleep(RESOLUTION) => {}
+            }
+            let now = Instant::now();
+            let rooms = self.state.rooms.admitting();
+            due.retain(|id, _| rooms.iter().any(|(r, _)| r == id));
+            for (event_id, room) in rooms {
+                let next = due.entry(event_id.clone()).or_insert(now);
+                if now < *next {
+                    continue;
+                }
+                let tick = Duration::from_millis(u64::from(room.tick_ms));
+                // Keep the cadence; after a stall, start again from now rather than catch up.
+                *next = if *next + tick > now {
+                    *next + tick
+                } else {
+                    now + tick
+                };
+                let unix = chrono::Utc::now().timestamp();
+                if let Err(e) = self.tick(&event_id, &room, unix).await {
+                    tracing::warn!(event = %event_id, error = %e, "admission tick failed");
+                }
+            }
+        }
+        for event_id in due.keys() {
+            if let Err(e) = self.release(event_id).await {
+                tracing::warn!(event = %event_id, error = %e, "could not release the ticker lock");
+            }
+        }
+    }
+}

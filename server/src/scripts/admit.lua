@@ -1,0 +1,36 @@
+-- One admission tick of one event (DESIGN.md invariants 3, 4, 5). Fenced: only the holder of
+-- the ticker lock admits, so a leader that stalled past its lease cannot admit twice. The pop
+-- and the mark happen here together, so no crash loses a buyer between the two.
+-- KEYS[1] lock, KEYS[2] queue, KEYS[3] admitted, KEYS[4] credit (milli-admissions carried
+-- between ticks), KEYS[5] this second's stats hash, KEYS[6] admitted total.
+-- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms), ARGV[3] admission ttl
+-- ms, ARGV[4] stats ttl s.
+-- Returns {-1, 0} when not the holder, else {admitted, queue length after}.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return {-1, 0}
+end
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+-- Admissions that expired unused leave the admitted set (their buyers are out of the line).
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
+local credit = tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(ARGV[2])
+local n = math.floor(credit / 1000)
+-- Only the fraction is carried: credit unused because the line was short is not hoarded.
+redis.call('SET', KEYS[4], credit - n * 1000)
+local admitted = 0
+if n > 0 then
+  local popped = redis.call('ZPOPMIN', KEYS[2], n)
+  local expiry = now_ms + tonumber(ARGV[3])
+  for i = 1, #popped, 2 do
+    redis.call('ZADD', KEYS[3], expiry, popped[i])
+  end
+  admitted = #popped / 2
+end
+local remaining = redis.call('ZCARD', KEYS[2])
+if admitted > 0 then
+  redis.call('HINCRBY', KEYS[5], 'admissions', admitted)
+  redis.call('INCRBY', KEYS[6], admitted)
+end
+redis.call('HSET', KEYS[5], 'queue_length', remaining)
+redis.call('EXPIRE', KEYS[5], ARGV[4])
+return {admitted, remaining}
