@@ -163,6 +163,20 @@ pub struct Config {
     #[arg(long, global = true, env = "ANTEROOM_TICKER", default_value_t = true, action = clap::ArgAction::Set)]
     pub ticker: bool,
 
+    /// Hold attempts one buyer may make per minute (across all instances).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_HOLD_ATTEMPTS_PER_MINUTE",
+        default_value_t = 10
+    )]
+    pub hold_attempts_per_minute: u32,
+
+    /// How often expired holds are swept, in seconds.
+    #[arg(long, global = true, env = "ANTEROOM_HOLD_SWEEP_SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub hold_sweep_seconds: u32,
+
     /// Folder for generated development secrets and keys (git-ignored).
     #[arg(
         long,

@@ -58,6 +58,26 @@ impl Keys {
         self.event(event_id, &format!("sec:{unix_second}"))
     }
 
+    /// The cached seat map: `<logical expiry ms>\n<json>`.
+    pub fn seatmap(&self, event_id: &str) -> String {
+        self.event(event_id, "seatmap")
+    }
+
+    /// Bumped by every change of a seat, so a rebuild that raced a change is not stored.
+    pub fn seatmap_generation(&self, event_id: &str) -> String {
+        self.event(event_id, "seatmap:gen")
+    }
+
+    /// Held by the one instance rebuilding the seat map.
+    pub fn seatmap_lock(&self, event_id: &str) -> String {
+        self.event(event_id, "seatmap:lock")
+    }
+
+    /// Held by the one instance sweeping expired holds.
+    pub fn sweep_lock(&self) -> String {
+        format!("{}:sweep", self.prefix)
+    }
+
     /// The fixed-window counter of one rate limit for one subject (a client address, a buyer).
     pub fn rate_limit(&self, limit: &str, subject: &str) -> String {
         format!("{}:rl:{}:{}", self.prefix, limit, subject)

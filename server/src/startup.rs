@@ -23,10 +23,12 @@ use crate::{
     config::{Config, Secret},
     devdata, events,
     extract::BODY_LIMIT_BYTES,
+    holds,
     keys::Keys,
     ops::{self, metrics::Metrics},
     pages, queue,
     scripts::Scripts,
+    seatmap,
     state::AppState,
     tokens::{self, Sessions, admission::AdmissionKeys},
 };
@@ -113,6 +115,10 @@ impl Application {
             self.state.clone(),
             background.clone(),
         ))];
+        tasks.push(tokio::spawn(holds::expiry::run(
+            self.state.clone(),
+            background.clone(),
+        )));
         if self.state.config.ticker {
             tasks.push(tokio::spawn(
                 Ticker::new(self.state.clone()).run(background.clone()),
@@ -141,6 +147,8 @@ pub fn router(state: AppState) -> Router {
         .merge(events::router())
         .merge(queue::router())
         .merge(admission::router())
+        .merge(seatmap::router())
+        .merge(holds::router())
         .merge(ops::router())
         .merge(pages::router(&state))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))

@@ -109,7 +109,7 @@ impl Ticker {
         let _: i64 = self
             .state
             .scripts
-            .ticker_release
+            .release_lock
             .key(self.state.keys.ticker(event_id))
             .arg(&self.owner)
             .invoke_async(&mut self.state.redis.clone())

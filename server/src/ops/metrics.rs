@@ -9,7 +9,7 @@ use axum::{
     response::Response,
 };
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounterVec, Opts, Registry, TextEncoder,
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry, TextEncoder,
 };
 
 use crate::state::AppState;
@@ -18,6 +18,10 @@ pub struct Metrics {
     registry: Registry,
     pub http_requests: IntCounterVec,
     pub http_duration: HistogramVec,
+    /// Seat maps built from Postgres (cache misses and refreshes).
+    pub seatmap_builds: IntCounter,
+    /// Hold attempts by outcome: ok, conflict, limited, invalid.
+    pub holds: IntCounterVec,
 }
 
 impl Metrics {
@@ -38,6 +42,20 @@ impl Metrics {
             &["method", "route"],
         )
         .expect("valid metric");
+        let seatmap_builds =
+            IntCounter::new("seatmap_builds_total", "Seat maps built from Postgres")
+                .expect("valid metric");
+        let holds = IntCounterVec::new(
+            Opts::new("holds_total", "Hold attempts by outcome"),
+            &["outcome"],
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(seatmap_builds.clone()))
+            .expect("registered once");
+        registry
+            .register(Box::new(holds.clone()))
+            .expect("registered once");
         registry
             .register(Box::new(http_requests.clone()))
             .expect("registered once");
@@ -48,6 +66,8 @@ impl Metrics {
             registry,
             http_requests,
             http_duration,
+            seatmap_builds,
+            holds,
         }
     }
 

@@ -49,6 +49,12 @@ pub async fn stats(
             .bind(&event_id)
             .fetch_all(&state.db)
             .await?;
+    let holds_active: i64 = sqlx::query_scalar(
+        "select count(*) from hold where event_id = $1 and status = 'active' and expires_at > now()",
+    )
+    .bind(&event_id)
+    .fetch_one(&state.db)
+    .await?;
     let seat_count = |s: &str| seats.iter().find(|(k, _)| k == s).map_or(0, |(_, n)| *n);
     let series: Vec<Value> = (first..=now)
         .zip(points)
@@ -65,7 +71,7 @@ pub async fn stats(
     Ok(Json(json!({
         "queue_length": queue_length,
         "admitted_total": admitted_total.unwrap_or(0),
-        "holds_active": 0,
+        "holds_active": holds_active,
         "seats": {
             "available": seat_count("available"),
             "held": seat_count("held"),

@@ -11,8 +11,9 @@ pub struct Scripts {
     pub join: Script,
     pub poll: Script,
     pub ticker_lock: Script,
-    pub ticker_release: Script,
+    pub release_lock: Script,
     pub admit: Script,
+    pub set_if_generation: Script,
 }
 
 impl Scripts {
@@ -22,8 +23,9 @@ impl Scripts {
             join: Script::new(include_str!("join.lua")),
             poll: Script::new(include_str!("poll.lua")),
             ticker_lock: Script::new(include_str!("ticker_lock.lua")),
-            ticker_release: Script::new(include_str!("ticker_release.lua")),
+            release_lock: Script::new(include_str!("release_lock.lua")),
             admit: Script::new(include_str!("admit.lua")),
+            set_if_generation: Script::new(include_str!("set_if_generation.lua")),
         }
     }
 }

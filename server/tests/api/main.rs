@@ -3,8 +3,10 @@
 mod admission;
 mod events;
 mod helpers;
+mod holds;
 mod ops;
 mod pages;
 mod queue;
+mod seatmap;
 mod sessions;
 mod tokens;

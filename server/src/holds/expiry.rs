@@ -1,0 +1,65 @@
+//! The expiry sweep: marks active holds past their expiry as expired and frees the seats they
+//! still own, in one transaction. One instance sweeps at a time (a Redis lock with a lease);
+//! the hold transaction does not wait for it, since it already treats an expired hold's seats
+//! as free.
+
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::{devdata, error::Result, holds::after_seat_change, state::AppState};
+
+/// One sweep, if no other instance is sweeping. Returns the holds it expired.
+pub async fn sweep(state: &AppState) -> Result<u64> {
+    let mut redis = state.redis.clone();
+    let owner = devdata::random_token(8);
+    let lease_ms = u64::from(state.config.hold_sweep_seconds) * 1000;
+    let locked: Option<String> = redis::cmd("SET")
+        .arg(state.keys.sweep_lock())
+        .arg(&owner)
+        .arg("NX")
+        .arg("PX")
+        .arg(lease_ms)
+        .query_async(&mut redis)
+        .await?;
+    if locked.is_none() {
+        return Ok(0);
+    }
+    let expired: Vec<(String, String)> = sqlx::query_as(
+        "with expired as ( \
+             update hold set status = 'expired', updated_at = now() \
+             where status = 'active' and expires_at <= now() \
+             returning id, event_id), \
+         freed as ( \
+             update seat set status = 'available', hold_id = null, version = version + 1, \
+                 updated_at = now() \
+             where status = 'held' and hold_id in (select id from expired)) \
+         select id, event_id from expired",
+    )
+    .fetch_all(&state.db)
+    .await?;
+    let mut events: Vec<&str> = expired.iter().map(|(_, e)| e.as_str()).collect();
+    events.sort_unstable();
+    events.dedup();
+    for event_id in events {
+        after_seat_change(state, event_id, "expiries").await;
+    }
+    // The lock stays until its lease ends: one sweep per interval across all instances.
+    Ok(expired.len() as u64)
+}
+
+/// Sweeps every `hold_sweep_seconds` until `shutdown`.
+pub async fn run(state: AppState, shutdown: CancellationToken) {
+    let period = Duration::from_secs(u64::from(state.config.hold_sweep_seconds));
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(period) => {}
+        }
+        match sweep(&state).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(holds = n, "expired holds swept"),
+            Err(e) => tracing::warn!(error = %e, "hold sweep failed"),
+        }
+    }
+}

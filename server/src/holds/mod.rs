@@ -1,0 +1,240 @@
+//! Holds: `POST /api/events/{id}/holds` (behind the admission gate), `GET` and `DELETE
+//! /api/holds/{id}` (owner only), and the expiry sweep.
+//!
+//! Invariants (DESIGN.md 8-10): a seat is never held or sold twice: the hold transaction
+//! locks the seat rows (FOR UPDATE in id order; best-available with SKIP LOCKED), checks them,
+//! updates them with version + 1 and inserts the hold, with nothing outside Postgres inside the
+//! transaction, and a seat row names its one hold (a column, checked by the database). A hold
+//! past its expiry frees its seats at once for the next hold transaction, and the sweep marks
+//! it expired within one interval. The same buyer with the same Idempotency-Key gets the same
+//! hold back. Per buyer: at most `seats_per_buyer` seats held per event, at most
+//! `hold_attempts_per_minute` attempts (across instances). A refused request changes nothing.
+
+pub mod expiry;
+mod transaction;
+
+use std::time::Duration;
+
+use app::wire::{HeldSeat, Hold, HoldRequest, HoldStatus};
+use axum::{
+    Json, Router,
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
+    routing::{get, post},
+};
+use chrono::{DateTime, Utc};
+use sqlx::PgPool;
+
+use crate::{
+    error::{Error, Result},
+    extract::ApiJson,
+    ratelimit, seatmap,
+    state::AppState,
+    tokens::{Buyer, admission::AdmittedBuyer},
+};
+
+pub use transaction::create;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/api/events/{event_id}/holds", post(create_handler))
+        .route(
+            "/api/holds/{hold_id}",
+            get(get_handler).delete(release_handler),
+        )
+}
+
+/// The `Idempotency-Key` header: required, 1 to 200 visible ASCII characters.
+pub fn idempotency_key(headers: &HeaderMap) -> Result<String> {
+    let key = headers
+        .get("idempotency-key")
+        .ok_or_else(|| Error::BadRequest("send an Idempotency-Key header".into()))?
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|k| (1..=200).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_graphic()))
+        .ok_or_else(|| {
+            Error::BadRequest("Idempotency-Key must be 1 to 200 visible ASCII characters".into())
+        })?;
+    Ok(key.to_owned())
+}
+
+async fn create_handler(
+    State(state): State<AppState>,
+    admitted: AdmittedBuyer,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<HoldRequest>,
+) -> Result<Response> {
+    let key = idempotency_key(&headers)?;
+    let choice = request
+        .choice()
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    let buyer = &admitted.buyer.id;
+    let event_id = &admitted.event_id;
+    let room = state.rooms.get(&state.db, event_id).await?;
+    if HoldRequest::seat_count(&choice) > room.seats_per_buyer as usize {
+        return Err(Error::Unprocessable(format!(
+            "you may hold at most {} seats for this event",
+            room.seats_per_buyer
+        )));
+    }
+    // A replay is answered before the rate limit: retrying a lost answer costs no attempt.
+    if let Some(hold) = find_by_key(&state.db, buyer, &key).await? {
+        return Ok((StatusCode::CREATED, Json(hold)).into_response());
+    }
+    let limited = ratelimit::check(
+        &state,
+        "hold",
+        buyer,
+        state.config.hold_attempts_per_minute,
+        Duration::from_secs(60),
+    )
+    .await;
+    if let Err(e) = limited {
+        state.metrics.holds.with_label_values(&["limited"]).inc();
+        return Err(e);
+    }
+    let outcome = create(&state.db, buyer, event_id, &room, &key, &choice).await;
+    let label = match &outcome {
+        Ok(_) => "ok",
+        Err(Error::SeatUnavailable(_)) => "conflict",
+        Err(_) => "invalid",
+    };
+    state.metrics.holds.with_label_values(&[label]).inc();
+    let (hold, created) = outcome?;
+    if created {
+        after_seat_change(&state, event_id, "holds").await;
+    }
+    Ok((StatusCode::CREATED, Json(hold)).into_response())
+}
+
+/// After a commit that changed seats: forget the cached seat map and count the change in this
+/// second's dashboard counters. Failures are logged, not answered: the commit stands, and the
+/// cached copy expires by itself within its logical life.
+pub async fn after_seat_change(state: &AppState, event_id: &str, counter: &str) {
+    if let Err(e) = seatmap::invalidate(state, event_id).await {
+        tracing::warn!(event = %event_id, error = %e, "could not invalidate the seat map");
+    }
+    let second = state.keys.second(event_id, Utc::now().timestamp());
+    let counted: redis::RedisResult<()> = redis::pipe()
+        .hincr(&second, counter, 1)
+        .ignore()
+        .expire(&second, 660)
+        .ignore()
+        .query_async(&mut state.redis.clone())
+        .await;
+    if let Err(e) = counted {
+        tracing::warn!(event = %event_id, error = %e, "could not count a {counter}");
+    }
+}
+
+async fn get_handler(
+    State(state): State<AppState>,
+    buyer: Buyer,
+    Path(hold_id): Path<String>,
+) -> Result<Json<Hold>> {
+    Ok(Json(load(&state.db, &hold_id, &buyer.id).await?))
+}
+
+async fn release_handler(
+    State(state): State<AppState>,
+    buyer: Buyer,
+    Path(hold_id): Path<String>,
+) -> Result<StatusCode> {
+    if let Some(event_id) = transaction::release(&state.db, &hold_id, &buyer.id).await? {
+        after_seat_change(&state, &event_id, "releases").await;
+    }
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(sqlx::FromRow)]
+struct HoldRow {
+    id: String,
+    event_id: String,
+    status: String,
+    expires_at: DateTime<Utc>,
+    total_cents: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct HeldSeatRow {
+    id: i64,
+    section: String,
+    row_label: String,
+    number: i32,
+    price_cents: i64,
+}
+
+impl From<HeldSeatRow> for HeldSeat {
+    fn from(r: HeldSeatRow) -> Self {
+        HeldSeat {
+            id: r.id.to_string(),
+            section: r.section,
+            row: r.row_label,
+            number: r.number.max(0) as u32,
+            price_cents: r.price_cents,
+        }
+    }
+}
+
+fn hold_status(stored: &str, expires_at: DateTime<Utc>) -> HoldStatus {
+    match stored {
+        "active" if expires_at <= Utc::now() => HoldStatus::Expired,
+        "active" => HoldStatus::Active,
+        "released" => HoldStatus::Released,
+        "purchased" => HoldStatus::Purchased,
+        _ => HoldStatus::Expired,
+    }
+}
+
+fn to_hold(row: HoldRow, seats: Vec<HeldSeat>) -> Hold {
+    Hold {
+        status: hold_status(&row.status, row.expires_at),
+        hold_id: row.id,
+        event_id: row.event_id,
+        seat_ids: seats.iter().map(|s| s.id.clone()).collect(),
+        expires_at: row.expires_at,
+        total_cents: row.total_cents,
+        seats,
+    }
+}
+
+/// The hold `hold_id` of `buyer`; another buyer's hold is 404, as if it did not exist.
+pub async fn load(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Hold> {
+    let row: Option<HoldRow> = sqlx::query_as(
+        "select id, event_id, status, expires_at, total_cents from hold \
+         where id = $1 and buyer_id = $2",
+    )
+    .bind(hold_id)
+    .bind(buyer)
+    .fetch_optional(db)
+    .await?;
+    let row = row.ok_or_else(|| Error::NotFound(format!("you have no hold {hold_id:?}")))?;
+    let seats: Vec<HeldSeatRow> = sqlx::query_as(
+        "select s.id, s.section, s.row_label, s.number, s.price_cents \
+         from hold_seat hs join seat s on s.id = hs.seat_id \
+         where hs.hold_id = $1 order by s.id",
+    )
+    .bind(hold_id)
+    .fetch_all(db)
+    .await?;
+    Ok(to_hold(
+        row,
+        seats.into_iter().map(HeldSeat::from).collect(),
+    ))
+}
+
+/// The hold this buyer made with this Idempotency-Key, if any.
+pub async fn find_by_key(db: &PgPool, buyer: &str, key: &str) -> Result<Option<Hold>> {
+    let id: Option<String> =
+        sqlx::query_scalar("select id from hold where buyer_id = $1 and idempotency_key = $2")
+            .bind(buyer)
+            .bind(key)
+            .fetch_optional(db)
+            .await?;
+    match id {
+        Some(id) => Ok(Some(load(db, &id, buyer).await?)),
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,297 @@
+//! The hold transaction and the release, each one short Postgres transaction with nothing
+//! outside Postgres inside it.
+
+use app::wire::{HeldSeat, Hold, HoldChoice, HoldRequest, HoldStatus, Room};
+use chrono::{SubsecRound, Utc};
+use sqlx::{PgConnection, PgPool};
+
+use crate::{
+    devdata,
+    error::{Error, Result},
+};
+
+/// How many free seats best-available locks at most to find an adjacent run.
+const BEST_AVAILABLE_WINDOW: i64 = 24;
+
+#[derive(sqlx::FromRow)]
+struct LockedSeat {
+    id: i64,
+    section: String,
+    row_label: String,
+    number: i32,
+    price_cents: i64,
+    status: String,
+    hold_id: Option<String>,
+}
+
+/// Holds `choice` for `buyer`. Returns the hold and whether it is new (`false`: the same
+/// Idempotency-Key was used before, and that hold is returned unchanged).
+pub async fn create(
+    db: &PgPool,
+    buyer: &str,
+    event_id: &str,
+    room: &Room,
+    key: &str,
+    choice: &HoldChoice,
+) -> Result<(Hold, bool)> {
+    let wanted = HoldRequest::seat_count(choice);
+    let mut tx = db.begin().await?;
+    // One hold transaction per buyer and event at a time: the limit check and the replay check
+    // below cannot race the buyer's own other tab.
+    sqlx::query("select pg_advisory_xact_lock(hashtextextended($1, 0))")
+        .bind(format!("{buyer}\n{event_id}"))
+        .execute(&mut *tx)
+        .await?;
+    let replay: Option<String> =
+        sqlx::query_scalar("select id from hold where buyer_id = $1 and idempotency_key = $2")
+            .bind(buyer)
+            .bind(key)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if let Some(id) = replay {
+        tx.rollback().await?;
+        return Ok((super::load(db, &id, buyer).await?, false));
+    }
+    let already: i64 = sqlx::query_scalar(
+        "select count(*) from seat s join hold h on h.id = s.hold_id \
+         where h.event_id = $1 and h.buyer_id = $2 and h.status = 'active' \
+           and h.expires_at > now() and s.status = 'held'",
+    )
+    .bind(event_id)
+    .bind(buyer)
+    .fetch_one(&mut *tx)
+    .await?;
+    if already as usize + wanted > room.seats_per_buyer as usize {
+        return Err(Error::Unprocessable(format!(
+            "you already hold {already} seats; at most {} per buyer for this event",
+            room.seats_per_buyer
+        )));
+    }
+    let seats = match choice {
+        HoldChoice::Seats(ids) => lock_chosen(&mut tx, event_id, ids).await?,
+        HoldChoice::BestAvailable { section, quantity } => {
+            lock_best(&mut tx, event_id, section, *quantity as usize).await?
+        }
+    };
+    let hold_id = devdata::random_token(12);
+    // Postgres keeps microseconds: the answer must equal what a later read returns.
+    let expires_at =
+        Utc::now().trunc_subsecs(6) + chrono::Duration::seconds(i64::from(room.hold_ttl_seconds));
+    let total_cents: i64 = seats.iter().map(|s| s.price_cents).sum();
+    let ids: Vec<i64> = seats.iter().map(|s| s.id).collect();
+    sqlx::query(
+        "insert into hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents) \
+         values ($1, $2, $3, $4, $5, $6)",
+    )
+    .bind(&hold_id)
+    .bind(event_id)
+    .bind(buyer)
+    .bind(key)
+    .bind(expires_at)
+    .bind(total_cents)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "update seat set status = 'held', hold_id = $1, version = version + 1, updated_at = now() \
+         where id = any($2)",
+    )
+    .bind(&hold_id)
+    .bind(&ids)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("insert into hold_seat (hold_id, seat_id) select $1, unnest($2::bigint[])")
+        .bind(&hold_id)
+        .bind(&ids)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    let seats: Vec<HeldSeat> = seats
+        .into_iter()
+        .map(|s| HeldSeat {
+            id: s.id.to_string(),
+            section: s.section,
+            row: s.row_label,
+            number: s.number.max(0) as u32,
+            price_cents: s.price_cents,
+        })
+        .collect();
+    Ok((
+        Hold {
+            hold_id,
+            event_id: event_id.to_owned(),
+            seat_ids: seats.iter().map(|s| s.id.clone()).collect(),
+            expires_at,
+            total_cents,
+            status: HoldStatus::Active,
+            seats,
+        },
+        true,
+    ))
+}
+
+/// Locks the chosen seats in id order and checks that each is free.
+async fn lock_chosen(
+    tx: &mut PgConnection,
+    event_id: &str,
+    ids: &[i64],
+) -> Result<Vec<LockedSeat>> {
+    let seats: Vec<LockedSeat> = sqlx::query_as(
+        "select id, section, row_label, number, price_cents, status, hold_id from seat \
+         where event_id = $1 and id = any($2) order by id for update",
+    )
+    .bind(event_id)
+    .bind(ids)
+    .fetch_all(&mut *tx)
+    .await?;
+    if seats.len() != ids.len() {
+        return Err(Error::Unprocessable(
+            "seat_ids names a seat this event does not have".into(),
+        ));
+    }
+    let free = free_after_expiry(tx, &seats).await?;
+    let taken: Vec<String> = seats
+        .iter()
+        .zip(&free)
+        .filter(|(_, free)| !**free)
+        .map(|(s, _)| s.id.to_string())
+        .collect();
+    if !taken.is_empty() {
+        return Err(Error::SeatUnavailable(taken));
+    }
+    Ok(seats)
+}
+
+/// Locks up to a window of free seats of the section that no other transaction is locking,
+/// then keeps `quantity` of them: adjacent in one row when the window has such a run.
+async fn lock_best(
+    tx: &mut PgConnection,
+    event_id: &str,
+    section: &str,
+    quantity: usize,
+) -> Result<Vec<LockedSeat>> {
+    let sections: i64 =
+        sqlx::query_scalar("select count(*) from seat where event_id = $1 and section = $2")
+            .bind(event_id)
+            .bind(section)
+            .fetch_one(&mut *tx)
+            .await?;
+    if sections == 0 {
+        return Err(Error::Unprocessable(format!(
+            "this event has no section {section:?}"
+        )));
+    }
+    let window = BEST_AVAILABLE_WINDOW.max(quantity as i64 * 3);
+    let candidates: Vec<LockedSeat> = sqlx::query_as(
+        "select s.id, s.section, s.row_label, s.number, s.price_cents, s.status, s.hold_id \
+         from seat s \
+         where s.event_id = $1 and s.section = $2 \
+           and (s.status = 'available' or (s.status = 'held' and exists \
+                (select 1 from hold h where h.id = s.hold_id and h.expires_at <= now()))) \
+         order by s.id \
+         for update of s skip locked \
+         limit $3",
+    )
+    .bind(event_id)
+    .bind(section)
+    .bind(window)
+    .fetch_all(&mut *tx)
+    .await?;
+    let free = free_after_expiry(tx, &candidates).await?;
+    let mut candidates: Vec<LockedSeat> = candidates
+        .into_iter()
+        .zip(free)
+        .filter_map(|(s, free)| free.then_some(s))
+        .collect();
+    if candidates.len() < quantity {
+        return Err(Error::SeatUnavailable(Vec::new()));
+    }
+    let start = adjacent_run(&candidates, quantity).unwrap_or(0);
+    let chosen: Vec<LockedSeat> = if adjacent_run(&candidates, quantity).is_some() {
+        candidates.drain(start..start + quantity).collect()
+    } else {
+        candidates.drain(..quantity).collect()
+    };
+    Ok(chosen)
+}
+
+/// The index of the first run of `quantity` seats in one row with consecutive numbers
+/// (`seats` in id order, which is row then number order).
+fn adjacent_run(seats: &[LockedSeat], quantity: usize) -> Option<usize> {
+    let mut start = 0;
+    for i in 0..seats.len() {
+        let continues = i > start
+            && seats[i].row_label == seats[i - 1].row_label
+            && seats[i].number == seats[i - 1].number + 1;
+        if i > start && !continues {
+            start = i;
+        }
+        if i + 1 - start == quantity {
+            return Some(start);
+        }
+    }
+    None
+}
+
+/// Whether each locked seat is free: available, or held by a hold whose expiry has passed.
+async fn free_after_expiry(tx: &mut PgConnection, seats: &[LockedSeat]) -> Result<Vec<bool>> {
+    let held_by: Vec<String> = seats
+        .iter()
+        .filter(|s| s.status == "held")
+        .filter_map(|s| s.hold_id.clone())
+        .collect();
+    let expired: Vec<String> = if held_by.is_empty() {
+        Vec::new()
+    } else {
+        sqlx::query_scalar("select id from hold where id = any($1) and expires_at <= now()")
+            .bind(&held_by)
+            .fetch_all(&mut *tx)
+            .await?
+    };
+    Ok(seats
+        .iter()
+        .map(|s| match s.status.as_str() {
+            "available" => true,
+            "held" => s.hold_id.as_ref().is_some_and(|h| expired.contains(h)),
+            _ => false,
+        })
+        .collect())
+}
+
+/// Releases `buyer`'s hold: its seats are available again at once. Returns the event whose
+/// seats changed (`None` if nothing changed: the hold had already ended). A purchased hold
+/// cannot be released (409); another buyer's hold is 404.
+pub async fn release(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Option<String>> {
+    let mut tx = db.begin().await?;
+    let row: Option<(String, String)> = sqlx::query_as(
+        "select event_id, status from hold where id = $1 and buyer_id = $2 for update",
+    )
+    .bind(hold_id)
+    .bind(buyer)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let (event_id, status) =
+        row.ok_or_else(|| Error::NotFound(format!("you have no hold {hold_id:?}")))?;
+    match status.as_str() {
+        "active" => {}
+        "purchased" => {
+            return Err(Error::Conflict(
+                "this hold was paid for; it cannot be released".into(),
+            ));
+        }
+        _ => return Ok(None),
+    }
+    sqlx::query("update hold set status = 'released', updated_at = now() where id = $1")
+        .bind(hold_id)
+        .execute(&mut *tx)
+        .await?;
+    sqlx::query(
+        "update seat set status = 'available', hold_id = null, version = version + 1, \
+             updated_at = now() \
+         where hold_id = $1 and status = 'held'",
+    )
+    .bind(hold_id)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(Some(event_id))
+}

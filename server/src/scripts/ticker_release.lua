@@ -1,5 +1,0 @@
--- Release an event's ticker lock if ARGV[1] still holds it. KEYS[1] lock.
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
-end
-return 0

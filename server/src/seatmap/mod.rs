@@ -1,0 +1,205 @@
+//! The seat map, `GET /api/events/{id}/seats`, behind the admission gate, served from a Redis
+//! cache. Invariants: every commit that changes a seat (hold, release, expiry sweep, sale)
+//! calls [`invalidate`], which bumps the event's generation and deletes the copy, so the next
+//! read shows the change; a rebuild stores its copy only if the generation did not move while
+//! it ran (no stale copy outlives a change); a miss is rebuilt by the one request that takes
+//! the rebuild lock while the others wait for its copy (no stampede of identical queries); a
+//! copy within 5 s of its logical expiry is served while one background rebuild refreshes it.
+
+use std::time::Duration;
+
+use app::wire::{RowView, SeatMap, SeatStatus, SeatView, SectionView};
+use axum::{
+    Router,
+    extract::State,
+    http::header,
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use chrono::Utc;
+
+use crate::{
+    devdata,
+    error::{Error, Result},
+    state::AppState,
+    tokens::admission::AdmittedBuyer,
+};
+
+/// How long a copy is fresh.
+const LOGICAL_TTL: Duration = Duration::from_secs(30);
+/// A copy this close to its expiry is refreshed in the background.
+const EARLY_REFRESH: Duration = Duration::from_secs(5);
+/// Redis keeps a copy this much longer than its logical life, to serve while refreshing.
+const GRACE: Duration = Duration::from_secs(30);
+/// Longest a rebuild may hold the lock (a crashed rebuilder frees it by then).
+const REBUILD_LOCK: Duration = Duration::from_secs(5);
+/// How long a request waits for another's rebuild before querying itself.
+const WAIT_FOR_REBUILD: Duration = Duration::from_secs(2);
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/events/{event_id}/seats", get(seats))
+}
+
+async fn seats(State(state): State<AppState>, admitted: AdmittedBuyer) -> Result<Response> {
+    let json = read(&state, &admitted.event_id).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
+}
+
+/// The seat map of `event_id` as JSON, from the cache when it can.
+pub async fn read(state: &AppState, event_id: &str) -> Result<String> {
+    let mut redis = state.redis.clone();
+    let key = state.keys.seatmap(event_id);
+    let started = tokio::time::Instant::now();
+    loop {
+        let cached: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut redis).await?;
+        if let Some((expires_ms, json)) = cached.as_deref().and_then(parse_entry) {
+            let left = expires_ms - Utc::now().timestamp_millis();
+            if left < EARLY_REFRESH.as_millis() as i64 {
+                let state = state.clone();
+                let event_id = event_id.to_owned();
+                tokio::spawn(async move {
+                    if let Err(e) = rebuild_if_first(&state, &event_id).await {
+                        tracing::warn!(event = %event_id, error = %e, "seat map refresh failed");
+                    }
+                });
+            }
+            return Ok(json.to_owned());
+        }
+        if let Some(json) = rebuild_if_first(state, event_id).await? {
+            return Ok(json);
+        }
+        if started.elapsed() > WAIT_FOR_REBUILD {
+            // The rebuilder is stuck or gone; answer from Postgres rather than fail.
+            return build(state, event_id).await;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn parse_entry(entry: &str) -> Option<(i64, &str)> {
+    let (expires, json) = entry.split_once('\n')?;
+    Some((expires.parse().ok()?, json))
+}
+
+/// Rebuilds and stores the copy if this call takes the rebuild lock; `None` if another holds it.
+async fn rebuild_if_first(state: &AppState, event_id: &str) -> Result<Option<String>> {
+    let mut redis = state.redis.clone();
+    let keys = &state.keys;
+    let owner = devdata::random_token(8);
+    let locked: Option<String> = redis::cmd("SET")
+        .arg(keys.seatmap_lock(event_id))
+        .arg(&owner)
+        .arg("NX")
+        .arg("PX")
+        .arg(REBUILD_LOCK.as_millis() as u64)
+        .query_async(&mut redis)
+        .await?;
+    if locked.is_none() {
+        return Ok(None);
+    }
+    let generation: Option<String> = redis::cmd("GET")
+        .arg(keys.seatmap_generation(event_id))
+        .query_async(&mut redis)
+        .await?;
+    let built = build(state, event_id).await;
+    if let Ok(json) = &built {
+        let expires = Utc::now().timestamp_millis() + LOGICAL_TTL.as_millis() as i64;
+        let _: i64 = state
+            .scripts
+            .set_if_generation
+            .key(keys.seatmap(event_id))
+            .key(keys.seatmap_generation(event_id))
+            .arg(generation.unwrap_or_else(|| "0".into()))
+            .arg(format!("{expires}\n{json}"))
+            .arg((LOGICAL_TTL + GRACE).as_millis() as u64)
+            .invoke_async(&mut redis)
+            .await?;
+    }
+    let _: i64 = state
+        .scripts
+        .release_lock
+        .key(keys.seatmap_lock(event_id))
+        .arg(&owner)
+        .invoke_async(&mut redis)
+        .await?;
+    built.map(Some)
+}
+
+/// Forgets the cached copy after a commit that changed seats of `event_id`.
+pub async fn invalidate(state: &AppState, event_id: &str) -> Result<()> {
+    let _: () = redis::pipe()
+        .incr(state.keys.seatmap_generation(event_id), 1)
+        .ignore()
+        .del(state.keys.seatmap(event_id))
+        .ignore()
+        .query_async(&mut state.redis.clone())
+        .await?;
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct SeatRow {
+    id: i64,
+    section: String,
+    row_label: String,
+    number: i32,
+    price_cents: i64,
+    status: String,
+    hold_expired: bool,
+}
+
+/// The seat map from Postgres: sections in layout order, rows and seats by number. A seat
+/// whose hold expired shows as available (a new hold may take it at once).
+async fn build(state: &AppState, event_id: &str) -> Result<String> {
+    state.metrics.seatmap_builds.inc();
+    let rows: Vec<SeatRow> = sqlx::query_as(
+        "select s.id, s.section, s.row_label, s.number, s.price_cents, s.status, \
+                coalesce(h.expires_at <= now(), false) as hold_expired \
+         from seat s left join hold h on h.id = s.hold_id and s.status = 'held' \
+         where s.event_id = $1 \
+         order by s.id",
+    )
+    .bind(event_id)
+    .fetch_all(&state.db)
+    .await?;
+    let mut map = SeatMap {
+        event_id: event_id.to_owned(),
+        sections: Vec::new(),
+    };
+    for r in rows {
+        let status = match r.status.as_str() {
+            "sold" => SeatStatus::Sold,
+            "held" if !r.hold_expired => SeatStatus::Held,
+            _ => SeatStatus::Available,
+        };
+        if map.sections.last().is_none_or(|s| s.name != r.section) {
+            map.sections.push(SectionView {
+                name: r.section.clone(),
+                rows: Vec::new(),
+            });
+        }
+        let section = map.sections.last_mut().expect("pushed above");
+        if section
+            .rows
+            .last()
+            .is_none_or(|row| row.label != r.row_label)
+        {
+            section.rows.push(RowView {
+                label: r.row_label.clone(),
+                seats: Vec::new(),
+            });
+        }
+        section
+            .rows
+            .last_mut()
+            .expect("pushed above")
+            .seats
+            .push(SeatView {
+                id: r.id.to_string(),
+                number: r.number.max(0) as u32,
+                price_cents: r.price_cents,
+                status,
+            });
+    }
+    serde_json::to_string(&map).map_err(|e| Error::Internal(format!("seat map JSON: {e}")))
+}

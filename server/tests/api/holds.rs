@@ -1,0 +1,528 @@
+use std::collections::{HashMap, HashSet};
+
+use futures::future::join_all;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, event_body, expect_error, spawn_app, spawn_with, test_config};
+
+/// An event with the room off (the gate open), `rows` x `seats` in sections A and B.
+pub async fn open_event(app: &TestApp, rows: u32, seats: u32) -> (String, Vec<i64>) {
+    let event = app
+        .create_event(event_body(rows, seats, json!({"enabled": false})))
+        .await;
+    let id = event["id"].as_str().unwrap().to_owned();
+    let seat_ids: Vec<i64> =
+        sqlx::query_scalar("select id from seat where event_id = $1 order by id")
+            .bind(&id)
+            .fetch_all(&app.state.db)
+            .await
+            .unwrap();
+    (id, seat_ids)
+}
+
+pub async fn hold(
+    app: &TestApp,
+    event: &str,
+    session: &str,
+    key: &str,
+    body: Value,
+) -> reqwest::Response {
+    app.client
+        .post(app.url(&format!("/api/events/{event}/holds")))
+        .bearer_auth(session)
+        .header("idempotency-key", key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+fn seats(ids: &[i64]) -> Value {
+    json!({"seat_ids": ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()})
+}
+
+async fn seat_status(app: &TestApp, seat: i64) -> (String, Option<String>) {
+    sqlx::query_as("select status, hold_id from seat where id = $1")
+        .bind(seat)
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_night_in_small_never_holds_a_seat_twice() {
+    let app = spawn_app().await;
+    let (event, seat_ids) = open_event(&app, 10, 100).await;
+    assert_eq!(seat_ids.len(), 2000);
+    let sessions = join_all((0..2000).map(|_| app.session())).await;
+
+    let tasks = (0..200).map(|task| {
+        let app = &app;
+        let event = &event;
+        let seat_ids = &seat_ids;
+        let sessions = &sessions[task * 10..task * 10 + 10];
+        async move {
+            let mut rng = StdRng::seed_from_u64(task as u64);
+            let mut created = Vec::new();
+            let mut statuses = Vec::new();
+            for attempt in 0..100 {
+                let (_, session) = &sessions[attempt % 10];
+                let quantity = rng.gen_range(1..=3);
+                let body = if rng.gen_bool(0.5) {
+                    let start = rng.gen_range(0..seat_ids.len() - quantity);
+                    seats(&seat_ids[start..start + quantity])
+                } else {
+                    json!({"section": if rng.gen_bool(0.5) { "A" } else { "B" }, "quantity": quantity})
+                };
+                let r = hold(app, event, session, &format!("k{task}-{attempt}"), body).await;
+                let status = r.status();
+                statuses.push(status);
+                if status == StatusCode::CREATED {
+                    created.push(r.json::<Value>().await.unwrap());
+                }
+            }
+            (created, statuses)
+        }
+    });
+    let results = join_all(tasks).await;
+
+    let mut by_status: HashMap<u16, usize> = HashMap::new();
+    let mut held_by_answers: HashMap<String, String> = HashMap::new();
+    for (created, statuses) in &results {
+        for s in statuses {
+            *by_status.entry(s.as_u16()).or_default() += 1;
+        }
+        for hold in created {
+            for seat in hold["seat_ids"].as_array().unwrap() {
+                let previous = held_by_answers.insert(
+                    seat.as_str().unwrap().to_owned(),
+                    hold["hold_id"].as_str().unwrap().to_owned(),
+                );
+                assert!(previous.is_none(), "seat {seat} was answered held twice");
+            }
+        }
+    }
+    assert_eq!(by_status.values().sum::<usize>(), 20_000);
+    for status in by_status.keys() {
+        assert!(
+            [201, 409, 422, 429].contains(status),
+            "unexpected status {status}: {by_status:?}"
+        );
+    }
+    // Every 201 matches the database: each seat it named is held by exactly that hold.
+    let owners: Vec<(i64, Option<String>, String)> =
+        sqlx::query_as("select id, hold_id, status from seat where event_id = $1")
+            .bind(&event)
+            .fetch_all(&app.state.db)
+            .await
+            .unwrap();
+    let held: Vec<_> = owners.iter().filter(|(_, _, s)| s == "held").collect();
+    let available = owners.iter().filter(|(_, _, s)| s == "available").count();
+    assert_eq!(held.len() + available, 2000);
+    assert_eq!(held.len(), held_by_answers.len(), "{by_status:?}");
+    for (id, hold_id, _) in held {
+        assert_eq!(held_by_answers.get(&id.to_string()), hold_id.as_ref());
+    }
+    let per_buyer_max: Option<i64> = sqlx::query_scalar(
+        "select max(n) from (select count(*) as n from seat s join hold h on h.id = s.hold_id \
+         where s.status = 'held' group by h.buyer_id) t",
+    )
+    .fetch_one(&app.state.db)
+    .await
+    .unwrap();
+    assert!(per_buyer_max.unwrap_or(0) <= 6);
+    println!(
+        "night in small: {by_status:?}, {} seats held",
+        held_by_answers.len()
+    );
+}
+
+#[tokio::test]
+async fn the_same_key_returns_the_same_hold_and_holds_nothing_new() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (_, session) = app.session().await;
+    let first = hold(&app, &event, &session, "key-1", seats(&ids[0..2])).await;
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let first: Value = first.json().await.unwrap();
+    assert_eq!(first["status"], "active");
+    assert_eq!(first["total_cents"], 10_000);
+    let again = hold(&app, &event, &session, "key-1", seats(&ids[0..2])).await;
+    assert_eq!(again.status(), StatusCode::CREATED);
+    assert_eq!(again.json::<Value>().await.unwrap(), first);
+    assert_eq!(app.count("select count(*) from hold").await, 1);
+    // Another buyer's same key is their own.
+    let (_, other) = app.session().await;
+    let r = hold(&app, &event, &other, "key-1", seats(&ids[2..3])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert_eq!(app.count("select count(*) from hold").await, 2);
+}
+
+#[tokio::test]
+async fn a_taken_seat_is_409_naming_it_and_nothing_is_held() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (_, first) = app.session().await;
+    let (_, second) = app.session().await;
+    assert_eq!(
+        hold(&app, &event, &first, "a", seats(&ids[1..2]))
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    let r = hold(&app, &event, &second, "b", seats(&ids[0..3])).await;
+    let body = expect_error(r, StatusCode::CONFLICT, "seat_unavailable").await;
+    assert_eq!(body["seat_ids"], json!([ids[1].to_string()]));
+    assert_eq!(seat_status(&app, ids[0]).await.0, "available");
+    assert_eq!(seat_status(&app, ids[2]).await.0, "available");
+    assert_eq!(app.count("select count(*) from hold").await, 1);
+}
+
+#[tokio::test]
+async fn best_available_takes_adjacent_seats_in_one_row() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 2, 4).await;
+    let (_, a) = app.session().await;
+    let (_, b) = app.session().await;
+    // Seats 1, 2 and 4 of row 1 of A are taken: 3 together must come from row 2.
+    let r = hold(&app, &event, &a, "a", seats(&[ids[0], ids[1], ids[3]])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = hold(
+        &app,
+        &event,
+        &b,
+        "b",
+        json!({"section": "A", "quantity": 3}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let body: Value = r.json().await.unwrap();
+    let rows: HashSet<&str> = body["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["row"].as_str().unwrap())
+        .collect();
+    let numbers: Vec<u64> = body["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows, HashSet::from(["2"]));
+    assert_eq!(numbers, vec![1, 2, 3]);
+}
+
+#[tokio::test]
+async fn per_buyer_limits_are_422_for_seats_and_429_for_attempts() {
+    let mut config = test_config();
+    config.hold_attempts_per_minute = 4;
+    let app = spawn_with(config).await;
+    let (event, ids) = open_event(&app, 2, 10).await;
+    let (_, session) = app.session().await;
+    let r = hold(&app, &event, &session, "seven", seats(&ids[0..7])).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    assert_eq!(
+        hold(&app, &event, &session, "four", seats(&ids[0..4]))
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    let r = hold(&app, &event, &session, "three", seats(&ids[4..7])).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    assert_eq!(
+        hold(&app, &event, &session, "two", seats(&ids[4..6]))
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    // Attempts so far: four, three, two (the 7-seat one was refused as bad input, before the
+    // limiter). One more is allowed, then 429.
+    let r = hold(&app, &event, &session, "x1", seats(&ids[10..11])).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let r = hold(&app, &event, &session, "x2", seats(&ids[10..11])).await;
+    let retry: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&retry));
+    expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+    // A replay of an earlier answer is not an attempt.
+    assert_eq!(
+        hold(&app, &event, &session, "four", seats(&ids[0..4]))
+            .await
+            .status(),
+        StatusCode::CREATED
+    );
+    assert_eq!(app.count("select count(*) from hold").await, 2);
+}
+
+async fn expire_now(app: &TestApp, hold_id: &str) {
+    sqlx::query("update hold set expires_at = now() - interval '1 second' where id = $1")
+        .bind(hold_id)
+        .execute(&app.state.db)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn an_expired_holds_seats_are_holdable_at_once_and_the_sweep_frees_the_rest() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (_, first) = app.session().await;
+    let (_, second) = app.session().await;
+    let old: Value = hold(&app, &event, &first, "old", seats(&ids[0..2]))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let old_id = old["hold_id"].as_str().unwrap();
+    expire_now(&app, old_id).await;
+
+    let r = hold(&app, &event, &second, "new", seats(&ids[0..1])).await;
+    assert_eq!(
+        r.status(),
+        StatusCode::CREATED,
+        "free at once, before any sweep"
+    );
+    let new: Value = r.json().await.unwrap();
+    let got: Value = app
+        .client
+        .get(app.url(&format!("/api/holds/{old_id}")))
+        .bearer_auth(&first)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got["status"], "expired");
+
+    assert_eq!(anteroom::holds::expiry::sweep(&app.state).await.unwrap(), 1);
+    assert_eq!(
+        seat_status(&app, ids[1]).await,
+        ("available".to_owned(), None)
+    );
+    assert_eq!(
+        seat_status(&app, ids[0]).await,
+        (
+            "held".to_owned(),
+            Some(new["hold_id"].as_str().unwrap().to_owned())
+        ),
+        "the sweep leaves a seat another hold took"
+    );
+    let stored: String = sqlx::query_scalar("select status from hold where id = $1")
+        .bind(old_id)
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(stored, "expired");
+}
+
+#[tokio::test]
+async fn only_one_instance_sweeps_per_interval() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (_, session) = app.session().await;
+    let h: Value = hold(&app, &event, &session, "k", seats(&ids[0..1]))
+        .await
+        .json()
+        .await
+        .unwrap();
+    expire_now(&app, h["hold_id"].as_str().unwrap()).await;
+    let sweeps = join_all((0..5).map(|_| anteroom::holds::expiry::sweep(&app.state))).await;
+    let total: u64 = sweeps.into_iter().map(|r| r.unwrap()).sum();
+    assert_eq!(total, 1);
+    let locked: bool = redis::cmd("EXISTS")
+        .arg(app.state.keys.sweep_lock())
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert!(locked, "the lock lasts the interval");
+}
+
+#[tokio::test]
+async fn a_released_hold_frees_its_seats_at_once_and_only_its_owner_sees_it() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (_, owner) = app.session().await;
+    let (_, stranger) = app.session().await;
+    let h: Value = hold(&app, &event, &owner, "k", seats(&ids[0..2]))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let url = app.url(&format!("/api/holds/{}", h["hold_id"].as_str().unwrap()));
+    for r in [
+        app.client
+            .get(&url)
+            .bearer_auth(&stranger)
+            .send()
+            .await
+            .unwrap(),
+        app.client
+            .delete(&url)
+            .bearer_auth(&stranger)
+            .send()
+            .await
+            .unwrap(),
+    ] {
+        expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    }
+    assert_eq!(seat_status(&app, ids[0]).await.0, "held");
+    let got: Value = app
+        .client
+        .get(&url)
+        .bearer_auth(&owner)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got, h);
+    let r = app
+        .client
+        .delete(&url)
+        .bearer_auth(&owner)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        seat_status(&app, ids[0]).await,
+        ("available".to_owned(), None)
+    );
+    let got: Value = app
+        .client
+        .get(&url)
+        .bearer_auth(&owner)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got["status"], "released");
+    let r = hold(&app, &event, &stranger, "k2", seats(&ids[0..2])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn malformed_hold_requests_are_refused_and_write_nothing() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (_, session) = app.session().await;
+    let url = app.url(&format!("/api/events/{event}/holds"));
+    let r = app
+        .client
+        .post(&url)
+        .bearer_auth(&session)
+        .json(&seats(&ids[0..1]))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+    for body in [
+        json!({}),
+        json!({"seat_ids": []}),
+        json!({"seat_ids": ["abc"]}),
+        json!({"seat_ids": ["999999999"]}),
+        json!({"seat_ids": [ids[0].to_string(), ids[0].to_string()]}),
+        json!({"section": "Z", "quantity": 1}),
+        json!({"section": "A", "quantity": 0}),
+        json!({"section": "A", "quantity": -1}),
+        json!({"seat_ids": [ids[0].to_string()], "section": "A", "quantity": 1}),
+        json!({"seats": [1]}),
+        json!([1, 2]),
+    ] {
+        let r = hold(&app, &event, &session, "k", body.clone()).await;
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    }
+    let r = app
+        .client
+        .post(&url)
+        .bearer_auth(&session)
+        .header("idempotency-key", "k")
+        .header("content-type", "application/json")
+        .body("{\"seat_ids\": [")
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+    let r = app
+        .client
+        .post(&url)
+        .header("idempotency-key", "k")
+        .json(&seats(&ids[0..1]))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_eq!(app.count("select count(*) from hold").await, 0);
+    assert_eq!(
+        app.count("select count(*) from seat where status <> 'available'")
+            .await,
+        0
+    );
+}
+
+#[tokio::test]
+async fn with_the_room_on_holds_and_the_seat_map_need_an_admission_token() {
+    let app = spawn_app().await;
+    let event = app
+        .create_event(event_body(1, 4, json!({"admit_rate_per_second": 10})))
+        .await;
+    let event = event["id"].as_str().unwrap();
+    let (_, session) = app.session().await;
+    let r = hold(
+        &app,
+        event,
+        &session,
+        "k",
+        json!({"section": "A", "quantity": 1}),
+    )
+    .await;
+    let body = expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
+    assert_eq!(body["queue_url"], format!("/api/events/{event}/queue"));
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/seats")))
+        .bearer_auth(&session)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
+
+    crate::queue::join(&app, event, &session).await;
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    anteroom::admission::ticker::Ticker::new(app.state.clone())
+        .tick(event, &room, 0)
+        .await
+        .unwrap();
+    let (_, admitted) = crate::queue::poll(&app, event, &session).await;
+    let token = admitted["admission_token"].as_str().unwrap();
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/holds")))
+        .bearer_auth(&session)
+        .header("admission-token", token)
+        .header("idempotency-key", "k")
+        .json(&json!({"section": "A", "quantity": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/seats")))
+        .bearer_auth(&session)
+        .header("admission-token", token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+}

@@ -1,0 +1,141 @@
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::{
+    helpers::{TestApp, spawn_app},
+    holds::{hold, open_event},
+};
+
+async fn seat_map(app: &TestApp, event: &str, session: &str) -> Value {
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/seats")))
+        .bearer_auth(session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    r.json().await.unwrap()
+}
+
+fn status_of(map: &Value, seat: i64) -> String {
+    map["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["rows"].as_array().unwrap())
+        .flat_map(|r| r["seats"].as_array().unwrap())
+        .find(|s| s["id"] == seat.to_string())
+        .map(|s| s["status"].as_str().unwrap().to_owned())
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_seat_map_is_shaped_as_the_api_says() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 2, 3).await;
+    let (_, session) = app.session().await;
+    let map = seat_map(&app, &event, &session).await;
+    assert_eq!(map["event_id"], event.as_str());
+    let sections = map["sections"].as_array().unwrap();
+    assert_eq!(sections.len(), 2);
+    assert_eq!(sections[0]["name"], "A");
+    assert_eq!(sections[0]["rows"][1]["label"], "2");
+    assert_eq!(
+        sections[0]["rows"][0]["seats"][0],
+        json!({"id": ids[0].to_string(), "number": 1, "price_cents": 5000, "status": "available"})
+    );
+    assert_eq!(sections[1]["rows"][0]["seats"][2]["price_cents"], 3000);
+}
+
+#[tokio::test]
+async fn a_hold_and_a_release_show_in_the_next_read() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 5).await;
+    let (_, session) = app.session().await;
+    assert_eq!(
+        status_of(&seat_map(&app, &event, &session).await, ids[2]),
+        "available"
+    );
+    let h: Value = hold(
+        &app,
+        &event,
+        &session,
+        "k",
+        json!({"seat_ids": [ids[2].to_string()]}),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(
+        status_of(&seat_map(&app, &event, &session).await, ids[2]),
+        "held"
+    );
+    let r = app
+        .client
+        .delete(app.url(&format!("/api/holds/{}", h["hold_id"].as_str().unwrap())))
+        .bearer_auth(&session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert_eq!(
+        status_of(&seat_map(&app, &event, &session).await, ids[2]),
+        "available"
+    );
+}
+
+#[tokio::test]
+async fn fifty_concurrent_reads_on_a_cold_cache_run_one_rebuild() {
+    let app = spawn_app().await;
+    let (event, _) = open_event(&app, 10, 20).await;
+    let (_, session) = app.session().await;
+    let before = app.state.metrics.seatmap_builds.get();
+    let maps = join_all((0..50).map(|_| seat_map(&app, &event, &session))).await;
+    assert_eq!(app.state.metrics.seatmap_builds.get() - before, 1);
+    assert!(maps.iter().all(|m| m == &maps[0]));
+    // Warm: no query at all.
+    seat_map(&app, &event, &session).await;
+    assert_eq!(app.state.metrics.seatmap_builds.get() - before, 1);
+}
+
+#[tokio::test]
+async fn a_rebuild_that_raced_a_change_is_not_stored() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 5).await;
+    let (_, session) = app.session().await;
+    // A rebuild reads the generation, then a hold commits and invalidates, then the rebuild
+    // tries to store: the stored copy must not be the stale one.
+    let generation_before: Option<String> = redis::cmd("GET")
+        .arg(app.state.keys.seatmap_generation(&event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    hold(
+        &app,
+        &event,
+        &session,
+        "k",
+        json!({"seat_ids": [ids[0].to_string()]}),
+    )
+    .await;
+    let stored: i64 = app
+        .state
+        .scripts
+        .set_if_generation
+        .key(app.state.keys.seatmap(&event))
+        .key(app.state.keys.seatmap_generation(&event))
+        .arg(generation_before.unwrap_or_else(|| "0".into()))
+        .arg("0\n{}")
+        .arg(60_000)
+        .invoke_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(stored, 0);
+    assert_eq!(
+        status_of(&seat_map(&app, &event, &session).await, ids[0]),
+        "held"
+    );
+}
