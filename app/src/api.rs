@@ -53,15 +53,17 @@ fn network_error(e: impl std::fmt::Display) -> ErrorBody {
 /// A GET of the JSON API; an error answer becomes its [`ErrorBody`].
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 async fn get_json<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, ErrorBody> {
-    let resp = gloo_net::http::Request::get(path)
-        .send()
-        .await
-        .map_err(network_error)?;
-    if resp.ok() {
-        resp.json::<T>().await.map_err(network_error)
-    } else {
-        Err(resp.json::<ErrorBody>().await.map_err(network_error)?)
-    }
+    let request = gloo_net::http::Request::get(path);
+    // Browser futures are not `Send`; the page runs on one thread, which SendWrapper checks.
+    send_wrapper::SendWrapper::new(async move {
+        let resp = request.send().await.map_err(network_error)?;
+        if resp.ok() {
+            resp.json::<T>().await.map_err(network_error)
+        } else {
+            Err(resp.json::<ErrorBody>().await.map_err(network_error)?)
+        }
+    })
+    .await
 }
 
 /// Neither rendering on the server nor running in a browser (a plain `cargo check`).

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    StaticSegment,
+    SsrMode, StaticSegment,
     components::{Route, Router, Routes},
 };
 
@@ -47,7 +47,9 @@ pub fn App() -> impl IntoView {
         <Router>
             <main class="page">
                 <Routes fallback=NotFound>
-                    <Route path=StaticSegment("") view=EventsPage/>
+                    // Async: the server waits for the data and sends whole pages, so they work
+                    // without JavaScript (streamed chunks would need a script to appear).
+                    <Route path=StaticSegment("") view=EventsPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>
