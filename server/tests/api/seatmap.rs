@@ -26,7 +26,7 @@ fn status_of(map: &Value, seat: i64) -> String {
         .iter()
         .flat_map(|s| s["rows"].as_array().unwrap())
         .flat_map(|r| r["seats"].as_array().unwrap())
-        .find(|s| s["id"] == seat.to_string())
+        .find(|s| s["id"].as_str() == Some(seat.to_string().as_str()))
         .map(|s| s["status"].as_str().unwrap().to_owned())
         .unwrap()
 }
