@@ -13,6 +13,7 @@ pub mod ops;
 pub mod pages;
 pub mod queue;
 pub mod ratelimit;
+pub mod scratch;
 pub mod scripts;
 pub mod seatmap;
 pub mod startup;

@@ -1,0 +1,138 @@
+//! Scratch deployments for tests and benchmarks: a Postgres database, a Redis key prefix and a
+//! data folder of their own, so that many run side by side on one Redis and one Postgres and
+//! none sees another's data. Names carry their creation time, so that what a killed run left
+//! behind is found and removed by a later one.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rand::Rng;
+use sqlx::{Connection, PgConnection};
+
+use crate::config::{Config, Secret};
+
+/// Scratch databases older than this are a killed run's leftovers.
+const STALE_AFTER: Duration = Duration::from_secs(3600);
+
+pub struct Scratch {
+    kind: String,
+    database: String,
+    prefix: String,
+    data_dir: std::path::PathBuf,
+    /// The server part of `DATABASE_URL` (as configured), without the database name.
+    pg_root: String,
+    redis_url: String,
+    admin_token: String,
+}
+
+impl Scratch {
+    /// New names for a scratch deployment; `kind` (letters only) groups them.
+    pub fn new(kind: &str) -> Self {
+        let defaults = Config::defaults();
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("after 1970")
+            .as_secs();
+        let tag: u64 = rand::thread_rng().r#gen();
+        let url = defaults.database_url.expose().to_owned();
+        let pg_root = url
+            .rsplit_once('/')
+            .map_or(url.clone(), |(root, _)| root.to_owned());
+        Self {
+            kind: kind.to_owned(),
+            database: format!("anteroom_{kind}_{now}_{tag:x}"),
+            prefix: format!("{kind}{tag:x}"),
+            data_dir: std::env::temp_dir().join(format!("anteroom-{kind}-{tag:x}")),
+            pg_root,
+            redis_url: defaults.redis_url.expose().to_owned(),
+            admin_token: format!("admin-{tag:x}"),
+        }
+    }
+
+    /// The scratch deployment that `config` (made by [`Scratch::config`]) points at.
+    pub fn of(config: &Config) -> Self {
+        let url = config.database_url.expose();
+        let (pg_root, database) = url.rsplit_once('/').unwrap_or((url, ""));
+        Self {
+            kind: database.split('_').nth(1).unwrap_or("").to_owned(),
+            database: database.to_owned(),
+            prefix: config.redis_prefix.clone(),
+            data_dir: config.data_dir.clone(),
+            pg_root: pg_root.to_owned(),
+            redis_url: config.redis_url.expose().to_owned(),
+            admin_token: config
+                .admin_token
+                .as_ref()
+                .map(|t| t.expose().to_owned())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// A configuration pointing at this scratch deployment, on port 0, with fixed secrets.
+    pub fn config(&self) -> Config {
+        let mut config = Config::defaults();
+        config.addr = "127.0.0.1:0".parse().expect("a valid address");
+        config.database_url = Secret::new(format!("{}/{}", self.pg_root, self.database));
+        config.redis_url = Secret::new(self.redis_url.clone());
+        config.redis_prefix = self.prefix.clone();
+        config.admin_token = Some(Secret::new(self.admin_token.clone()));
+        config.session_secret = Some(Secret::new(format!("session-{}", self.prefix)));
+        config.data_dir = self.data_dir.clone();
+        config.leptos_config = concat!(env!("CARGO_MANIFEST_DIR"), "/../Leptos.toml").into();
+        config
+    }
+
+    pub fn database_name(&self) -> &str {
+        &self.database
+    }
+
+    pub fn admin_token(&self) -> &str {
+        &self.admin_token
+    }
+
+    /// Drops the database, deletes the Redis keys and the data folder (each idempotent); then
+    /// removes stale scratch databases of the same kind.
+    pub async fn cleanup(&self) {
+        if let Ok(mut conn) = PgConnection::connect(&format!("{}/postgres", self.pg_root)).await {
+            drop_database(&mut conn, &self.database).await;
+            drop_stale(&mut conn, &self.kind).await;
+        }
+        if let Ok(client) = redis::Client::open(self.redis_url.as_str())
+            && let Ok(mut conn) = client.get_multiplexed_async_connection().await
+        {
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg(format!("{}:*", self.prefix))
+                .query_async(&mut conn)
+                .await
+                .unwrap_or_default();
+            for chunk in keys.chunks(500) {
+                let _: Result<(), _> = redis::cmd("DEL").arg(chunk).query_async(&mut conn).await;
+            }
+        }
+        let _ = std::fs::remove_dir_all(&self.data_dir);
+    }
+}
+
+async fn drop_database(conn: &mut PgConnection, name: &str) {
+    let _ = sqlx::query(&format!("drop database if exists \"{name}\" with (force)"))
+        .execute(conn)
+        .await;
+}
+
+async fn drop_stale(conn: &mut PgConnection, kind: &str) {
+    let names: Vec<String> =
+        sqlx::query_scalar("select datname from pg_database where datname like $1")
+            .bind(format!("anteroom\\_{kind}\\_%"))
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap_or_default();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs();
+    for name in names {
+        let created: Option<u64> = name.split('_').nth(2).and_then(|t| t.parse().ok());
+        if created.is_some_and(|t| now.saturating_sub(t) > STALE_AFTER.as_secs()) {
+            drop_database(conn, &name).await;
+        }
+    }
+}
