@@ -309,14 +309,15 @@ fn pgbench_script(event: &str, first_seat: i64, last_seat: i64) -> String {
     // seat, with fresh ids.
     format!(
         "\\set sid random({first_seat}, {last_seat})
+\\set hid random(1, 1000000000000)
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtextextended('b' || :client_id || '\\n{event}', 0));
 SELECT id FROM hold WHERE buyer_id = 'b' || :client_id AND idempotency_key = md5(random()::text);
 SELECT count(*) FROM seat s JOIN hold h ON h.id = s.hold_id WHERE h.event_id = '{event}' AND h.buyer_id = 'b' || :client_id AND h.status = 'active' AND h.expires_at > now() AND s.status = 'held';
 SELECT id, section, row_label, number, price_cents, status, hold_id FROM seat WHERE event_id = '{event}' AND id = ANY(ARRAY[:sid]::bigint[]) ORDER BY id FOR UPDATE;
-INSERT INTO hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents) VALUES (md5(random()::text), '{event}', 'b' || :client_id, md5(random()::text), now() + interval '10 minutes', 100) RETURNING id \\gset h_
-UPDATE seat SET status = 'held', hold_id = :'h_id', version = version + 1, updated_at = now() WHERE id = ANY(ARRAY[:sid]::bigint[]);
-INSERT INTO hold_seat (hold_id, seat_id) SELECT :'h_id', unnest(ARRAY[:sid]::bigint[]);
+INSERT INTO hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents) VALUES ('p' || :hid || '-' || :client_id, '{event}', 'b' || :client_id, md5(random()::text), now() + interval '10 minutes', 100);
+UPDATE seat SET status = 'held', hold_id = 'p' || :hid || '-' || :client_id, version = version + 1, updated_at = now() WHERE id = ANY(ARRAY[:sid]::bigint[]);
+INSERT INTO hold_seat (hold_id, seat_id) SELECT 'p' || :hid || '-' || :client_id, unnest(ARRAY[:sid]::bigint[]);
 COMMIT;
 "
     )
@@ -378,6 +379,9 @@ async fn bench_holds(concurrency: usize, requests: usize) {
     std::fs::remove_file(&script).ok();
     let pg_tps = out.ok().and_then(|o| {
         let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        if !o.status.success() {
+            eprintln!("pgbench: {}", String::from_utf8_lossy(&o.stderr));
+        }
         text.lines()
             .find(|l| l.starts_with("tps = "))
             .and_then(|l| {
