@@ -286,6 +286,16 @@ pub struct Hold {
     pub seats: Vec<HeldSeat>,
 }
 
+/// `POST /api/holds/{id}/checkout` answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Order {
+    pub order_id: String,
+    pub hold_id: String,
+    /// `confirmed`.
+    pub status: String,
+    pub total_cents: i64,
+}
+
 /// The largest layout one event may have: big enough for a stadium, small enough that one
 /// creation transaction stays short.
 pub const MAX_SEATS_PER_EVENT: u64 = 100_000;

@@ -19,7 +19,7 @@ pub struct Cli {
     pub config: Config,
 }
 
-#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Migrate the database and serve HTTP (the default).
     Serve,
@@ -27,6 +27,14 @@ pub enum Command {
     Migrate,
     /// Migrate, then create the demo event if it does not exist yet.
     Demo,
+    /// Serve the fake payment provider (for demos and load tests).
+    FakePayments {
+        /// Address to serve the fake on.
+        #[arg(long, default_value = "127.0.0.1:4000")]
+        fake_addr: SocketAddr,
+        #[command(flatten)]
+        settings: crate::checkout::fake::FakeSettings,
+    },
 }
 
 #[derive(Args, Debug, Clone)]
@@ -177,6 +185,65 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub hold_sweep_seconds: u32,
 
+    /// Base URL of the payment provider. Unset: a fake provider (`anteroom fake-payments`) is
+    /// started inside this process.
+    #[arg(long, global = true, env = "ANTEROOM_PAYMENTS_URL")]
+    pub payments_url: Option<String>,
+
+    /// Our merchant id at the payment provider.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_PAYMENTS_MERCHANT",
+        default_value = "anteroom"
+    )]
+    pub payments_merchant: String,
+
+    /// Timeout of one payment provider call, in ms.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_PAYMENTS_TIMEOUT_MS",
+        default_value_t = 5000
+    )]
+    pub payments_timeout_ms: u32,
+
+    /// Payment calls in flight per instance (the bulkhead).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_CHECKOUT_CONCURRENCY",
+        default_value_t = 20
+    )]
+    pub checkout_concurrency: u32,
+
+    /// How long a checkout waits for a bulkhead slot before 503, in ms.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_CHECKOUT_WAIT_MS",
+        default_value_t = 2000
+    )]
+    pub checkout_wait_ms: u32,
+
+    /// Consecutive provider failures that open the circuit breaker.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_BREAKER_FAILURES",
+        default_value_t = 5
+    )]
+    pub breaker_failures: u32,
+
+    /// How long the breaker stays open before a probe, in ms.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_BREAKER_OPEN_MS",
+        default_value_t = 5000
+    )]
+    pub breaker_open_ms: u32,
+
     /// Folder for generated development secrets and keys (git-ignored).
     #[arg(
         long,
@@ -272,7 +339,7 @@ mod tests {
     #[test]
     fn flags_override_defaults() {
         let cli = Cli::parse_from(["anteroom", "migrate", "--addr", "127.0.0.1:0"]);
-        assert_eq!(cli.command, Some(Command::Migrate));
+        assert!(matches!(cli.command, Some(Command::Migrate)));
         assert_eq!(cli.config.addr.port(), 0);
         assert!(Cli::try_parse_from(["anteroom", "--redis-prefix", "a{b}"]).is_err());
     }

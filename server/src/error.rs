@@ -28,6 +28,8 @@ pub enum Error {
     SeatUnavailable(Vec<String>),
     #[error("{0}")]
     Conflict(String),
+    #[error("the payment was declined; your seats are still held, try another card")]
+    PaymentDeclined,
     #[error("the request body is larger than 1 MiB")]
     PayloadTooLarge,
     #[error("{0}")]
@@ -55,6 +57,7 @@ impl Error {
             Error::NotAdmitted { .. } | Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::NotFound(_) | Error::NotInQueue => StatusCode::NOT_FOUND,
             Error::SeatUnavailable(_) | Error::Conflict(_) => StatusCode::CONFLICT,
+            Error::PaymentDeclined => StatusCode::PAYMENT_REQUIRED,
             Error::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Error::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -77,6 +80,7 @@ impl Error {
             StatusCode::NOT_FOUND => "not_found",
             StatusCode::CONFLICT if matches!(self, Error::SeatUnavailable(_)) => "seat_unavailable",
             StatusCode::CONFLICT => "conflict",
+            StatusCode::PAYMENT_REQUIRED => "payment_declined",
             StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
             StatusCode::UNPROCESSABLE_ENTITY => "unprocessable",
             StatusCode::TOO_MANY_REQUESTS => "rate_limited",

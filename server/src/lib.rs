@@ -2,6 +2,7 @@
 //! machinery behind them. `main.rs` only parses the command line and calls [`startup`].
 
 pub mod admission;
+pub mod checkout;
 pub mod config;
 pub mod devdata;
 pub mod error;

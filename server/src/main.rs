@@ -27,6 +27,14 @@ async fn main() -> ExitCode {
 async fn run(cli: Cli) -> Result<(), BoxError> {
     let config = cli.config;
     match cli.command.unwrap_or(Command::Serve) {
+        Command::FakePayments {
+            fake_addr,
+            settings,
+        } => {
+            let url = anteroom::checkout::fake::spawn(settings, fake_addr).await?;
+            println!("fake payment provider on {url}");
+            startup::shutdown_signal().await;
+        }
         Command::Migrate => {
             startup::migrate(&config).await?;
             println!("migrations applied");

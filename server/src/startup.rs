@@ -20,6 +20,7 @@ use tower_http::{
 
 use crate::{
     admission::{self, rooms::Rooms, ticker::Ticker},
+    checkout::{self, provider::Payments},
     config::{Config, Secret},
     devdata, events,
     extract::BODY_LIMIT_BYTES,
@@ -74,6 +75,19 @@ impl Application {
             config.admission_signing_kid.as_deref(),
             &config.admission_audience,
         )?;
+        let payments_url = match &config.payments_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None => {
+                let url = checkout::fake::spawn(
+                    checkout::fake::FakeSettings::default(),
+                    "127.0.0.1:0".parse().expect("a valid address"),
+                )
+                .await?;
+                tracing::info!(%url, "no payment provider configured: serving the fake in-process");
+                url
+            }
+        };
+        let payments = Payments::new(payments_url, &config);
         let state = AppState {
             db,
             redis,
@@ -83,6 +97,7 @@ impl Application {
             admin_token: Arc::new(admin_token),
             admission: Arc::new(admission),
             rooms: Arc::new(Rooms::default()),
+            payments: Arc::new(payments),
             metrics: Arc::new(Metrics::new()),
             leptos,
             config: Arc::new(config),
@@ -149,6 +164,7 @@ pub fn router(state: AppState) -> Router {
         .merge(admission::router())
         .merge(seatmap::router())
         .merge(holds::router())
+        .merge(checkout::router())
         .merge(ops::router())
         .merge(pages::router(&state))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))

@@ -9,6 +9,7 @@ use sqlx::PgPool;
 
 use crate::{
     admission::rooms::Rooms,
+    checkout::provider::Payments,
     config::{Config, Secret},
     keys::Keys,
     ops::metrics::Metrics,
@@ -28,6 +29,8 @@ pub struct AppState {
     pub sessions: Arc<Sessions>,
     pub admin_token: Arc<Secret>,
     pub admission: Arc<AdmissionKeys>,
+    /// The payment provider's client (bulkhead, breaker).
+    pub payments: Arc<Payments>,
     /// Room settings, re-read from Postgres every `room_refresh_ms`.
     pub rooms: Arc<Rooms>,
     pub metrics: Arc<Metrics>,

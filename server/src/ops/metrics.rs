@@ -22,6 +22,8 @@ pub struct Metrics {
     pub seatmap_builds: IntCounter,
     /// Hold attempts by outcome: ok, conflict, limited, invalid.
     pub holds: IntCounterVec,
+    /// Checkout outcomes: ok, declined, refunded, provider_429, breaker_open.
+    pub checkouts: IntCounterVec,
 }
 
 impl Metrics {
@@ -50,6 +52,14 @@ impl Metrics {
             &["outcome"],
         )
         .expect("valid metric");
+        let checkouts = IntCounterVec::new(
+            Opts::new("checkouts_total", "Checkout outcomes"),
+            &["outcome"],
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(checkouts.clone()))
+            .expect("registered once");
         registry
             .register(Box::new(seatmap_builds.clone()))
             .expect("registered once");
@@ -68,6 +78,7 @@ impl Metrics {
             http_duration,
             seatmap_builds,
             holds,
+            checkouts,
         }
     }
 

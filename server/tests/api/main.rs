@@ -1,6 +1,7 @@
 //! Integration tests: the real server on port 0 against this machine's Postgres and Redis.
 
 mod admission;
+mod checkout;
 mod events;
 mod helpers;
 mod holds;

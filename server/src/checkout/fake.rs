@@ -1,0 +1,253 @@
+//! The fake payment provider that Anteroom ships for the demo and the tests: a real HTTP
+//! service with the behaviour of the real one that matters on the night. Latency (default
+//! 400 ms), a decline rate, a per-merchant rate limit (default 100 charges a second, then 429
+//! with Retry-After), injected 5xx and hangs, idempotency keys (the same key is one charge),
+//! refunds, and a ledger that tests read, with the most calls it ever had in flight.
+//!
+//! `POST /charges` `{"amount_cents", "currency", "idempotency_key", "merchant"}` → 201
+//! `{"id", "status": "succeeded"}` or 402 `{"id", "status": "declined"}`;
+//! `POST /charges/{id}/refund`; `GET /ledger`; `PUT /settings` (any of the settings below).
+
+use std::{
+    collections::HashMap,
+    net::SocketAddr,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use axum::{
+    Json, Router,
+    extract::{Path, State},
+    http::{StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::{get, post, put},
+};
+use clap::Args;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+/// The fake's behaviour; flags of `anteroom fake-payments`, and `PUT /settings`.
+#[derive(Args, Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FakeSettings {
+    /// Latency of a charge, in ms.
+    #[arg(long, env = "FAKE_PAYMENTS_LATENCY_MS", default_value_t = 400)]
+    pub latency_ms: u64,
+    /// Share of charges declined (0 to 1).
+    #[arg(long, env = "FAKE_PAYMENTS_DECLINE_RATE", default_value_t = 0.0)]
+    pub decline_rate: f64,
+    /// Charges per second per merchant before 429.
+    #[arg(long, env = "FAKE_PAYMENTS_RATE_PER_SECOND", default_value_t = 100)]
+    pub rate_per_second: u32,
+    /// Share of calls answered 500 (0 to 1).
+    #[arg(long, env = "FAKE_PAYMENTS_FAIL_RATE", default_value_t = 0.0)]
+    pub fail_rate: f64,
+    /// Share of calls that never answer (0 to 1).
+    #[arg(long, env = "FAKE_PAYMENTS_HANG_RATE", default_value_t = 0.0)]
+    pub hang_rate: f64,
+}
+
+impl Default for FakeSettings {
+    fn default() -> Self {
+        Self {
+            latency_ms: 400,
+            decline_rate: 0.0,
+            rate_per_second: 100,
+            fail_rate: 0.0,
+            hang_rate: 0.0,
+        }
+    }
+}
+
+#[derive(Clone, Serialize)]
+struct LedgerCharge {
+    id: String,
+    idempotency_key: String,
+    merchant: String,
+    amount_cents: i64,
+    status: &'static str,
+    refunded: bool,
+}
+
+#[derive(Default)]
+struct Ledger {
+    /// By idempotency key: the same key is the same charge.
+    charges: HashMap<String, LedgerCharge>,
+    /// (unix second, charges counted in it) per merchant.
+    windows: HashMap<String, (u64, u32)>,
+}
+
+pub struct Fake {
+    settings: Mutex<FakeSettings>,
+    ledger: Mutex<Ledger>,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+    /// Every `POST /charges` received, answered or not.
+    calls: AtomicUsize,
+}
+
+#[derive(Deserialize)]
+struct ChargeRequest {
+    amount_cents: i64,
+    idempotency_key: String,
+    #[serde(default)]
+    merchant: String,
+}
+
+/// Counts a call in flight for as long as it lives.
+struct InFlight<'a>(&'a Fake);
+
+impl<'a> InFlight<'a> {
+    fn enter(fake: &'a Fake) -> Self {
+        let now = fake.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        fake.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        Self(fake)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+pub fn router(fake: Arc<Fake>) -> Router {
+    Router::new()
+        .route("/charges", post(charge))
+        .route("/charges/{id}/refund", post(refund))
+        .route("/ledger", get(ledger))
+        .route("/settings", put(update_settings))
+        .with_state(fake)
+}
+
+/// Serves a fake on `addr` in this process; returns its base URL.
+pub async fn spawn(settings: FakeSettings, addr: SocketAddr) -> std::io::Result<String> {
+    let listener = TcpListener::bind(addr).await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    let fake = Arc::new(Fake {
+        settings: Mutex::new(settings),
+        ledger: Mutex::new(Ledger::default()),
+        in_flight: AtomicUsize::new(0),
+        max_in_flight: AtomicUsize::new(0),
+        calls: AtomicUsize::new(0),
+    });
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, router(fake)).await {
+            tracing::error!(error = %e, "the fake payment provider stopped");
+        }
+    });
+    Ok(url)
+}
+
+async fn charge(State(fake): State<Arc<Fake>>, Json(req): Json<ChargeRequest>) -> Response {
+    fake.calls.fetch_add(1, Ordering::SeqCst);
+    let _in_flight = InFlight::enter(&fake);
+    let settings = fake.settings.lock().expect("not poisoned").clone();
+    let now = chrono::Utc::now();
+    let second = now.timestamp() as u64;
+    {
+        let mut ledger = fake.ledger.lock().expect("not poisoned");
+        let window = ledger
+            .windows
+            .entry(req.merchant.clone())
+            .or_insert((second, 0));
+        if window.0 != second {
+            *window = (second, 0);
+        }
+        if window.1 >= settings.rate_per_second {
+            // Until the next second starts, rounded up to a whole second as the header says.
+            return (
+                StatusCode::TOO_MANY_REQUESTS,
+                [(header::RETRY_AFTER, "1")],
+                Json(json!({"error": "rate_limited"})),
+            )
+                .into_response();
+        }
+        window.1 += 1;
+    }
+    let (hang, fail, decline) = {
+        let mut rng = rand::thread_rng();
+        (
+            rng.gen_bool(settings.hang_rate.clamp(0.0, 1.0)),
+            rng.gen_bool(settings.fail_rate.clamp(0.0, 1.0)),
+            rng.gen_bool(settings.decline_rate.clamp(0.0, 1.0)),
+        )
+    };
+    if hang {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(settings.latency_ms)).await;
+    if fail {
+        return (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({"error": "injected"})),
+        )
+            .into_response();
+    }
+    let charge = {
+        let mut ledger = fake.ledger.lock().expect("not poisoned");
+        let id = format!("ch_{}", crate::devdata::random_token(9));
+        ledger
+            .charges
+            .entry(req.idempotency_key.clone())
+            .or_insert_with(|| LedgerCharge {
+                id,
+                idempotency_key: req.idempotency_key.clone(),
+                merchant: req.merchant.clone(),
+                amount_cents: req.amount_cents,
+                status: if decline { "declined" } else { "succeeded" },
+                refunded: false,
+            })
+            .clone()
+    };
+    let status = if charge.status == "succeeded" {
+        StatusCode::CREATED
+    } else {
+        StatusCode::PAYMENT_REQUIRED
+    };
+    (
+        status,
+        Json(json!({"id": charge.id, "status": charge.status})),
+    )
+        .into_response()
+}
+
+async fn refund(State(fake): State<Arc<Fake>>, Path(id): Path<String>) -> StatusCode {
+    let mut ledger = fake.ledger.lock().expect("not poisoned");
+    match ledger.charges.values_mut().find(|c| c.id == id) {
+        Some(c) => {
+            c.refunded = true;
+            StatusCode::OK
+        }
+        None => StatusCode::NOT_FOUND,
+    }
+}
+
+async fn ledger(State(fake): State<Arc<Fake>>) -> Json<Value> {
+    let ledger = fake.ledger.lock().expect("not poisoned");
+    let charges: Vec<&LedgerCharge> = ledger.charges.values().collect();
+    Json(json!({
+        "charges": charges,
+        "max_in_flight": fake.max_in_flight.load(Ordering::SeqCst),
+        "calls": fake.calls.load(Ordering::SeqCst),
+    }))
+}
+
+async fn update_settings(State(fake): State<Arc<Fake>>, Json(patch): Json<Value>) -> Json<Value> {
+    let mut settings = fake.settings.lock().expect("not poisoned");
+    let mut current = serde_json::to_value(&*settings).expect("plain settings");
+    if let (Some(current), Some(patch)) = (current.as_object_mut(), patch.as_object()) {
+        for (k, v) in patch {
+            current.insert(k.clone(), v.clone());
+        }
+    }
+    if let Ok(updated) = serde_json::from_value::<FakeSettings>(current) {
+        *settings = updated;
+    }
+    Json(serde_json::to_value(&*settings).expect("plain settings"))
+}
