@@ -1,11 +1,15 @@
 //! How pages reach the data: the JSON API of API.md from the browser, the [`Backend`] trait
 //! while rendering on the server. Every page goes through [`Api`], so a page has one code path
 //! and the server has no second API for it.
+//!
+//! [`Backend`]: crate::backend::Backend
 
-use crate::wire::{ErrorBody, Event};
+use serde::{Serialize, de::DeserializeOwned};
+
+use crate::wire::{ErrorBody, Event, EventEntry, Hold, HoldRequest, Order, QueueStatus, SeatMap};
 
 #[cfg(feature = "ssr")]
-use crate::backend::SharedBackend;
+use crate::backend::{PageBuyer, SharedBackend};
 
 /// A handle for one page's data calls. Take it with [`Api::current`] while the component runs
 /// (synchronously), then move it into async blocks.
@@ -13,28 +17,142 @@ use crate::backend::SharedBackend;
 pub struct Api {
     #[cfg(feature = "ssr")]
     backend: Option<SharedBackend>,
+    /// The buyer of the request being rendered.
+    #[cfg(feature = "ssr")]
+    buyer: Option<String>,
+    /// Where server rendering adds response headers (the admission cookie).
+    #[cfg(feature = "ssr")]
+    response: Option<leptos_axum::ResponseOptions>,
 }
 
 impl Api {
     pub fn current() -> Self {
-        Self {
-            #[cfg(feature = "ssr")]
-            backend: leptos::prelude::use_context::<SharedBackend>(),
+        #[cfg(feature = "ssr")]
+        {
+            use leptos::prelude::use_context;
+            let buyer = use_context::<http::request::Parts>()
+                .and_then(|p| p.extensions.get::<PageBuyer>().map(|b| b.0.clone()));
+            Self {
+                backend: use_context::<SharedBackend>(),
+                buyer,
+                response: use_context::<leptos_axum::ResponseOptions>(),
+            }
         }
+        #[cfg(not(feature = "ssr"))]
+        Self {}
     }
 
     pub async fn events(&self) -> Result<Vec<Event>, ErrorBody> {
         #[cfg(feature = "ssr")]
         return self.backend()?.events().await;
         #[cfg(not(feature = "ssr"))]
-        return get_json("/api/events").await;
+        return call("GET", "/api/events", None::<&()>, None).await;
     }
 
     pub async fn event(&self, id: String) -> Result<Event, ErrorBody> {
         #[cfg(feature = "ssr")]
         return self.backend()?.event(id).await;
         #[cfg(not(feature = "ssr"))]
-        return get_json(&format!("/api/events/{id}")).await;
+        return call("GET", &format!("/api/events/{id}"), None::<&()>, None).await;
+    }
+
+    /// The event page's start: join the line (or find one's place), and the seat map once in.
+    pub async fn enter(&self, event_id: String) -> Result<EventEntry, ErrorBody> {
+        #[cfg(feature = "ssr")]
+        {
+            let buyer = self.buyer.clone().ok_or_else(|| {
+                ErrorBody::new(
+                    "unauthorized",
+                    "Your browser refused our session cookie; allow cookies for this site.",
+                )
+            })?;
+            let (entry, cookie) = self.backend()?.enter(buyer, event_id).await?;
+            if let (Some(cookie), Some(response)) = (cookie, &self.response)
+                && let Ok(value) = http::HeaderValue::from_str(&cookie)
+            {
+                response.append_header(http::header::SET_COOKIE, value);
+            }
+            Ok(entry)
+        }
+        #[cfg(not(feature = "ssr"))]
+        {
+            let event = self.event(event_id.clone()).await?;
+            let queue = self.join(&event_id).await?;
+            let seats = match queue {
+                QueueStatus::Admitted { .. } => Some(self.seats(&event_id).await?),
+                QueueStatus::Waiting { .. } => None,
+            };
+            Ok(EventEntry {
+                event,
+                queue,
+                seats,
+            })
+        }
+    }
+
+    pub async fn join(&self, event_id: &str) -> Result<QueueStatus, ErrorBody> {
+        call(
+            "POST",
+            &format!("/api/events/{event_id}/queue"),
+            Some(&()),
+            None,
+        )
+        .await
+    }
+
+    pub async fn poll(&self, event_id: &str) -> Result<QueueStatus, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/events/{event_id}/queue"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    pub async fn seats(&self, event_id: &str) -> Result<SeatMap, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/events/{event_id}/seats"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    pub async fn hold(
+        &self,
+        event_id: &str,
+        request: &HoldRequest,
+        key: &str,
+    ) -> Result<Hold, ErrorBody> {
+        call(
+            "POST",
+            &format!("/api/events/{event_id}/holds"),
+            Some(request),
+            Some(key),
+        )
+        .await
+    }
+
+    pub async fn release(&self, hold_id: &str) -> Result<(), ErrorBody> {
+        call(
+            "DELETE",
+            &format!("/api/holds/{hold_id}"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    pub async fn checkout(&self, hold_id: &str, key: &str) -> Result<Order, ErrorBody> {
+        call(
+            "POST",
+            &format!("/api/holds/{hold_id}/checkout"),
+            Some(&()),
+            Some(key),
+        )
+        .await
     }
 
     #[cfg(feature = "ssr")]
@@ -45,29 +163,65 @@ impl Api {
     }
 }
 
-#[cfg(not(feature = "ssr"))]
-fn network_error(e: impl std::fmt::Display) -> ErrorBody {
-    ErrorBody::new("network", format!("Could not reach Anteroom: {e}"))
-}
-
-/// A GET of the JSON API; an error answer becomes its [`ErrorBody`].
+/// A call of the JSON API from the browser (the session and admission cookies go along); an
+/// error answer becomes its [`ErrorBody`], whose message is written for people.
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-async fn get_json<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, ErrorBody> {
-    let request = gloo_net::http::Request::get(path);
+async fn call<B: Serialize, T: DeserializeOwned>(
+    method: &str,
+    path: &str,
+    body: Option<&B>,
+    idempotency_key: Option<&str>,
+) -> Result<T, ErrorBody> {
+    use gloo_net::http::{Method, RequestBuilder};
+    let network = |e: gloo_net::Error| {
+        ErrorBody::new(
+            "network",
+            format!(
+                "We could not reach Anteroom ({e}). Check your connection; we will keep trying."
+            ),
+        )
+    };
+    let method = match method {
+        "POST" => Method::POST,
+        "DELETE" => Method::DELETE,
+        _ => Method::GET,
+    };
+    let mut builder = RequestBuilder::new(path).method(method);
+    if let Some(key) = idempotency_key {
+        builder = builder.header("Idempotency-Key", key);
+    }
+    let request = match body {
+        Some(body) => builder.json(body).map_err(network)?,
+        None => builder.build().map_err(network)?,
+    };
     // Browser futures are not `Send`; the page runs on one thread, which SendWrapper checks.
     send_wrapper::SendWrapper::new(async move {
-        let resp = request.send().await.map_err(network_error)?;
+        let resp = request.send().await.map_err(network)?;
+        let text = resp.text().await.map_err(network)?;
         if resp.ok() {
-            resp.json::<T>().await.map_err(network_error)
+            serde_json::from_str(if text.is_empty() { "null" } else { &text }).map_err(|e| {
+                ErrorBody::new("internal", format!("An answer we did not understand: {e}"))
+            })
         } else {
-            Err(resp.json::<ErrorBody>().await.map_err(network_error)?)
+            Err(serde_json::from_str(&text).unwrap_or_else(|_| {
+                ErrorBody::new("internal", format!("Anteroom answered {}", resp.status()))
+            }))
         }
     })
     .await
 }
 
-/// Neither rendering on the server nor running in a browser (a plain `cargo check`).
-#[cfg(not(any(feature = "hydrate", feature = "ssr")))]
-async fn get_json<T>(_path: &str) -> Result<T, ErrorBody> {
-    Err(network_error("built without a transport"))
+/// While rendering on the server, the page reads through the backend; calls made by buttons
+/// and timers happen only in the browser.
+#[cfg(any(feature = "ssr", not(feature = "hydrate")))]
+async fn call<B: Serialize, T: DeserializeOwned>(
+    _method: &str,
+    path: &str,
+    _body: Option<&B>,
+    _idempotency_key: Option<&str>,
+) -> Result<T, ErrorBody> {
+    Err(ErrorBody::new(
+        "internal",
+        format!("{path} is called from the browser only"),
+    ))
 }

@@ -4,7 +4,7 @@
 
 use std::{future::Future, pin::Pin, sync::Arc};
 
-use crate::wire::{ErrorBody, Event};
+use crate::wire::{ErrorBody, Event, EventEntry};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -12,6 +12,13 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait Backend: Send + Sync + 'static {
     fn events(&self) -> BoxFuture<'_, Result<Vec<Event>, ErrorBody>>;
     fn event(&self, id: String) -> BoxFuture<'_, Result<Event, ErrorBody>>;
+    /// Joins `buyer` to the event's line (or finds their place) and, once admitted, reads the
+    /// seat map. The second value is the `Set-Cookie` that carries the admission to the browser.
+    fn enter(
+        &self,
+        buyer: String,
+        event_id: String,
+    ) -> BoxFuture<'_, Result<(EventEntry, Option<String>), ErrorBody>>;
 }
 
 /// The backend as the server provides it in the Leptos context.

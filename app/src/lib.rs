@@ -6,7 +6,9 @@
 pub mod api;
 #[cfg(feature = "ssr")]
 pub mod backend;
+mod onsale;
 mod pages;
 pub mod wire;
+pub mod words;
 
 pub use pages::{App, shell};

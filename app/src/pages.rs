@@ -4,11 +4,11 @@
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    SsrMode, StaticSegment,
+    ParamSegment, SsrMode, StaticSegment,
     components::{Route, Router, Routes},
 };
 
-use crate::{api::Api, wire::Event};
+use crate::{api::Api, onsale::EventPage, wire::Event};
 
 /// The HTML document around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -50,6 +50,14 @@ pub fn App() -> impl IntoView {
                     // Async: the server waits for the data and sends whole pages, so they work
                     // without JavaScript (streamed chunks would need a script to appear).
                     <Route path=StaticSegment("") view=EventsPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("events"), ParamSegment("id")) view=EventPage ssr=SsrMode::Async/>
+                    // Opening the seat map directly gives the same page: the waiting room unless
+                    // this buyer has been admitted.
+                    <Route
+                        path=(StaticSegment("events"), ParamSegment("id"), StaticSegment("seats"))
+                        view=EventPage
+                        ssr=SsrMode::Async
+                    />
                 </Routes>
             </main>
         </Router>

@@ -296,6 +296,15 @@ pub struct Order {
     pub total_cents: i64,
 }
 
+/// What the event page starts from: the event, the buyer's place in its line (joined while
+/// rendering), and the seat map once admitted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventEntry {
+    pub event: Event,
+    pub queue: QueueStatus,
+    pub seats: Option<SeatMap>,
+}
+
 /// The largest layout one event may have: big enough for a stadium, small enough that one
 /// creation transaction stays short.
 pub const MAX_SEATS_PER_EVENT: u64 = 100_000;

@@ -8,7 +8,7 @@ use app::{
     App,
     backend::{Backend, BoxFuture, PageBuyer, SharedBackend},
     shell,
-    wire::{ErrorBody, Event},
+    wire::{ErrorBody, Event, EventEntry, QueueStatus},
 };
 use axum::{
     Router,
@@ -20,7 +20,10 @@ use axum::{
 use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
-use crate::{events, ratelimit, state::AppState};
+use crate::{
+    error::Result, events, queue, ratelimit, seatmap, state::AppState,
+    tokens::admission::admission_cookie,
+};
 
 /// The data source of server rendering.
 struct PageBackend(AppState);
@@ -36,6 +39,59 @@ impl Backend for PageBackend {
                 .await
                 .map_err(|e| e.body())
         })
+    }
+
+    fn enter(
+        &self,
+        buyer: String,
+        event_id: String,
+    ) -> BoxFuture<'_, Result<(EventEntry, Option<String>), ErrorBody>> {
+        Box::pin(async move {
+            self.enter_event(&buyer, &event_id)
+                .await
+                .map_err(|e| e.body())
+        })
+    }
+}
+
+impl PageBackend {
+    async fn enter_event(
+        &self,
+        buyer: &str,
+        event_id: &str,
+    ) -> Result<(EventEntry, Option<String>)> {
+        let state = &self.0;
+        let event = events::get_event(&state.db, event_id).await?;
+        let queue = queue::join(state, buyer, event_id).await?;
+        let (seats, cookie) = match &queue {
+            // The line itself says this buyer is in: show the map, and hand the browser the
+            // token as a cookie so that its next calls pass the gate.
+            QueueStatus::Admitted {
+                admission_token,
+                expires_at,
+                ..
+            } => {
+                let json = seatmap::read(state, event_id).await?;
+                let map = serde_json::from_str(&json)
+                    .map_err(|e| crate::error::Error::Internal(format!("seat map JSON: {e}")))?;
+                let cookie = admission_cookie(
+                    event_id,
+                    admission_token,
+                    *expires_at,
+                    state.config.secure_cookies,
+                );
+                (Some(map), cookie.to_str().ok().map(str::to_owned))
+            }
+            QueueStatus::Waiting { .. } => (None, None),
+        };
+        Ok((
+            EventEntry {
+                event,
+                queue,
+                seats,
+            },
+            cookie,
+        ))
     }
 }
 

@@ -300,6 +300,38 @@ pub struct AdmittedBuyer {
     pub claims: Option<AdmissionClaims>,
 }
 
+impl AdmittedBuyer {
+    /// The gate itself: whether `buyer`, with the admission token in `headers` (the
+    /// `Admission-Token` header or the event's cookie), may pass into `event_id`.
+    pub async fn check(
+        state: &AppState,
+        buyer: Buyer,
+        event_id: String,
+        headers: &http::HeaderMap,
+    ) -> Result<Self> {
+        let room = state.rooms.get(&state.db, &event_id).await?;
+        if !room.enabled {
+            return Ok(Self {
+                buyer,
+                event_id,
+                claims: None,
+            });
+        }
+        let token = headers
+            .get("admission-token")
+            .and_then(|v| v.to_str().ok())
+            .or_else(|| cookie(headers, &cookie_name(&event_id)));
+        match token.and_then(|t| state.admission.verify(t.trim(), &event_id, &buyer.id)) {
+            Some(claims) => Ok(Self {
+                buyer,
+                event_id,
+                claims: Some(claims),
+            }),
+            None => Err(Error::NotAdmitted { event_id }),
+        }
+    }
+}
+
 impl FromRequestParts<AppState> for AdmittedBuyer {
     type Rejection = Error;
 
@@ -312,27 +344,7 @@ impl FromRequestParts<AppState> for AdmittedBuyer {
             .get("event_id")
             .cloned()
             .ok_or_else(|| Error::BadRequest("the path names no event".into()))?;
-        let room = state.rooms.get(&state.db, &event_id).await?;
-        if !room.enabled {
-            return Ok(Self {
-                buyer,
-                event_id,
-                claims: None,
-            });
-        }
-        let token = parts
-            .headers
-            .get("admission-token")
-            .and_then(|v| v.to_str().ok())
-            .or_else(|| cookie(&parts.headers, &cookie_name(&event_id)));
-        match token.and_then(|t| state.admission.verify(t.trim(), &event_id, &buyer.id)) {
-            Some(claims) => Ok(Self {
-                buyer,
-                event_id,
-                claims: Some(claims),
-            }),
-            None => Err(Error::NotAdmitted { event_id }),
-        }
+        Self::check(state, buyer, event_id, &parts.headers).await
     }
 }
 

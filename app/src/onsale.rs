@@ -1,0 +1,500 @@
+//! The event page: the waiting room, then the seat map, the hold and the confirmation, in one
+//! place that changes stage without a reload. The server renders the first stage (it joins the
+//! line while rendering, so the first paint shows the real place); the hydrated page polls
+//! every 3 s and moves on. Without JavaScript the waiting room refreshes itself.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::{
+    api::Api,
+    wire::{EventEntry, Hold, HoldRequest, Order, QueueStatus, SeatMap, SeatStatus},
+    words::{countdown, grouped, money, wait_in_words},
+};
+
+/// Where the buyer is.
+#[derive(Clone, Debug, PartialEq)]
+enum Stage {
+    Waiting {
+        position: u64,
+        estimate: Option<u64>,
+    },
+    Choosing(SeatMap),
+    Holding(Hold),
+    Confirmed(Order, Hold),
+}
+
+fn stage_of(entry: &EventEntry) -> Stage {
+    match (&entry.queue, &entry.seats) {
+        (_, Some(map)) => Stage::Choosing(map.clone()),
+        (
+            QueueStatus::Waiting {
+                position,
+                estimated_wait_seconds,
+                ..
+            },
+            None,
+        ) => Stage::Waiting {
+            position: *position,
+            estimate: *estimated_wait_seconds,
+        },
+        (QueueStatus::Admitted { .. }, None) => Stage::Waiting {
+            position: 1,
+            estimate: Some(1),
+        },
+    }
+}
+
+/// `/events/{id}` and `/events/{id}/seats`.
+#[component]
+pub fn EventPage() -> impl IntoView {
+    let params = use_params_map();
+    let api = Api::current();
+    let entry = Resource::new(
+        move || params.read().get("id").unwrap_or_default(),
+        move |id| {
+            let api = api.clone();
+            async move { api.enter(id).await }
+        },
+    );
+    view! {
+        <Suspense fallback=|| view! { <p class="muted">"Finding your place in line…"</p> }>
+            {move || Suspend::new(async move {
+                match entry.await {
+                    Ok(entry) => view! { <OnSale entry/> }.into_any(),
+                    Err(e) => view! {
+                        <Title text="Anteroom"/>
+                        <h1>"We could not open this sale"</h1>
+                        <p class="error" role="alert">{e.message}</p>
+                        <p><a href="/">"See all events"</a></p>
+                    }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn OnSale(entry: EventEntry) -> impl IntoView {
+    let event = entry.event.clone();
+    let event_id = StoredValue::new(event.id.clone());
+    let limit = event.room.seats_per_buyer;
+    let paused = RwSignal::new(event.room.paused);
+    let stage = RwSignal::new(stage_of(&entry));
+    let start = match stage.get_untracked() {
+        Stage::Waiting { position, .. } => position,
+        _ => 0,
+    };
+    let message = RwSignal::new(None::<String>);
+
+    // The browser polls the line every 3 s while waiting (effects run only in the browser).
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(poll_until_admitted(
+            event_id.get_value(),
+            stage,
+            paused,
+            message,
+        ));
+    });
+
+    view! {
+        <Title text=format!("{} · Anteroom", event.name)/>
+        <h1>{event.name.clone()}</h1>
+        <p class="sr-only" aria-live="polite">{move || announcement(&stage.get(), paused.get())}</p>
+        {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
+        {move || match stage.get() {
+            Stage::Waiting { position, estimate } => view! {
+                <WaitingRoom position estimate start paused=paused.get()/>
+            }.into_any(),
+            Stage::Choosing(map) => view! {
+                <SeatPicker map event_id=event_id.get_value() limit stage message/>
+            }.into_any(),
+            Stage::Holding(hold) => view! { <HoldPanel hold stage message/> }.into_any(),
+            Stage::Confirmed(order, hold) => view! { <Confirmation order hold/> }.into_any(),
+        }}
+    }
+}
+
+fn announcement(stage: &Stage, paused: bool) -> String {
+    match stage {
+        Stage::Waiting { position, .. } if paused => {
+            format!(
+                "You are number {} in line. The sale is paused.",
+                grouped(*position)
+            )
+        }
+        Stage::Waiting { position, estimate } => format!(
+            "You are number {} in line, {} to go.",
+            grouped(*position),
+            wait_in_words(estimate.unwrap_or(0))
+        ),
+        Stage::Choosing(_) => "It is your turn: choose your seats.".into(),
+        Stage::Holding(_) => "Your seats are held. Pay before the time runs out.".into(),
+        Stage::Confirmed(order, _) => format!("Done. Your order is {}.", order.order_id),
+    }
+}
+
+#[cfg(feature = "hydrate")]
+async fn poll_until_admitted(
+    event_id: String,
+    stage: RwSignal<Stage>,
+    paused: RwSignal<bool>,
+    message: RwSignal<Option<String>>,
+) {
+    let api = Api::current();
+    while matches!(stage.get_untracked(), Stage::Waiting { .. }) {
+        gloo_timers::future::TimeoutFuture::new(3_000).await;
+        match api.poll(&event_id).await {
+            Ok(QueueStatus::Waiting {
+                position,
+                estimated_wait_seconds,
+                paused: is_paused,
+            }) => {
+                message.set(None);
+                paused.set(is_paused);
+                stage.set(Stage::Waiting {
+                    position,
+                    estimate: estimated_wait_seconds,
+                });
+            }
+            Ok(QueueStatus::Admitted { .. }) => match api.seats(&event_id).await {
+                Ok(map) => {
+                    message.set(None);
+                    stage.set(Stage::Choosing(map));
+                }
+                Err(e) => message.set(Some(e.message)),
+            },
+            Err(e) if e.error == "not_in_queue" => match api.join(&event_id).await {
+                Ok(_) => message.set(Some(
+                    "Your turn passed without a choice, so you are back in line.".into(),
+                )),
+                Err(e) => message.set(Some(e.message)),
+            },
+            Err(e) => message.set(Some(e.message)),
+        }
+    }
+}
+
+#[component]
+fn WaitingRoom(position: u64, estimate: Option<u64>, start: u64, paused: bool) -> impl IntoView {
+    let done = start.saturating_sub(position) as f64;
+    let progress = if start > 1 {
+        (done / (start - 1) as f64 * 100.0).clamp(0.0, 100.0)
+    } else {
+        100.0
+    };
+    view! {
+        <section class="waiting card" aria-labelledby="place">
+            <p class="eyebrow">"You are in the waiting room"</p>
+            <p id="place" class="place">"You are "<strong>{format!("#{}", grouped(position))}</strong>" in line"</p>
+            {if paused {
+                view! {
+                    <p class="wait paused">"The sale is paused for a moment. You keep your place; no one can pass you."</p>
+                }.into_any()
+            } else {
+                view! {
+                    <p class="wait">"Your turn comes in "<strong>{wait_in_words(estimate.unwrap_or(0))}</strong>"."</p>
+                }.into_any()
+            }}
+            <div class="progress" role="progressbar" aria-label="Progress since you joined"
+                aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{progress:.0}")>
+                <div class="progress-bar" style=format!("width: {progress:.1}%")></div>
+            </div>
+            <p class="muted">"Keep this page open: it moves by itself, and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
+            <noscript>
+                <meta http-equiv="refresh" content="3"/>
+                <p class="muted">"This page refreshes itself every few seconds."</p>
+            </noscript>
+        </section>
+    }
+}
+
+fn seat_label(map: &SeatMap, id: &str) -> String {
+    for section in &map.sections {
+        for row in &section.rows {
+            if let Some(seat) = row.seats.iter().find(|s| s.id == id) {
+                return format!("{} row {} seat {}", section.name, row.label, seat.number);
+            }
+        }
+    }
+    format!("seat {id}")
+}
+
+/// A key for one press of a button: a retry of the same press reuses it.
+fn new_key() -> String {
+    #[cfg(feature = "hydrate")]
+    return format!(
+        "{}-{}",
+        js_sys::Date::now() as u64,
+        (js_sys::Math::random() * 1e12) as u64
+    );
+    #[cfg(not(feature = "hydrate"))]
+    return String::new();
+}
+
+#[component]
+fn SeatPicker(
+    map: SeatMap,
+    event_id: String,
+    limit: u32,
+    stage: RwSignal<Stage>,
+    message: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let selected = RwSignal::new(Vec::<String>::new());
+    let busy = RwSignal::new(false);
+    let map = StoredValue::new(map);
+    let event_id = StoredValue::new(event_id);
+    let sections: Vec<String> =
+        map.with_value(|m| m.sections.iter().map(|s| s.name.clone()).collect());
+    let best_section = RwSignal::new(sections.first().cloned().unwrap_or_default());
+    let best_quantity = RwSignal::new(2u32.min(limit));
+
+    let request_hold = move |request: HoldRequest| {
+        busy.set(true);
+        message.set(None);
+        let api = Api::current();
+        let key = new_key();
+        leptos::task::spawn_local(async move {
+            let event_id = event_id.get_value();
+            match api.hold(&event_id, &request, &key).await {
+                Ok(hold) => stage.set(Stage::Holding(hold)),
+                Err(e) => {
+                    let taken = e.seat_ids.clone().unwrap_or_default();
+                    match api.seats(&event_id).await {
+                        Ok(fresh) => {
+                            let words = if e.error == "seat_unavailable" && !taken.is_empty() {
+                                let names: Vec<String> =
+                                    taken.iter().map(|id| seat_label(&fresh, id)).collect();
+                                format!(
+                                    "Someone just took {}. The map now shows what is left; choose again.",
+                                    names.join(", ")
+                                )
+                            } else if e.error == "seat_unavailable" {
+                                "There are not that many seats left together in that section. Try fewer seats or another section.".to_owned()
+                            } else {
+                                e.message
+                            };
+                            message.set(Some(words));
+                            stage.set(Stage::Choosing(fresh));
+                        }
+                        Err(again) => message.set(Some(again.message)),
+                    }
+                    busy.set(false);
+                }
+            }
+        });
+    };
+
+    let toggle = move |id: String| {
+        selected.update(|s| {
+            if let Some(i) = s.iter().position(|x| *x == id) {
+                s.remove(i);
+            } else if s.len() < limit as usize {
+                s.push(id);
+            }
+        });
+    };
+
+    view! {
+        <section class="card picker">
+            <h2>"Choose your seats"</h2>
+            <p class="muted">{format!("Up to {limit} seats. Tap seats to choose them, or let us find the best ones together.")}</p>
+            <ul class="legend">
+                <li><span class="swatch available"></span>"Available"</li>
+                <li><span class="swatch chosen"></span>"Your choice"</li>
+                <li><span class="swatch held"></span>"Held"</li>
+                <li><span class="swatch sold"></span>"Sold"</li>
+            </ul>
+            <div class="stage-mark">"Stage"</div>
+            {map.with_value(|m| m.sections.clone()).into_iter().map(|section| view! {
+                <fieldset class="section">
+                    <legend>{section.name.clone()}</legend>
+                    {section.rows.into_iter().map(|row| {
+                        let section_name = section.name.clone();
+                        view! {
+                            <div class="row" role="group" aria-label=format!("{} row {}", section_name, row.label)>
+                                <span class="row-label" aria-hidden="true">{row.label.clone()}</span>
+                                {row.seats.into_iter().map(|seat| {
+                                    let id = seat.id.clone();
+                                    let id_for_class = id.clone();
+                                    let id_for_pressed = id.clone();
+                                    let available = seat.status == SeatStatus::Available;
+                                    let status = match seat.status {
+                                        SeatStatus::Available => "available",
+                                        SeatStatus::Held => "held",
+                                        SeatStatus::Sold => "sold",
+                                    };
+                                    let label = format!("{} row {} seat {}, {}, {}", section_name, row.label, seat.number, money(seat.price_cents), status);
+                                    view! {
+                                        <button
+                                            class=move || {
+                                                let chosen = selected.with(|s| s.contains(&id_for_class));
+                                                format!("seat {status}{}", if chosen { " chosen" } else { "" })
+                                            }
+                                            data-seat-id=seat.id.clone()
+                                            aria-label=label.clone()
+                                            title=label
+                                            aria-pressed=move || selected.with(|s| s.contains(&id_for_pressed)).to_string()
+                                            disabled=!available
+                                            on:click=move |_| toggle(id.clone())
+                                        >
+                                            {seat.number}
+                                        </button>
+                                    }
+                                }).collect_view()}
+                            </div>
+                        }
+                    }).collect_view()}
+                </fieldset>
+            }).collect_view()}
+            <div class="actions">
+                <button class="button" disabled=move || busy.get() || selected.with(Vec::is_empty)
+                    on:click=move |_| request_hold(HoldRequest { seat_ids: Some(selected.get()), ..HoldRequest::default() })>
+                    {move || match selected.with(Vec::len) {
+                        0 => "Choose seats to hold".to_owned(),
+                        1 => "Hold 1 seat".to_owned(),
+                        n => format!("Hold {n} seats"),
+                    }}
+                </button>
+            </div>
+            <div class="best">
+                <h3>"Or: best available"</h3>
+                <label>"Section "
+                    <select on:change=move |ev| best_section.set(event_target_value(&ev))>
+                        {sections.iter().map(|s| view! { <option value=s.clone()>{s.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <label>" Seats "
+                    <select on:change=move |ev| best_quantity.set(event_target_value(&ev).parse().unwrap_or(1))>
+                        {(1..=limit).map(|n| view! { <option value=n.to_string() selected=n == 2u32.min(limit)>{n}</option> }).collect_view()}
+                    </select>
+                </label>
+                <button class="button secondary" disabled=move || busy.get()
+                    on:click=move |_| request_hold(HoldRequest {
+                        section: Some(best_section.get()),
+                        quantity: Some(best_quantity.get()),
+                        ..HoldRequest::default()
+                    })>
+                    "Find me seats"
+                </button>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn HoldPanel(
+    hold: Hold,
+    stage: RwSignal<Stage>,
+    message: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let now = RwSignal::new(chrono::Utc::now().timestamp());
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        if let Ok(handle) = set_interval_with_handle(
+            move || now.set(chrono::Utc::now().timestamp()),
+            std::time::Duration::from_secs(1),
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    let expires = hold.expires_at.timestamp();
+    let busy = RwSignal::new(false);
+    let hold = StoredValue::new(hold);
+    let event_id = hold.with_value(|h| h.event_id.clone());
+    let event_id = StoredValue::new(event_id);
+    let back_to_map = move |note: Option<String>| {
+        let api = Api::current();
+        leptos::task::spawn_local(async move {
+            match api.seats(&event_id.get_value()).await {
+                Ok(map) => {
+                    message.set(note);
+                    stage.set(Stage::Choosing(map));
+                }
+                Err(e) => message.set(Some(e.message)),
+            }
+        });
+    };
+    Effect::new(move |_| {
+        if now.get() >= expires && !busy.get_untracked() {
+            back_to_map(Some(
+                "Your hold ended and the seats are free again. Choose again if you like.".into(),
+            ));
+        }
+    });
+    let pay_key = StoredValue::new(new_key());
+    let pay = move |_| {
+        busy.set(true);
+        message.set(None);
+        let api = Api::current();
+        leptos::task::spawn_local(async move {
+            let h = hold.get_value();
+            match api.checkout(&h.hold_id, &pay_key.get_value()).await {
+                Ok(order) => stage.set(Stage::Confirmed(order, h)),
+                Err(e) => {
+                    if e.error == "payment_declined" {
+                        // A new attempt (another card) is a new payment.
+                        pay_key.set_value(new_key());
+                    }
+                    message.set(Some(e.message));
+                    busy.set(false);
+                }
+            }
+        });
+    };
+    let release = move |_| {
+        busy.set(true);
+        let api = Api::current();
+        leptos::task::spawn_local(async move {
+            match api.release(&hold.get_value().hold_id).await {
+                Ok(()) => back_to_map(Some(
+                    "Released. The seats are free for others again.".into(),
+                )),
+                Err(e) => {
+                    message.set(Some(e.message));
+                    busy.set(false);
+                }
+            }
+        });
+    };
+    view! {
+        <section class="card hold">
+            <h2>"Your seats are held"</h2>
+            <p class="countdown">"Held for "<strong>{move || countdown(expires - now.get())}</strong>" more"</p>
+            <SeatList hold=hold.get_value()/>
+            <div class="actions">
+                <button class="button" disabled=move || busy.get() on:click=pay>
+                    {format!("Pay {}", money(hold.with_value(|h| h.total_cents)))}
+                </button>
+                <button class="button secondary" disabled=move || busy.get() on:click=release>"Release seats"</button>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn SeatList(hold: Hold) -> impl IntoView {
+    view! {
+        <ul class="seat-list">
+            {hold.seats.into_iter().map(|s| view! {
+                <li>{format!("{} · row {} · seat {}", s.section, s.row, s.number)}<span>{money(s.price_cents)}</span></li>
+            }).collect_view()}
+            <li class="total">"Total"<span>{money(hold.total_cents)}</span></li>
+        </ul>
+    }
+}
+
+#[component]
+fn Confirmation(order: Order, hold: Hold) -> impl IntoView {
+    view! {
+        <section class="card confirmation">
+            <h2>"You are going!"</h2>
+            <p>"Order number "<strong class="order-id">{order.order_id.clone()}</strong></p>
+            <SeatList hold/>
+            <p class="muted">"Keep the order number; your tickets are on their way."</p>
+            <p><a href="/">"Back to the events"</a></p>
+        </section>
+    }
+}

@@ -1,0 +1,80 @@
+//! Numbers in words for people: waits, prices, places.
+
+/// "about 21 seconds", "about 3 minutes", "about 1 hour 5 minutes"; rounds up, never says 0.
+pub fn wait_in_words(seconds: u64) -> String {
+    match seconds {
+        0..=1 => "about a second".to_owned(),
+        2..=59 => format!("about {seconds} seconds"),
+        60..=3599 => {
+            let minutes = seconds.div_ceil(60);
+            if minutes == 1 {
+                "about a minute".to_owned()
+            } else {
+                format!("about {minutes} minutes")
+            }
+        }
+        _ => {
+            let minutes = seconds.div_ceil(60);
+            let (h, m) = (minutes / 60, minutes % 60);
+            let hours = if h == 1 {
+                "1 hour".to_owned()
+            } else {
+                format!("{h} hours")
+            };
+            if m == 0 {
+                format!("about {hours}")
+            } else {
+                format!("about {hours} {m} minutes")
+            }
+        }
+    }
+}
+
+/// 14812 -> "14,812".
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// 8500 -> "€85.00".
+pub fn money(cents: i64) -> String {
+    format!("€{}.{:02}", cents / 100, cents % 100)
+}
+
+/// 125 -> "2:05".
+pub fn countdown(seconds: i64) -> String {
+    let s = seconds.max(0);
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_read_like_a_person_would_say_them() {
+        assert_eq!(wait_in_words(21), "about 21 seconds");
+        assert_eq!(wait_in_words(150), "about 3 minutes");
+        assert_eq!(wait_in_words(60), "about a minute");
+        assert_eq!(wait_in_words(3900), "about 1 hour 5 minutes");
+        assert_eq!(wait_in_words(0), "about a second");
+    }
+
+    #[test]
+    fn numbers_and_money_are_grouped() {
+        assert_eq!(grouped(6200), "6,200");
+        assert_eq!(grouped(1_000_000), "1,000,000");
+        assert_eq!(grouped(14), "14");
+        assert_eq!(money(8500), "€85.00");
+        assert_eq!(money(4005), "€40.05");
+        assert_eq!(countdown(125), "2:05");
+        assert_eq!(countdown(-3), "0:00");
+    }
+}
