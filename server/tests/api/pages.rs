@@ -46,3 +46,91 @@ async fn an_unknown_page_is_404() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
 }
+
+async fn page(
+    app: &crate::helpers::TestApp,
+    path: &str,
+    cookie: Option<&str>,
+) -> (String, Vec<String>) {
+    let mut req = app.client.get(app.url(path));
+    if let Some(cookie) = cookie {
+        req = req.header("cookie", cookie);
+    }
+    let r = req.send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let cookies = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .collect();
+    (r.text().await.unwrap(), cookies)
+}
+
+#[tokio::test]
+async fn the_waiting_room_is_rendered_with_the_real_place_and_keeps_it_on_reload() {
+    let mut config = crate::helpers::test_config();
+    config.ticker = false;
+    let app = crate::helpers::spawn_with(config).await;
+    let event = app
+        .create_event(event_body(1, 4, json!({"admit_rate_per_second": 2})))
+        .await;
+    let id = event["id"].as_str().unwrap();
+    let (_, ahead) = app.session().await;
+    for _ in 0..2 {
+        crate::queue::join(&app, id, &ahead).await;
+    }
+    for n in 0..4 {
+        let (_, other) = app.session().await;
+        if n < 3 {
+            crate::queue::join(&app, id, &other).await;
+        }
+    }
+    let (html, cookies) = page(&app, &format!("/events/{id}"), None).await;
+    assert!(
+        html.contains("You are <strong>#5</strong> in line"),
+        "{html}"
+    );
+    assert!(html.contains("about 3 seconds"), "ceil(5 / 2)");
+    assert!(
+        html.contains("http-equiv=\"refresh\""),
+        "refreshes itself without JavaScript"
+    );
+    assert!(
+        !html.contains("data-seat-id"),
+        "no seat data before admission"
+    );
+    let session = cookies
+        .iter()
+        .find(|c| c.starts_with("anteroom_session="))
+        .unwrap();
+    let (again, _) = page(&app, &format!("/events/{id}/seats"), Some(session)).await;
+    assert!(
+        again.contains("You are <strong>#5</strong> in line"),
+        "a reload keeps the place"
+    );
+    assert!(
+        !again.contains("data-seat-id"),
+        "the seat map URL shows the waiting room"
+    );
+}
+
+#[tokio::test]
+async fn an_admitted_buyer_gets_the_seat_map_and_the_admission_cookie() {
+    let app = spawn_app().await;
+    let event = app
+        .create_event(event_body(1, 4, json!({"enabled": false})))
+        .await;
+    let id = event["id"].as_str().unwrap();
+    let (html, cookies) = page(&app, &format!("/events/{id}"), None).await;
+    assert_eq!(
+        html.matches("data-seat-id").count(),
+        8,
+        "both sections drawn"
+    );
+    assert!(
+        cookies
+            .iter()
+            .any(|c| c.starts_with(&format!("anteroom_admission_{id}=")))
+    );
+}

@@ -1,0 +1,129 @@
+// The buyer's night in the browser: waiting room, seat map, hold, pay, confirmation.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, ARTIFACTS, admin, openBrowser, waitForServer } from './browser.js';
+
+before(async () => { await waitForServer(); });
+
+/** A fresh event with a fast room (100 ms ticks); `room` overrides. */
+async function fastEvent(name, room) {
+  return admin('POST', '/api/admin/events', {
+    name,
+    starts_at: '2026-12-24T19:00:00Z',
+    sections: [
+      { name: 'Stalls', rows: 3, seats_per_row: 10, price_cents: 8500 },
+      { name: 'Circle', rows: 2, seats_per_row: 8, price_cents: 4500 },
+    ],
+    room: { admit_rate_per_second: 50, tick_ms: 100, ...room },
+  });
+}
+
+const setRoom = (id, room) => admin('PUT', `/api/admin/events/${id}/room`, room);
+
+test('the whole night for one buyer, and the next buyer sees the seats sold', async () => {
+  const event = await fastEvent('Whole Night', { paused: true });
+  const first = await openBrowser();
+  const next = await openBrowser();
+  try {
+    const page = await first.context.newPage();
+    await page.goto(`${BASE}/events/${event.id}`);
+    await page.locator('.place').waitFor();
+    assert.match(await page.locator('.place').innerText(), /#1/);
+    await page.waitForSelector('body[data-hydrated="true"]');
+    await page.screenshot({ path: `${ARTIFACTS}/waiting-room.png`, fullPage: true });
+
+    await setRoom(event.id, { paused: false });
+    await page.locator('[data-seat-id]').first().waitFor({ timeout: 15_000 });
+    const seats = page.locator('button.seat.available');
+    const chosen = [await seats.nth(0).getAttribute('data-seat-id'), await seats.nth(1).getAttribute('data-seat-id')];
+    await seats.nth(0).click();
+    await seats.nth(1).click();
+    await page.screenshot({ path: `${ARTIFACTS}/seat-map.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Hold 2 seats' }).click();
+    await page.getByRole('heading', { name: 'Your seats are held' }).waitFor();
+    assert.match(await page.locator('.countdown').innerText(), /Held for \d+:\d\d more/);
+    await page.getByRole('button', { name: /^Pay €170\.00$/ }).click();
+    await page.getByRole('heading', { name: 'You are going!' }).waitFor({ timeout: 15_000 });
+    const order = await page.locator('.order-id').innerText();
+    assert.match(order, /^ord_/);
+    await page.screenshot({ path: `${ARTIFACTS}/confirmation.png`, fullPage: true });
+    assert.deepEqual(first.consoleErrors, []);
+
+    const other = await next.context.newPage();
+    await other.goto(`${BASE}/events/${event.id}`);
+    await other.locator('[data-seat-id]').first().waitFor({ timeout: 15_000 });
+    for (const id of chosen) {
+      const seat = other.locator(`[data-seat-id="${id}"]`);
+      assert.match(await seat.getAttribute('class'), /\bsold\b/);
+      assert.equal(await seat.isDisabled(), true);
+    }
+  } finally {
+    await first.close();
+    await next.close();
+  }
+});
+
+test('a second buyer queued behind the first sees a larger place and is admitted after', async () => {
+  const event = await fastEvent('Second In Line', { paused: true, admit_rate_per_second: 1, tick_ms: 1000 });
+  const a = await openBrowser();
+  const b = await openBrowser();
+  try {
+    const pageA = await a.context.newPage();
+    const pageB = await b.context.newPage();
+    await pageA.goto(`${BASE}/events/${event.id}`);
+    await pageB.goto(`${BASE}/events/${event.id}`);
+    assert.match(await pageA.locator('.place').innerText(), /#1/);
+    assert.match(await pageB.locator('.place').innerText(), /#2/);
+    await setRoom(event.id, { paused: false });
+    const admittedAt = {};
+    const until = Date.now() + 15_000;
+    while ((!admittedAt.a || !admittedAt.b) && Date.now() < until) {
+      for (const [name, page] of [['a', pageA], ['b', pageB]]) {
+        if (admittedAt[name]) continue;
+        const r = await page.request.get(`${BASE}/api/events/${event.id}/queue`);
+        if ((await r.json()).status === 'admitted') admittedAt[name] = Date.now();
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(admittedAt.a && admittedAt.b, 'both were admitted');
+    assert.ok(admittedAt.a < admittedAt.b, 'the first in line was admitted first');
+    await pageB.locator('[data-seat-id]').first().waitFor({ timeout: 15_000 });
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test('without JavaScript the waiting room refreshes itself and reaches the seat map', async () => {
+  const event = await fastEvent('No Script Night', { paused: true });
+  const browser = await openBrowser({ javaScriptEnabled: false });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${BASE}/events/${event.id}`);
+    await page.locator('.place').waitFor();
+    assert.equal(await page.locator('[data-seat-id]').count(), 0);
+    await setRoom(event.id, { paused: false });
+    await page.locator('[data-seat-id]').first().waitFor({ timeout: 15_000 });
+  } finally {
+    await browser.close();
+  }
+});
+
+test('opening the seat map directly without a token shows the waiting room, and the seat API says 403', async () => {
+  const event = await fastEvent('Direct Visit', { paused: true });
+  const browser = await openBrowser({ viewport: { width: 360, height: 740 } });
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${BASE}/events/${event.id}/seats`);
+    await page.locator('.place').waitFor();
+    assert.equal(await page.locator('[data-seat-id]').count(), 0);
+    const r = await page.request.get(`${BASE}/api/events/${event.id}/seats`);
+    assert.equal(r.status(), 403);
+    const body = await r.json();
+    assert.equal(body.error, 'not_admitted');
+    assert.equal(body.queue_url, `/api/events/${event.id}/queue`);
+    await page.screenshot({ path: `${ARTIFACTS}/waiting-room-360.png`, fullPage: true });
+  } finally {
+    await browser.close();
+  }
+});
