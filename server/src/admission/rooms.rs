@@ -61,8 +61,7 @@ impl Rooms {
         update
             .validate()
             .map_err(|e| Error::Unprocessable(e.message))?;
-        events::get_event(db, event_id).await?;
-        sqlx::query(
+        let query = sqlx::query_as(
             "update event set \
                 room_enabled = coalesce($2, room_enabled), \
                 room_paused = coalesce($3, room_paused), \
@@ -71,17 +70,14 @@ impl Rooms {
                 hold_ttl_seconds = coalesce($6, hold_ttl_seconds), \
                 seats_per_buyer = coalesce($7, seats_per_buyer), \
                 updated_at = now() \
-             where id = $1",
+             where id = $1 returning id",
         )
-        .bind(event_id)
-        .bind(update.enabled)
-        .bind(update.paused)
-        .bind(update.admit_rate_per_second.map(|v| v as i32))
-        .bind(update.tick_ms.map(|v| v as i32))
-        .bind(update.hold_ttl_seconds.map(|v| v as i32))
-        .bind(update.seats_per_buyer.map(|v| v as i32))
-        .execute(db)
-        .await?;
+        .bind(event_id);
+        let updated: Option<(String,)> =
+            events::bind_room(query, update).fetch_optional(db).await?;
+        if updated.is_none() {
+            return Err(Error::NotFound(format!("there is no event {event_id:?}")));
+        }
         let event = events::get_event(db, event_id).await?;
         self.remember(&event);
         Ok(event.room)

@@ -132,25 +132,19 @@ pub async fn get_event(db: &PgPool, event_id: &str) -> Result<Event> {
 pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Event>> {
     let room = &new.room;
     let mut tx = db.begin().await?;
-    let row: Option<EventRow> = sqlx::query_as(&format!(
+    let sql = format!(
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
              admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer) \
          values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
              coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6)) \
          on conflict (id) do nothing \
          returning {EVENT_COLUMNS}"
-    ))
-    .bind(id)
-    .bind(new.name.trim())
-    .bind(new.starts_at)
-    .bind(room.enabled)
-    .bind(room.paused)
-    .bind(room.admit_rate_per_second.map(|v| v as i32))
-    .bind(room.tick_ms.map(|v| v as i32))
-    .bind(room.hold_ttl_seconds.map(|v| v as i32))
-    .bind(room.seats_per_buyer.map(|v| v as i32))
-    .fetch_optional(&mut *tx)
-    .await?;
+    );
+    let query = sqlx::query_as(&sql)
+        .bind(id)
+        .bind(new.name.trim())
+        .bind(new.starts_at);
+    let row: Option<EventRow> = bind_room(query, room).fetch_optional(&mut *tx).await?;
     let Some(row) = row else {
         return Ok(None);
     };
@@ -172,6 +166,21 @@ pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Even
     }
     tx.commit().await?;
     Ok(Some(row.into()))
+}
+
+/// Binds the six room settings of `room`, in the order of `Room`'s fields (absent: NULL, which
+/// the statements turn into "keep" or "default" with coalesce).
+pub fn bind_room<'q, O>(
+    query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
+    room: &RoomUpdate,
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
+    query
+        .bind(room.enabled)
+        .bind(room.paused)
+        .bind(room.admit_rate_per_second.map(|v| v as i32))
+        .bind(room.tick_ms.map(|v| v as i32))
+        .bind(room.hold_ttl_seconds.map(|v| v as i32))
+        .bind(room.seats_per_buyer.map(|v| v as i32))
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.

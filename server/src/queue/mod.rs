@@ -38,34 +38,35 @@ pub enum Place {
 
 /// Joins `buyer` to the line of `event_id` (or finds them where they already are).
 pub async fn join(state: &AppState, buyer: &str, event_id: &str) -> Result<QueueStatus> {
-    let room = state.rooms.get(&state.db, event_id).await?;
-    if !room.enabled {
-        return Ok(admitted_now(state, buyer, event_id));
-    }
-    let keys = &state.keys;
-    let reply: (String, i64) = state
-        .scripts
-        .join
-        .key(keys.queue(event_id))
-        .key(keys.seq(event_id))
-        .key(keys.admitted(event_id))
-        .arg(buyer)
-        .invoke_async(&mut state.redis.clone())
-        .await?;
-    status(state, &room, buyer, event_id, place(reply)?)
+    locate(state, buyer, event_id, true).await
 }
 
 /// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
 pub async fn poll(state: &AppState, buyer: &str, event_id: &str) -> Result<QueueStatus> {
+    locate(state, buyer, event_id, false).await
+}
+
+/// One round trip to Redis: the join script (which adds the buyer if absent) or the poll
+/// script (which only looks).
+async fn locate(
+    state: &AppState,
+    buyer: &str,
+    event_id: &str,
+    joining: bool,
+) -> Result<QueueStatus> {
     let room = state.rooms.get(&state.db, event_id).await?;
     if !room.enabled {
         return Ok(admitted_now(state, buyer, event_id));
     }
     let keys = &state.keys;
-    let reply: (String, i64) = state
-        .scripts
-        .poll
-        .key(keys.queue(event_id))
+    let mut invocation = if joining {
+        let mut i = state.scripts.join.key(keys.queue(event_id));
+        i.key(keys.seq(event_id));
+        i
+    } else {
+        state.scripts.poll.key(keys.queue(event_id))
+    };
+    let reply: (String, i64) = invocation
         .key(keys.admitted(event_id))
         .arg(buyer)
         .invoke_async(&mut state.redis.clone())

@@ -199,8 +199,12 @@ async fn an_expired_admission_leaves_the_line_and_joining_again_goes_to_the_back
 async fn joins_and_polls_use_distinct_places_per_event() {
     let app = spawn_app().await;
     // Paused, so that the running ticker admits nobody while the test looks at places.
-    let a = app.create_event(event_body(1, 1, json!({"paused": true}))).await;
-    let b = app.create_event(event_body(1, 1, json!({"paused": true}))).await;
+    let a = app
+        .create_event(event_body(1, 1, json!({"paused": true})))
+        .await;
+    let b = app
+        .create_event(event_body(1, 1, json!({"paused": true})))
+        .await;
     let (_, t1) = app.session().await;
     let (_, t2) = app.session().await;
     join(&app, a["id"].as_str().unwrap(), &t1).await;
