@@ -159,6 +159,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(tokens::session::router())
         .merge(tokens::admission::router())
+        .merge(tokens::admin::router())
         .merge(events::router())
         .merge(queue::router())
         .merge(admission::router())

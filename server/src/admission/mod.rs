@@ -6,28 +6,57 @@ pub mod rooms;
 pub mod ticker;
 
 use app::wire::{Room, RoomUpdate};
+use std::net::SocketAddr;
+
 use axum::{
     Json, Router,
-    extract::{Path, State},
-    routing::put,
+    extract::{ConnectInfo, Path, State},
+    routing::{get, put},
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::{error::Result, extract::ApiJson, state::AppState, tokens::Admin};
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/admin/events/{event_id}/room", put(update_room))
+    Router::new()
+        .route("/api/admin/events/{event_id}/room", put(update_room))
+        .route("/api/admin/events/{event_id}/audit", get(audit))
 }
 
 async fn update_room(
-    _: Admin,
+    admin: Admin,
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(event_id): Path<String>,
     ApiJson(update): ApiJson<RoomUpdate>,
 ) -> Result<Json<Room>> {
-    let room = state.rooms.update(&state.db, &event_id, &update).await?;
-    tracing::info!(event = %event_id, ?update, "room settings changed");
+    let actor = format!("admin via {} from {}", admin.via, peer.ip());
+    let room = state
+        .rooms
+        .update(&state.db, &event_id, &update, &actor)
+        .await?;
+    tracing::info!(event = %event_id, %actor, ?update, "room settings changed");
     Ok(Json(room))
+}
+
+/// `GET /api/admin/events/{id}/audit`: the room changes, newest first.
+async fn audit(
+    _: Admin,
+    State(state): State<AppState>,
+    Path(event_id): Path<String>,
+) -> Result<Json<Vec<serde_json::Value>>> {
+    let rows: Vec<(String, serde_json::Value, chrono::DateTime<chrono::Utc>)> = sqlx::query_as(
+        "select actor, change, created_at from room_change where event_id = $1 \
+         order by created_at desc, id desc limit 100",
+    )
+    .bind(&event_id)
+    .fetch_all(&state.db)
+    .await?;
+    Ok(Json(
+        rows.into_iter()
+            .map(|(actor, change, at)| serde_json::json!({"actor": actor, "change": change, "at": at}))
+            .collect(),
+    ))
 }
 
 /// Re-reads every room from Postgres every `room_refresh_ms` until `shutdown`.

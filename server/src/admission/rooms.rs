@@ -57,7 +57,14 @@ impl Rooms {
     }
 
     /// Applies `update` in Postgres and here; other instances see it at their next refresh.
-    pub async fn update(&self, db: &PgPool, event_id: &str, update: &RoomUpdate) -> Result<Room> {
+    /// The change and `actor` are recorded in the audit table in the same transaction.
+    pub async fn update(
+        &self,
+        db: &PgPool,
+        event_id: &str,
+        update: &RoomUpdate,
+        actor: &str,
+    ) -> Result<Room> {
         update
             .validate()
             .map_err(|e| Error::Unprocessable(e.message))?;
@@ -73,11 +80,20 @@ impl Rooms {
              where id = $1 returning id",
         )
         .bind(event_id);
-        let updated: Option<(String,)> =
-            events::bind_room(query, update).fetch_optional(db).await?;
+        let mut tx = db.begin().await?;
+        let updated: Option<(String,)> = events::bind_room(query, update)
+            .fetch_optional(&mut *tx)
+            .await?;
         if updated.is_none() {
             return Err(Error::NotFound(format!("there is no event {event_id:?}")));
         }
+        sqlx::query("insert into room_change (event_id, actor, change) values ($1, $2, $3)")
+            .bind(event_id)
+            .bind(actor)
+            .bind(sqlx::types::Json(update))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         let event = events::get_event(db, event_id).await?;
         self.remember(&event);
         Ok(event.room)

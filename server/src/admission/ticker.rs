@@ -33,6 +33,14 @@ pub enum Tick {
     },
 }
 
+/// An owner token that says which process holds a lock (for the operator) and cannot collide.
+fn owner_token() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "host".to_owned());
+    format!("{host}/{}/{}", std::process::id(), devdata::random_token(9))
+}
+
 /// One instance's ticker, with its own owner token.
 pub struct Ticker {
     state: AppState,
@@ -43,7 +51,7 @@ impl Ticker {
     pub fn new(state: AppState) -> Self {
         Self {
             state,
-            owner: devdata::random_token(16),
+            owner: owner_token(),
         }
     }
 
@@ -54,10 +62,35 @@ impl Ticker {
     /// One tick for one event: take or renew the lock, then admit (fenced). `now_unix` names
     /// the second the admissions are counted in.
     pub async fn tick(&self, event_id: &str, room: &Room, now_unix: i64) -> Result<Tick> {
+        let metrics = &self.state.metrics;
         if !self.acquire(event_id).await? {
+            metrics
+                .ticker_lock_held
+                .with_label_values(&[event_id])
+                .set(0);
             return Ok(Tick::NotLeader);
         }
-        self.admit(event_id, room, now_unix).await
+        let tick = self.admit(event_id, room, now_unix).await?;
+        let held = matches!(tick, Tick::Admitted { .. });
+        metrics
+            .ticker_lock_held
+            .with_label_values(&[event_id])
+            .set(i64::from(held));
+        if let Tick::Admitted {
+            count,
+            queue_length,
+        } = tick
+        {
+            metrics
+                .admissions
+                .with_label_values(&[event_id])
+                .inc_by(count);
+            metrics
+                .queue_length
+                .with_label_values(&[event_id])
+                .set(queue_length as i64);
+        }
+        Ok(tick)
     }
 
     /// Takes or renews the event's ticker lock for one lease.

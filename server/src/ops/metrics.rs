@@ -9,7 +9,8 @@ use axum::{
     response::Response,
 };
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, Opts, Registry, TextEncoder,
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
 };
 
 use crate::state::AppState;
@@ -24,6 +25,41 @@ pub struct Metrics {
     pub holds: IntCounterVec,
     /// Checkout outcomes: ok, declined, refunded, provider_429, breaker_open.
     pub checkouts: IntCounterVec,
+    /// Queue calls by kind: join, poll.
+    pub queue_calls: IntCounterVec,
+    /// Buyers admitted by this instance's ticker, per event.
+    pub admissions: IntCounterVec,
+    /// The line's length per event, as the last tick saw it.
+    pub queue_length: IntGaugeVec,
+    /// 1 while this instance holds the event's ticker lock.
+    pub ticker_lock_held: IntGaugeVec,
+    /// Postgres pool connections: open, and idle (set when scraped).
+    pub db_connections: IntGauge,
+    pub db_idle: IntGauge,
+}
+
+fn counter_vec(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
+    let metric = IntCounterVec::new(Opts::new(name, help), labels).expect("valid metric");
+    registry
+        .register(Box::new(metric.clone()))
+        .expect("registered once");
+    metric
+}
+
+fn gauge_vec(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> IntGaugeVec {
+    let metric = IntGaugeVec::new(Opts::new(name, help), labels).expect("valid metric");
+    registry
+        .register(Box::new(metric.clone()))
+        .expect("registered once");
+    metric
+}
+
+fn gauge(registry: &Registry, name: &str, help: &str) -> IntGauge {
+    let metric = IntGauge::new(name, help).expect("valid metric");
+    registry
+        .register(Box::new(metric.clone()))
+        .expect("registered once");
+    metric
 }
 
 impl Metrics {
@@ -72,7 +108,28 @@ impl Metrics {
         registry
             .register(Box::new(http_duration.clone()))
             .expect("registered once");
+        let queue_calls = counter_vec(&registry, "queue_calls_total", "Joins and polls", &["call"]);
+        let admissions = counter_vec(&registry, "admissions_total", "Buyers admitted", &["event"]);
+        let queue_length = gauge_vec(&registry, "queue_length", "Buyers in line", &["event"]);
+        let ticker_lock_held = gauge_vec(
+            &registry,
+            "ticker_lock_held",
+            "1 while this instance admits for the event",
+            &["event"],
+        );
+        let db_connections = gauge(
+            &registry,
+            "db_pool_connections",
+            "Postgres connections open",
+        );
+        let db_idle = gauge(&registry, "db_pool_idle", "Postgres connections idle");
         Self {
+            queue_calls,
+            admissions,
+            queue_length,
+            ticker_lock_held,
+            db_connections,
+            db_idle,
             registry,
             http_requests,
             http_duration,

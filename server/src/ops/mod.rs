@@ -56,6 +56,8 @@ async fn readyz(State(state): State<AppState>) -> Response {
 }
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    state.metrics.db_connections.set(i64::from(state.db.size()));
+    state.metrics.db_idle.set(state.db.num_idle() as i64);
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
         state.metrics.render(),

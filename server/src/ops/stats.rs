@@ -25,7 +25,8 @@ pub async fn stats(
     let first = now - SERIES_SECONDS + 1;
     let mut pipe = redis::pipe();
     pipe.zcard(keys.queue(&event_id))
-        .get(keys.admitted_total(&event_id));
+        .get(keys.admitted_total(&event_id))
+        .get(keys.ticker(&event_id));
     for t in first..=now {
         pipe.hget(
             keys.second(&event_id, t),
@@ -33,16 +34,22 @@ pub async fn stats(
         );
     }
     let mut redis = state.redis.clone();
-    let (queue_length, admitted_total, points): (u64, Option<u64>, Vec<[Option<u64>; 4]>) = {
+    let (queue_length, admitted_total, ticker_holder, points): (
+        u64,
+        Option<u64>,
+        Option<String>,
+        Vec<[Option<u64>; 4]>,
+    ) = {
         let mut reply: Vec<redis::Value> = pipe.query_async(&mut redis).await?;
         let points = reply
-            .split_off(2)
+            .split_off(3)
             .into_iter()
             .map(|v| redis::from_redis_value(&v))
             .collect::<redis::RedisResult<Vec<[Option<u64>; 4]>>>()?;
         let queue_length = redis::from_redis_value(&reply[0])?;
         let admitted_total = redis::from_redis_value(&reply[1])?;
-        (queue_length, admitted_total, points)
+        let ticker_holder = redis::from_redis_value(&reply[2])?;
+        (queue_length, admitted_total, ticker_holder, points)
     };
     let seats: Vec<(String, i64)> =
         sqlx::query_as("select status, count(*) from seat where event_id = $1 group by status")
@@ -72,6 +79,7 @@ pub async fn stats(
         "queue_length": queue_length,
         "admitted_total": admitted_total.unwrap_or(0),
         "holds_active": holds_active,
+        "ticker_holder": ticker_holder,
         "seats": {
             "available": seat_count("available"),
             "held": seat_count("held"),

@@ -54,6 +54,11 @@ async fn locate(
     event_id: &str,
     joining: bool,
 ) -> Result<QueueStatus> {
+    state
+        .metrics
+        .queue_calls
+        .with_label_values(&[if joining { "join" } else { "poll" }])
+        .inc();
     let room = state.rooms.get(&state.db, event_id).await?;
     if !room.enabled {
         return Ok(admitted_now(state, buyer, event_id));

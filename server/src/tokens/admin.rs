@@ -1,30 +1,94 @@
-//! The operator's credential: `Authorization: Bearer <admin token>`, compared in constant time.
-//! A buyer's session token is not an admin credential.
+//! The operator's credential: `Authorization: Bearer <admin token>` (compared in constant
+//! time), or the dashboard's HttpOnly cookie, a signed admin session that
+//! `POST /api/admin/session` issues for the admin token. A buyer's session is never an admin
+//! credential (its audience differs).
 
-use axum::{extract::FromRequestParts, http::request::Parts};
+use axum::{
+    Json, Router,
+    extract::{FromRequestParts, State},
+    http::{HeaderValue, StatusCode, header, request::Parts},
+    response::{IntoResponse, Response},
+    routing::post,
+};
+use serde::Deserialize;
 
-use crate::{error::Error, state::AppState};
+use crate::{error::Error, extract::ApiJson, state::AppState};
 
-/// A request made by the operator.
-pub struct Admin;
+pub const ADMIN_COOKIE: &str = "anteroom_admin";
+
+/// A request made by the operator, and how they signed in (for the audit).
+pub struct Admin {
+    pub via: &'static str,
+}
 
 impl FromRequestParts<AppState> for Admin {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let given = super::bearer(&parts.headers).unwrap_or("");
-        let expected = state.admin_token.expose();
-        if !expected.is_empty() && constant_time_eq(given.as_bytes(), expected.as_bytes()) {
-            Ok(Admin)
-        } else {
-            Err(Error::Unauthorized(
-                "the admin API needs Authorization: Bearer <admin token>".into(),
-            ))
+        if let Some(given) = super::bearer(&parts.headers)
+            && is_admin_token(state, given)
+        {
+            return Ok(Admin { via: "api" });
         }
+        if super::cookie(&parts.headers, ADMIN_COOKIE).is_some_and(|c| state.sessions.is_admin(c)) {
+            return Ok(Admin { via: "dashboard" });
+        }
+        Err(Error::Unauthorized(
+            "the admin API needs Authorization: Bearer <admin token>".into(),
+        ))
     }
+}
+
+fn is_admin_token(state: &AppState, given: &str) -> bool {
+    let expected = state.admin_token.expose();
+    !expected.is_empty() && constant_time_eq(given.as_bytes(), expected.as_bytes())
 }
 
 /// Equality whose time does not depend on where the first differing byte is.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/admin/session", post(sign_in).delete(sign_out))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignIn {
+    token: String,
+}
+
+/// `POST /api/admin/session {"token"}`: the dashboard's cookie for the admin token.
+async fn sign_in(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<SignIn>,
+) -> Result<Response, Error> {
+    if !is_admin_token(&state, body.token.trim()) {
+        return Err(Error::Unauthorized("that is not the admin token".into()));
+    }
+    let cookie = format!(
+        "{ADMIN_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200{}",
+        state.sessions.issue_admin(),
+        if state.config.secure_cookies {
+            "; Secure"
+        } else {
+            ""
+        }
+    );
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&cookie).expect("a token is header-safe"),
+    );
+    Ok(response)
+}
+
+async fn sign_out() -> Response {
+    let mut response = Json(serde_json::json!({"signed_out": true})).into_response();
+    response.headers_mut().insert(
+        header::SET_COOKIE,
+        HeaderValue::from_static("anteroom_admin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
+    );
+    response
 }

@@ -21,6 +21,9 @@ use crate::{error::Error, extract::ApiJson, ratelimit, state::AppState};
 
 pub const SESSION_COOKIE: &str = "anteroom_session";
 const AUDIENCE: &str = "anteroom-session";
+const ADMIN_AUDIENCE: &str = "anteroom-admin";
+/// How long the dashboard's sign-in lasts.
+const ADMIN_TTL_SECS: i64 = 12 * 3600;
 
 #[derive(Serialize, Deserialize)]
 struct Claims {
@@ -35,6 +38,7 @@ pub struct Sessions {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    admin_validation: Validation,
     ttl: Duration,
     /// Whether the cookie carries `Secure` (HTTPS deployments).
     secure_cookies: bool,
@@ -46,7 +50,10 @@ impl Sessions {
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
         validation.leeway = 0;
+        let mut admin_validation = validation.clone();
+        admin_validation.set_audience(&[ADMIN_AUDIENCE]);
         Self {
+            admin_validation,
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
             validation,
@@ -69,6 +76,24 @@ impl Sessions {
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 signing with a byte secret cannot fail");
         SessionCreated { buyer_id, token }
+    }
+
+    /// A signed admin session for the dashboard's cookie.
+    pub fn issue_admin(&self) -> String {
+        let now = chrono::Utc::now().timestamp();
+        let claims = Claims {
+            sub: "admin".to_owned(),
+            aud: ADMIN_AUDIENCE.to_owned(),
+            iat: now,
+            exp: now + ADMIN_TTL_SECS,
+        };
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .expect("HS256 signing with a byte secret cannot fail")
+    }
+
+    /// Whether `token` is a valid admin session.
+    pub fn is_admin(&self, token: &str) -> bool {
+        jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.admin_validation).is_ok()
     }
 
     /// The buyer id of a valid token.

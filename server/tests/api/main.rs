@@ -5,6 +5,7 @@ mod checkout;
 mod events;
 mod helpers;
 mod holds;
+mod operator;
 mod ops;
 mod pages;
 mod queue;

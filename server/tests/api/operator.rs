@@ -1,0 +1,158 @@
+use anteroom::admission::ticker::Ticker;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::{
+    helpers::{ADMIN_TOKEN, event_body, expect_error, spawn_with, test_config},
+    queue::join,
+};
+
+#[tokio::test]
+async fn the_dashboard_signs_in_with_the_admin_token_into_an_httponly_cookie() {
+    let app = crate::helpers::spawn_app().await;
+    let event = app.create_event(event_body(1, 2, json!({}))).await;
+    let stats_url = app.url(&format!(
+        "/api/admin/events/{}/stats",
+        event["id"].as_str().unwrap()
+    ));
+    let r = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": "guess"}))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let r = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": ADMIN_TOKEN}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
+    let pair = cookie.split(';').next().unwrap();
+    let r = app
+        .client
+        .get(&stats_url)
+        .header("cookie", pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // A buyer's session, even placed in the admin cookie, is not an admin credential.
+    let (_, buyer) = app.session().await;
+    let r = app
+        .client
+        .get(&stats_url)
+        .header("cookie", format!("anteroom_admin={buyer}"))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+}
+
+#[tokio::test]
+async fn room_changes_are_audited_with_who_and_when() {
+    let app = crate::helpers::spawn_app().await;
+    let event = app.create_event(event_body(1, 2, json!({}))).await;
+    let id = event["id"].as_str().unwrap();
+    for change in [
+        json!({"admit_rate_per_second": 20}),
+        json!({"paused": true}),
+    ] {
+        let r = app
+            .admin(
+                app.client
+                    .put(app.url(&format!("/api/admin/events/{id}/room"))),
+            )
+            .json(&change)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let refused = app
+        .admin(
+            app.client
+                .put(app.url(&format!("/api/admin/events/{id}/room"))),
+        )
+        .json(&json!({"admit_rate_per_second": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let audit: Vec<Value> = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/events/{id}/audit"))),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(audit.len(), 2, "a refused change is not recorded");
+    assert_eq!(audit[0]["change"], json!({"paused": true}));
+    assert_eq!(audit[1]["change"], json!({"admit_rate_per_second": 20}));
+    assert_eq!(audit[0]["actor"], "admin via api from 127.0.0.1");
+    assert!(audit[0]["at"].as_str().is_some());
+}
+
+#[tokio::test]
+async fn metrics_show_the_line_the_ticker_and_the_pool() {
+    let mut config = test_config();
+    config.ticker = false;
+    let app = spawn_with(config).await;
+    let event = app
+        .create_event(event_body(1, 2, json!({"admit_rate_per_second": 1})))
+        .await;
+    let id = event["id"].as_str().unwrap();
+    for _ in 0..3 {
+        let (_, token) = app.session().await;
+        join(&app, id, &token).await;
+    }
+    let room = app.state.rooms.get(&app.state.db, id).await.unwrap();
+    Ticker::new(app.state.clone())
+        .tick(id, &room, 0)
+        .await
+        .unwrap();
+    let text = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for line in [
+        r#"anteroom_queue_calls_total{call="join"} 3"#.to_owned(),
+        format!(r#"anteroom_admissions_total{{event="{id}"}} 1"#),
+        format!(r#"anteroom_queue_length{{event="{id}"}} 2"#),
+        format!(r#"anteroom_ticker_lock_held{{event="{id}"}} 1"#),
+    ] {
+        assert!(text.contains(&line), "missing {line} in\n{text}");
+    }
+    assert!(text.contains("anteroom_db_pool_connections "));
+    let stats: Value = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/events/{id}/stats"))),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        stats["ticker_holder"]
+            .as_str()
+            .unwrap()
+            .contains(&std::process::id().to_string())
+    );
+}
