@@ -9,6 +9,8 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/anteroom_e2e_${stamp}"
 export ANTEROOM_REDIS_PREFIX="e2e${stamp}"
 export ANTEROOM_ADDR="127.0.0.1:${port}"
 export ANTEROOM_ADMIN_TOKEN="e2e-admin-${stamp}"
+# Every simulated buyer comes from 127.0.0.1: lift the per-address session limit.
+export ANTEROOM_SESSIONS_PER_MINUTE=100000
 export ANTEROOM_SESSION_SECRET="e2e-session-${stamp}"
 export ANTEROOM_DATA_DIR="$(mktemp -d)"
 export ANTEROOM_URL="http://127.0.0.1:${port}"

@@ -6,7 +6,10 @@
 
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::wire::{ErrorBody, Event, EventEntry, Hold, HoldRequest, Order, QueueStatus, SeatMap};
+use crate::wire::{
+    ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, QueueStatus, Room,
+    RoomChange, RoomUpdate, SeatMap, Stats,
+};
 
 #[cfg(feature = "ssr")]
 use crate::backend::{PageBuyer, SharedBackend};
@@ -155,6 +158,61 @@ impl Api {
         .await
     }
 
+    /// Whether this browser is signed in as the operator.
+    pub async fn admin_check(&self) -> Result<(), ErrorBody> {
+        call::<(), serde_json::Value>("GET", "/api/admin/session", None, None)
+            .await
+            .map(|_| ())
+    }
+
+    pub async fn admin_sign_in(&self, token: &str) -> Result<(), ErrorBody> {
+        call(
+            "POST",
+            "/api/admin/session",
+            Some(&serde_json::json!({ "token": token })),
+            None,
+        )
+        .await
+    }
+
+    pub async fn stats(&self, event_id: &str) -> Result<Stats, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/admin/events/{event_id}/stats"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    pub async fn audit(&self, event_id: &str) -> Result<Vec<RoomChange>, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/admin/events/{event_id}/audit"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    pub async fn update_room(
+        &self,
+        event_id: &str,
+        update: &RoomUpdate,
+    ) -> Result<Room, ErrorBody> {
+        call(
+            "PUT",
+            &format!("/api/admin/events/{event_id}/room"),
+            Some(update),
+            None,
+        )
+        .await
+    }
+
+    pub async fn create_event(&self, event: &NewEvent) -> Result<Event, ErrorBody> {
+        call("POST", "/api/admin/events", Some(event), None).await
+    }
+
     #[cfg(feature = "ssr")]
     fn backend(&self) -> Result<&SharedBackend, ErrorBody> {
         self.backend
@@ -184,6 +242,7 @@ async fn call<B: Serialize, T: DeserializeOwned>(
     let method = match method {
         "POST" => Method::POST,
         "DELETE" => Method::DELETE,
+        "PUT" => Method::PUT,
         _ => Method::GET,
     };
     let mut builder = RequestBuilder::new(path).method(method);

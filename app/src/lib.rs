@@ -3,6 +3,7 @@
 //! talks to Redis, Postgres or signing keys; the server reaches the pages only through
 //! [`backend::Backend`].
 
+mod admin;
 pub mod api;
 #[cfg(feature = "ssr")]
 pub mod backend;

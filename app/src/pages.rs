@@ -8,7 +8,12 @@ use leptos_router::{
     components::{Route, Router, Routes},
 };
 
-use crate::{api::Api, onsale::EventPage, wire::Event};
+use crate::{
+    admin::{AdminEventPage, AdminPage},
+    api::Api,
+    onsale::EventPage,
+    wire::Event,
+};
 
 /// The HTML document around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -53,6 +58,8 @@ pub fn App() -> impl IntoView {
                     <Route path=(StaticSegment("events"), ParamSegment("id")) view=EventPage ssr=SsrMode::Async/>
                     // Opening the seat map directly gives the same page: the waiting room unless
                     // this buyer has been admitted.
+                    <Route path=StaticSegment("admin") view=AdminPage/>
+                    <Route path=(StaticSegment("admin"), StaticSegment("events"), ParamSegment("id")) view=AdminEventPage/>
                     <Route
                         path=(StaticSegment("events"), ParamSegment("id"), StaticSegment("seats"))
                         view=EventPage

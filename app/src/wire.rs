@@ -305,6 +305,44 @@ pub struct EventEntry {
     pub seats: Option<SeatMap>,
 }
 
+/// Seat counts by status.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatCounts {
+    pub available: i64,
+    pub held: i64,
+    pub sold: i64,
+}
+
+/// One second of the operator's series.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatsPoint {
+    pub t: DateTime<Utc>,
+    pub admissions: u64,
+    pub holds: u64,
+    pub checkouts: u64,
+    pub queue_length: u64,
+}
+
+/// `GET /api/admin/events/{id}/stats`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stats {
+    pub queue_length: u64,
+    pub admitted_total: u64,
+    pub holds_active: i64,
+    pub seats: SeatCounts,
+    /// The owner token of the instance holding the ticker lock (host/pid/random).
+    pub ticker_holder: Option<String>,
+    pub series: Vec<StatsPoint>,
+}
+
+/// One entry of `GET /api/admin/events/{id}/audit`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoomChange {
+    pub actor: String,
+    pub change: RoomUpdate,
+    pub at: DateTime<Utc>,
+}
+
 /// The largest layout one event may have: big enough for a stadium, small enough that one
 /// creation transaction stays short.
 pub const MAX_SEATS_PER_EVENT: u64 = 100_000;

@@ -1,5 +1,8 @@
 //! The browser entry point: hydrates the server-rendered page with the same `app` components.
 
+// The operator panel's view types nest deeper than the default limit allows.
+#![recursion_limit = "256"]
+
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();

@@ -1,6 +1,9 @@
 //! Anteroom's server: the JSON API of API.md, server rendering of the `app` pages, and the
 //! machinery behind them. `main.rs` only parses the command line and calls [`startup`].
 
+// The operator panel's view types nest deeper than the default limit allows.
+#![recursion_limit = "256"]
+
 pub mod admission;
 pub mod checkout;
 pub mod config;

@@ -5,7 +5,7 @@
 pub mod rooms;
 pub mod ticker;
 
-use app::wire::{Room, RoomUpdate};
+use app::wire::{Room, RoomChange, RoomUpdate};
 use std::net::SocketAddr;
 
 use axum::{
@@ -44,8 +44,12 @@ async fn audit(
     _: Admin,
     State(state): State<AppState>,
     Path(event_id): Path<String>,
-) -> Result<Json<Vec<serde_json::Value>>> {
-    let rows: Vec<(String, serde_json::Value, chrono::DateTime<chrono::Utc>)> = sqlx::query_as(
+) -> Result<Json<Vec<RoomChange>>> {
+    let rows: Vec<(
+        String,
+        sqlx::types::Json<RoomUpdate>,
+        chrono::DateTime<chrono::Utc>,
+    )> = sqlx::query_as(
         "select actor, change, created_at from room_change where event_id = $1 \
          order by created_at desc, id desc limit 100",
     )
@@ -54,7 +58,11 @@ async fn audit(
     .await?;
     Ok(Json(
         rows.into_iter()
-            .map(|(actor, change, at)| serde_json::json!({"actor": actor, "change": change, "at": at}))
+            .map(|(actor, change, at)| RoomChange {
+                actor,
+                change: change.0,
+                at,
+            })
             .collect(),
     ))
 }

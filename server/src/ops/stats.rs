@@ -2,12 +2,12 @@
 //! counters are written to Redis by whichever instance did the work, so every instance reads
 //! the same series: one point a second for the last 10 minutes, quiet seconds as zeros.
 
+use app::wire::{SeatCounts, Stats, StatsPoint};
 use axum::{
     Json,
     extract::{Path, State},
 };
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
 
 use crate::{error::Result, events, state::AppState, tokens::Admin};
 
@@ -18,7 +18,7 @@ pub async fn stats(
     _: Admin,
     State(state): State<AppState>,
     Path(event_id): Path<String>,
-) -> Result<Json<Value>> {
+) -> Result<Json<Stats>> {
     events::get_event(&state.db, &event_id).await?;
     let keys = &state.keys;
     let now = Utc::now().timestamp();
@@ -63,28 +63,26 @@ pub async fn stats(
     .fetch_one(&state.db)
     .await?;
     let seat_count = |s: &str| seats.iter().find(|(k, _)| k == s).map_or(0, |(_, n)| *n);
-    let series: Vec<Value> = (first..=now)
+    let series = (first..=now)
         .zip(points)
-        .map(|(t, [admissions, holds, checkouts, queue])| {
-            json!({
-                "t": DateTime::<Utc>::from_timestamp(t, 0),
-                "admissions": admissions.unwrap_or(0),
-                "holds": holds.unwrap_or(0),
-                "checkouts": checkouts.unwrap_or(0),
-                "queue_length": queue.unwrap_or(0),
-            })
+        .map(|(t, [admissions, holds, checkouts, queue])| StatsPoint {
+            t: DateTime::<Utc>::from_timestamp(t, 0).unwrap_or_default(),
+            admissions: admissions.unwrap_or(0),
+            holds: holds.unwrap_or(0),
+            checkouts: checkouts.unwrap_or(0),
+            queue_length: queue.unwrap_or(0),
         })
         .collect();
-    Ok(Json(json!({
-        "queue_length": queue_length,
-        "admitted_total": admitted_total.unwrap_or(0),
-        "holds_active": holds_active,
-        "ticker_holder": ticker_holder,
-        "seats": {
-            "available": seat_count("available"),
-            "held": seat_count("held"),
-            "sold": seat_count("sold"),
+    Ok(Json(Stats {
+        queue_length,
+        admitted_total: admitted_total.unwrap_or(0),
+        holds_active,
+        seats: SeatCounts {
+            available: seat_count("available"),
+            held: seat_count("held"),
+            sold: seat_count("sold"),
         },
-        "series": series,
-    })))
+        ticker_holder,
+        series,
+    }))
 }

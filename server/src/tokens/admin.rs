@@ -50,7 +50,10 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/api/admin/session", post(sign_in).delete(sign_out))
+    Router::new().route(
+        "/api/admin/session",
+        post(sign_in).delete(sign_out).get(whoami),
+    )
 }
 
 #[derive(Deserialize)]
@@ -82,6 +85,11 @@ async fn sign_in(
         HeaderValue::from_str(&cookie).expect("a token is header-safe"),
     );
     Ok(response)
+}
+
+/// `GET /api/admin/session`: 200 for the operator, 401 otherwise.
+async fn whoami(admin: Admin) -> Json<serde_json::Value> {
+    Json(serde_json::json!({"admin": true, "via": admin.via}))
 }
 
 async fn sign_out() -> Response {

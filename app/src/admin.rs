@@ -1,0 +1,400 @@
+//! The operator's pages: `/admin` (sign in, the events, a new event) and `/admin/events/{id}`
+//! (the live panel and the controls). They run in the browser against the admin API; the
+//! admin cookie is HttpOnly, so the server renders only the frame and the sign-in form.
+
+use chrono::Utc;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::{
+    api::Api,
+    wire::{Event, NewEvent, NewSection, RoomChange, RoomUpdate, Stats, StatsPoint},
+    words::grouped,
+};
+
+/// Signed in or not, checked once the page runs in the browser.
+fn use_sign_in() -> (RwSignal<Option<bool>>, RwSignal<Option<String>>) {
+    let signed_in = RwSignal::new(None::<bool>);
+    let error = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        leptos::task::spawn_local(async move {
+            signed_in.set(Some(Api::current().admin_check().await.is_ok()));
+        });
+    });
+    (signed_in, error)
+}
+
+#[component]
+fn SignIn(signed_in: RwSignal<Option<bool>>, error: RwSignal<Option<String>>) -> impl IntoView {
+    let token = RwSignal::new(String::new());
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        leptos::task::spawn_local(async move {
+            match Api::current().admin_sign_in(&token.get_untracked()).await {
+                Ok(()) => {
+                    error.set(None);
+                    signed_in.set(Some(true));
+                }
+                Err(e) => error.set(Some(e.message)),
+            }
+        });
+    };
+    view! {
+        <form class="card signin" on:submit=submit>
+            <h2>"Operator sign-in"</h2>
+            <label for="admin-token">"Admin token"</label>
+            <input id="admin-token" type="password" autocomplete="current-password"
+                on:input=move |ev| token.set(event_target_value(&ev))/>
+            <button class="button" type="submit">"Sign in"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </form>
+    }
+}
+
+/// `/admin`.
+#[component]
+pub fn AdminPage() -> impl IntoView {
+    let (signed_in, error) = use_sign_in();
+    view! {
+        <Title text="Operator · Anteroom"/>
+        <h1>"Operator"</h1>
+        {move || match signed_in.get() {
+            None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
+            Some(false) => view! { <SignIn signed_in error/> }.into_any(),
+            Some(true) => view! { <EventList/><CreateEvent/> }.into_any(),
+        }}
+    }
+}
+
+#[component]
+fn EventList() -> impl IntoView {
+    let events = LocalResource::new(|| async { Api::current().events().await });
+    view! {
+        <section class="card">
+            <h2>"Events"</h2>
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || events.get().map(|r| match r {
+                    Ok(list) => view! {
+                        <ul class="admin-events">
+                            {list.into_iter().map(|e: Event| view! {
+                                <li>
+                                    <a href=format!("/admin/events/{}", e.id)>{e.name.clone()}</a>
+                                    <span class="muted">{room_state(&e)}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+fn room_state(e: &Event) -> String {
+    let state = match (e.room.enabled, e.room.paused) {
+        (false, _) => "room off".to_owned(),
+        (true, true) => "paused".to_owned(),
+        (true, false) => "admitting".to_owned(),
+    };
+    format!("{state} · N = {}/s", e.room.admit_rate_per_second)
+}
+
+#[component]
+fn CreateEvent() -> impl IntoView {
+    let name = RwSignal::new(String::new());
+    let starts_at = RwSignal::new(String::new());
+    let sections = RwSignal::new(vec![("Stalls".to_owned(), 10u32, 20u32, 5000i64)]);
+    let rate = RwSignal::new(50u32);
+    let result = RwSignal::new(None::<Result<Event, String>>);
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let starts =
+            chrono::NaiveDateTime::parse_from_str(&starts_at.get_untracked(), "%Y-%m-%dT%H:%M")
+                .map(|t| t.and_utc())
+                .unwrap_or_else(|_| Utc::now());
+        let new = NewEvent {
+            name: name.get_untracked(),
+            starts_at: starts,
+            sections: sections
+                .get_untracked()
+                .into_iter()
+                .map(|(name, rows, seats_per_row, price_cents)| NewSection {
+                    name,
+                    rows,
+                    seats_per_row,
+                    price_cents,
+                })
+                .collect(),
+            room: RoomUpdate {
+                admit_rate_per_second: Some(rate.get_untracked()),
+                ..RoomUpdate::default()
+            },
+        };
+        if let Err(e) = new.validate() {
+            result.set(Some(Err(e.message)));
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            result.set(Some(
+                Api::current()
+                    .create_event(&new)
+                    .await
+                    .map_err(|e| e.message),
+            ));
+        });
+    };
+    let field = move |i: usize, f: fn(&mut (String, u32, u32, i64), String)| {
+        move |ev: leptos::ev::Event| {
+            let v = event_target_value(&ev);
+            sections.update(|s| f(&mut s[i], v));
+        }
+    };
+    view! {
+        <form class="card create" on:submit=submit>
+            <h2>"New event"</h2>
+            <label>"Name "<input required on:input=move |ev| name.set(event_target_value(&ev))/></label>
+            <label>"Starts (UTC) "<input type="datetime-local" required on:input=move |ev| starts_at.set(event_target_value(&ev))/></label>
+            <label>"Admitted per second "<input type="number" min="1" max="100000" value="50"
+                on:input=move |ev| rate.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
+            <table class="layout">
+                <thead><tr><th>"Section"</th><th>"Rows"</th><th>"Seats a row"</th><th>"Price (cents)"</th></tr></thead>
+                <tbody>
+                    {move || (0..sections.with(Vec::len)).map(|i| {
+                        let (n, r, s, p) = sections.with_untracked(|v| v[i].clone());
+                        view! {
+                            <tr>
+                                <td><input aria-label="Section name" value=n on:input=field(i, |s, v| s.0 = v)/></td>
+                                <td><input aria-label="Rows" type="number" min="1" max="100" value=r.to_string()
+                                    on:input=field(i, |s, v| s.1 = v.parse().unwrap_or(0))/></td>
+                                <td><input aria-label="Seats a row" type="number" min="1" max="200" value=s.to_string()
+                                    on:input=field(i, |s, v| s.2 = v.parse().unwrap_or(0))/></td>
+                                <td><input aria-label="Price in cents" type="number" min="0" value=p.to_string()
+                                    on:input=field(i, |s, v| s.3 = v.parse().unwrap_or(0))/></td>
+                            </tr>
+                        }
+                    }).collect_view()}
+                </tbody>
+            </table>
+            <div class="actions">
+                <button type="button" class="button secondary"
+                    on:click=move |_| sections.update(|s| s.push((format!("Section {}", s.len() + 1), 10, 20, 5000)))>
+                    "Add a section"
+                </button>
+                <button type="submit" class="button">"Create the event"</button>
+            </div>
+            {move || result.get().map(|r| match r {
+                Ok(e) => view! { <p class="notice">"Created: "<a href=format!("/admin/events/{}", e.id)>{e.name}</a></p> }.into_any(),
+                Err(m) => view! { <p class="error" role="alert">{m}</p> }.into_any(),
+            })}
+        </form>
+    }
+}
+
+/// `/admin/events/{id}`.
+#[component]
+pub fn AdminEventPage() -> impl IntoView {
+    let (signed_in, error) = use_sign_in();
+    let params = use_params_map();
+    let event_id = move || params.read().get("id").unwrap_or_default();
+    view! {
+        <Title text="Live panel · Anteroom"/>
+        {move || match signed_in.get() {
+            None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
+            Some(false) => view! { <SignIn signed_in error/> }.into_any(),
+            Some(true) => view! { <LivePanel event_id=event_id()/> }.into_any(),
+        }}
+    }
+}
+
+#[component]
+fn LivePanel(event_id: String) -> impl IntoView {
+    let id = StoredValue::new(event_id);
+    let event = RwSignal::new(None::<Event>);
+    let stats = RwSignal::new(None::<Stats>);
+    let audit = RwSignal::new(Vec::<RoomChange>::new());
+    let message = RwSignal::new(None::<String>);
+    let refresh = move || {
+        leptos::task::spawn_local(async move {
+            let api = Api::current();
+            let id = id.get_value();
+            match api.event(id.clone()).await {
+                Ok(e) => event.set(Some(e)),
+                Err(e) => message.set(Some(e.message)),
+            }
+            if let Ok(a) = api.audit(&id).await {
+                audit.set(a);
+            }
+        });
+    };
+    // Every second: the stats of the whole cluster.
+    Effect::new(move |_| {
+        refresh();
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            let api = Api::current();
+            loop {
+                match api.stats(&id.get_value()).await {
+                    Ok(s) => stats.set(Some(s)),
+                    Err(e) => message.set(Some(e.message)),
+                }
+                gloo_timers::future::TimeoutFuture::new(1_000).await;
+            }
+        });
+    });
+    let change = move |update: RoomUpdate| {
+        leptos::task::spawn_local(async move {
+            match Api::current().update_room(&id.get_value(), &update).await {
+                Ok(_) => {
+                    message.set(None);
+                    refresh();
+                }
+                Err(e) => message.set(Some(e.message)),
+            }
+        });
+    };
+    let new_rate = RwSignal::new(String::new());
+    let set_rate = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Ok(n) = new_rate.get_untracked().trim().parse::<u32>() else {
+            message.set(Some("N must be a whole number from 1 to 100000.".into()));
+            return;
+        };
+        if confirm(&format!("Admit {n} buyers a second from now on?")) {
+            change(RoomUpdate {
+                admit_rate_per_second: Some(n),
+                ..RoomUpdate::default()
+            });
+        }
+    };
+    view! {
+        <h1>{move || event.get().map(|e| e.name).unwrap_or_else(|| "Live panel".into())}</h1>
+        {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
+        <section class="card controls">
+            <h2>"Room"</h2>
+            {move || event.get().map(|e| {
+                let room = e.room.clone();
+                view! {
+                    <p class="room-state">{room_state(&e)}</p>
+                    <div class="actions">
+                        <button class="button secondary" on:click=move |_| change(RoomUpdate { enabled: Some(!room.enabled), ..RoomUpdate::default() })>
+                            {if room.enabled { "Turn the room off" } else { "Turn the room on" }}
+                        </button>
+                        <button class="button secondary" on:click=move |_| change(RoomUpdate { paused: Some(!room.paused), ..RoomUpdate::default() })>
+                            {if room.paused { "Resume admissions" } else { "Pause admissions" }}
+                        </button>
+                    </div>
+                }
+            })}
+            <form class="rate" on:submit=set_rate>
+                <label for="rate">"Admitted per second (N) "</label>
+                <input id="rate" type="number" min="1" max="100000" required
+                    on:input=move |ev| new_rate.set(event_target_value(&ev))/>
+                <button class="button" type="submit">"Set N"</button>
+            </form>
+        </section>
+        <section class="card">
+            <h2>"The last 10 minutes"</h2>
+            {move || stats.get().map(|s| view! { <Panel stats=s/> })}
+        </section>
+        <section class="card">
+            <h2>"Changes"</h2>
+            <ul class="audit">
+                {move || audit.get().into_iter().map(|c| view! {
+                    <li>
+                        <time>{c.at.format("%H:%M:%S").to_string()}</time>" "
+                        {serde_json::to_string(&c.change).unwrap_or_default()}
+                        <span class="muted">{format!(" by {}", c.actor)}</span>
+                    </li>
+                }).collect_view()}
+            </ul>
+        </section>
+    }
+}
+
+/// `window.confirm`, in the browser.
+fn confirm(question: &str) -> bool {
+    #[cfg(feature = "hydrate")]
+    return window().confirm_with_message(question).unwrap_or(false);
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = question;
+        false
+    }
+}
+
+#[component]
+fn Panel(stats: Stats) -> impl IntoView {
+    let last = stats.series.iter().rev().nth(1).cloned();
+    let per_second = |f: fn(&StatsPoint) -> u64| last.as_ref().map(f).unwrap_or(0);
+    view! {
+        <dl class="figures">
+            <div><dt>"In line"</dt><dd data-figure="queue">{grouped(stats.queue_length)}</dd></div>
+            <div><dt>"Admissions/s"</dt><dd data-figure="admissions">{per_second(|p| p.admissions)}</dd></div>
+            <div><dt>"Holds/s"</dt><dd>{per_second(|p| p.holds)}</dd></div>
+            <div><dt>"Checkouts/s"</dt><dd>{per_second(|p| p.checkouts)}</dd></div>
+            <div><dt>"Admitted"</dt><dd>{grouped(stats.admitted_total)}</dd></div>
+            <div><dt>"Active holds"</dt><dd>{stats.holds_active}</dd></div>
+            <div><dt>"Seats available · held · sold"</dt>
+                <dd>{format!("{} · {} · {}", stats.seats.available, stats.seats.held, stats.seats.sold)}</dd></div>
+            <div><dt>"Ticker held by"</dt><dd class="holder">{stats.ticker_holder.clone().unwrap_or_else(|| "nobody".into())}</dd></div>
+        </dl>
+        <div class="charts">
+            <Chart series=stats.series.clone() lines=vec![
+                ("admissions", |p: &StatsPoint| p.admissions),
+                ("holds", |p: &StatsPoint| p.holds),
+                ("checkouts", |p: &StatsPoint| p.checkouts),
+            ] label="Admissions, holds and checkouts a second"/>
+            <Chart series=stats.series lines=vec![("queue", |p: &StatsPoint| p.queue_length)] label="Queue length"/>
+        </div>
+        <p class="legend-lines">
+            <span class="key admissions">"admissions"</span>
+            <span class="key holds">"holds"</span>
+            <span class="key checkouts">"checkouts"</span>
+            <span class="key queue">"queue length"</span>
+        </p>
+    }
+}
+
+type Line = (&'static str, fn(&StatsPoint) -> u64);
+
+/// Lines on one SVG chart, all on one scale: the newest second at the right.
+#[component]
+fn Chart(series: Vec<StatsPoint>, lines: Vec<Line>, label: &'static str) -> impl IntoView {
+    const W: f64 = 600.0;
+    const H: f64 = 160.0;
+    let max = lines
+        .iter()
+        .flat_map(|(_, f)| series.iter().map(f))
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let n = series.len().max(2) as f64;
+    let polylines = lines
+        .into_iter()
+        .map(|(name, f)| {
+            let points: Vec<String> = series
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    format!(
+                        "{:.1},{:.1}",
+                        i as f64 / (n - 1.0) * W,
+                        H - f(p) as f64 / max * (H - 4.0)
+                    )
+                })
+                .collect();
+            view! { <polyline class=format!("line {name}") points=points.join(" ") fill="none"/> }
+        })
+        .collect_view();
+    view! {
+        <figure class="chart">
+            <svg viewBox=format!("0 0 {W} {H}") role="img" aria-label=label preserveAspectRatio="none">
+                <line x1="0" y1=H x2=W y2=H class="axis"/>
+                {polylines}
+            </svg>
+            <figcaption>{format!("{label} (max {})", max as u64)}</figcaption>
+        </figure>
+    }
+}

@@ -1,0 +1,71 @@
+// The operator's night: sign in, watch the panel, lower N, pause.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { BASE, ADMIN_TOKEN, ARTIFACTS, admin, openBrowser, waitForServer } from './browser.js';
+
+before(async () => { await waitForServer(); });
+
+/** `n` buyers in the line of `eventId`, through the API. */
+async function buyers(eventId, n) {
+  for (let i = 0; i < n; i++) {
+    const s = await (await fetch(`${BASE}/api/session`, { method: 'POST' })).json();
+    await fetch(`${BASE}/api/events/${eventId}/queue`, {
+      method: 'POST', headers: { authorization: `Bearer ${s.token}` },
+    });
+  }
+}
+
+/** The admissions of the newest complete second, read from the panel. */
+async function admissionsShown(page) {
+  return Number(await page.locator('[data-figure="admissions"]').innerText());
+}
+
+test('the operator lowers N and the admissions line follows; pausing stops admissions and buyers see it', async () => {
+  const event = await admin('POST', '/api/admin/events', {
+    name: 'Operator Night', starts_at: '2026-12-31T19:00:00Z',
+    sections: [{ name: 'Floor', rows: 5, seats_per_row: 20, price_cents: 3000 }],
+    room: { admit_rate_per_second: 20, tick_ms: 100, paused: true },
+  });
+  await buyers(event.id, 300);
+  const browser = await openBrowser();
+  const buyer = await openBrowser();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`${BASE}/admin/events/${event.id}`);
+    await page.waitForSelector('body[data-hydrated="true"]');
+    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Resume admissions' }).click();
+    await page.getByRole('button', { name: 'Pause admissions' }).waitFor();
+
+    // N = 20: the panel shows about 20 admissions a second.
+    await waitFor(async () => (await admissionsShown(page)) >= 15, 'admissions near 20/s');
+    await page.screenshot({ path: `${ARTIFACTS}/operator-panel.png`, fullPage: true });
+
+    page.once('dialog', (d) => d.accept());
+    await page.getByLabel('Admitted per second (N)').fill('5');
+    await page.getByRole('button', { name: 'Set N' }).click();
+    await waitFor(async () => { const n = await admissionsShown(page); return n >= 3 && n <= 6; }, 'admissions follow N = 5');
+
+    const waiting = await buyer.context.newPage();
+    await waiting.goto(`${BASE}/events/${event.id}`);
+    await page.getByRole('button', { name: 'Pause admissions' }).click();
+    await page.getByRole('button', { name: 'Resume admissions' }).waitFor();
+    await waitFor(async () => (await admissionsShown(page)) === 0, 'admissions stop when paused');
+    await waiting.locator('.wait.paused').waitFor({ timeout: 10_000 });
+    const changes = await page.locator('.audit li').allInnerTexts();
+    assert.ok(changes.some((c) => c.includes('"admit_rate_per_second":5') && c.includes('admin via dashboard')), changes.join('\n'));
+  } finally {
+    await browser.close();
+    await buyer.close();
+  }
+});
+
+async function waitFor(check, what, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for: ${what}`);
+}
