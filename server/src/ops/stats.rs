@@ -11,6 +11,10 @@ use chrono::{DateTime, Utc};
 
 use crate::{error::Result, events, state::AppState, tokens::Admin};
 
+/// Queue length, admitted total, ticker holder, and per second: admissions, holds,
+/// checkouts, queue length.
+type Snapshot = (u64, Option<u64>, Option<String>, Vec<[Option<u64>; 4]>);
+
 /// Seconds in the series.
 pub const SERIES_SECONDS: i64 = 600;
 
@@ -34,12 +38,7 @@ pub async fn stats(
         );
     }
     let mut redis = state.redis.clone();
-    let (queue_length, admitted_total, ticker_holder, points): (
-        u64,
-        Option<u64>,
-        Option<String>,
-        Vec<[Option<u64>; 4]>,
-    ) = {
+    let (queue_length, admitted_total, ticker_holder, points): Snapshot = {
         let mut reply: Vec<redis::Value> = pipe.query_async(&mut redis).await?;
         let points = reply
             .split_off(3)

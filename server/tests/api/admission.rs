@@ -121,7 +121,6 @@ async fn fractions_carry_so_seven_a_second_in_100_ms_ticks_admits_seven_a_second
 #[tokio::test]
 async fn a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_gap() {
     let mut config = test_config();
-    config.ticker = false;
     config.ticker_lease_ms = 200;
     let a = spawn_with(config.clone()).await;
     let b = spawn_with(config).await;
@@ -194,8 +193,7 @@ async fn put_room(app: &TestApp, event: &str, body: Value) -> reqwest::Response 
 
 #[tokio::test]
 async fn a_change_of_n_or_a_pause_reaches_every_instance_within_a_second() {
-    let mut config = test_config();
-    config.ticker = false;
+    let config = test_config();
     let a = spawn_with(config.clone()).await;
     let b = spawn_with(config).await;
     let event = a
@@ -297,6 +295,7 @@ async fn room_changes_are_validated_and_need_the_admin_token() {
 #[tokio::test]
 async fn the_running_ticker_admits_and_the_stats_count_every_admission() {
     let mut config = test_config();
+    config.ticker = true;
     config.room_refresh_ms = 100;
     let app = spawn_with(config).await;
     let event = app

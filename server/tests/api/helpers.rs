@@ -20,9 +20,12 @@ pub struct TestApp {
 }
 
 /// The configuration of a test app: its own database and Redis prefix, a fixed admin token,
-/// a generous session limit (tests that check limits lower it).
+/// a generous session limit (tests that check limits lower it), and no running ticker: tests
+/// drive admission ticks themselves, so what they see does not depend on timing (the test of
+/// the running ticker turns it on).
 pub fn test_config() -> Config {
     let mut config = Scratch::new("t").config();
+    config.ticker = false;
     config.admin_token = Some(anteroom::config::Secret::new(ADMIN_TOKEN));
     config.sessions_per_minute = 1_000_000;
     config

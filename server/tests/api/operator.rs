@@ -104,8 +104,7 @@ async fn room_changes_are_audited_with_who_and_when() {
 
 #[tokio::test]
 async fn metrics_show_the_line_the_ticker_and_the_pool() {
-    let mut config = test_config();
-    config.ticker = false;
+    let config = test_config();
     let app = spawn_with(config).await;
     let event = app
         .create_event(event_body(1, 2, json!({"admit_rate_per_second": 1})))

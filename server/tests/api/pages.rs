@@ -69,8 +69,7 @@ async fn page(
 
 #[tokio::test]
 async fn the_waiting_room_is_rendered_with_the_real_place_and_keeps_it_on_reload() {
-    let mut config = crate::helpers::test_config();
-    config.ticker = false;
+    let config = crate::helpers::test_config();
     let app = crate::helpers::spawn_with(config).await;
     let event = app
         .create_event(event_body(1, 4, json!({"admit_rate_per_second": 2})))

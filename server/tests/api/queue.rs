@@ -30,8 +30,7 @@ pub async fn poll(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value
 
 /// Three instances on one database and one Redis prefix, tickers off (tests drive them).
 pub async fn three_instances() -> Vec<TestApp> {
-    let mut config = test_config();
-    config.ticker = false;
+    let config = test_config();
     let mut apps = Vec::new();
     for _ in 0..3 {
         apps.push(spawn_with(config.clone()).await);
@@ -161,7 +160,6 @@ async fn a_paused_room_says_so_instead_of_inventing_an_estimate() {
 #[tokio::test]
 async fn an_expired_admission_leaves_the_line_and_joining_again_goes_to_the_back() {
     let mut config = test_config();
-    config.ticker = false;
     config.admission_ttl_seconds = 1;
     let app = spawn_with(config).await;
     let event = app
