@@ -98,7 +98,10 @@ fn room_state(e: &Event) -> String {
         (true, true) => "paused".to_owned(),
         (true, false) => "admitting".to_owned(),
     };
-    format!("{state} · N = {}/s", e.room.admit_rate_per_second)
+    format!(
+        "{state} · N = {}/s · holds swept every {} s",
+        e.room.admit_rate_per_second, e.room.hold_sweep_seconds
+    )
 }
 
 #[component]
@@ -254,6 +257,19 @@ fn LivePanel(event_id: String) -> impl IntoView {
             }
         });
     };
+    let new_sweep = RwSignal::new(String::new());
+    let set_sweep = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        match new_sweep.get_untracked().trim().parse::<u32>() {
+            Ok(s) => change(RoomUpdate {
+                hold_sweep_seconds: Some(s),
+                ..RoomUpdate::default()
+            }),
+            Err(_) => message.set(Some(
+                "The sweep interval is a whole number of seconds.".into(),
+            )),
+        }
+    };
     let new_rate = RwSignal::new(String::new());
     let set_rate = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -292,6 +308,12 @@ fn LivePanel(event_id: String) -> impl IntoView {
                 <input id="rate" type="number" min="1" max="100000" required
                     on:input=move |ev| new_rate.set(event_target_value(&ev))/>
                 <button class="button" type="submit">"Set N"</button>
+            </form>
+            <form class="rate" on:submit=set_sweep>
+                <label for="sweep">"Sweep expired holds every (s) "</label>
+                <input id="sweep" type="number" min="1" max="3600" required
+                    on:input=move |ev| new_sweep.set(event_target_value(&ev))/>
+                <button class="button secondary" type="submit">"Set interval"</button>
             </form>
         </section>
         <section class="card">

@@ -64,6 +64,8 @@ pub struct Room {
     pub hold_ttl_seconds: u32,
     /// The most seats one buyer may hold in this event.
     pub seats_per_buyer: u32,
+    /// How often expired holds are swept while the room is on.
+    pub hold_sweep_seconds: u32,
 }
 
 /// One event of `GET /api/events`.
@@ -113,6 +115,8 @@ pub struct RoomUpdate {
     pub hold_ttl_seconds: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seats_per_buyer: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold_sweep_seconds: Option<u32>,
 }
 
 /// The answer of join and poll (`/api/events/{id}/queue`).
@@ -418,6 +422,11 @@ impl RoomUpdate {
             && !(1..=50).contains(&s)
         {
             return Err(unprocessable("seats_per_buyer must be from 1 to 50"));
+        }
+        if let Some(s) = self.hold_sweep_seconds
+            && !(1..=3600).contains(&s)
+        {
+            return Err(unprocessable("hold_sweep_seconds must be from 1 to 3600"));
         }
         Ok(())
     }

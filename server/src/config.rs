@@ -180,7 +180,8 @@ pub struct Config {
     )]
     pub hold_attempts_per_minute: u32,
 
-    /// How often expired holds are swept, in seconds.
+    /// How often expired holds are swept when no event's room is on, in seconds (events carry
+    /// their own interval for their on-sale).
     #[arg(long, global = true, env = "ANTEROOM_HOLD_SWEEP_SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub hold_sweep_seconds: u32,

@@ -56,6 +56,19 @@ impl Rooms {
             .collect()
     }
 
+    /// How often the expiry sweep should run: the shortest interval among the events whose
+    /// room is on, or `default` when none is.
+    pub fn sweep_interval(&self, default: u32) -> u32 {
+        self.map
+            .read()
+            .expect("not poisoned")
+            .values()
+            .filter(|r| r.enabled)
+            .map(|r| r.hold_sweep_seconds)
+            .min()
+            .unwrap_or(default)
+    }
+
     /// Applies `update` in Postgres and here; other instances see it at their next refresh.
     /// The change and `actor` are recorded in the audit table in the same transaction.
     pub async fn update(
@@ -76,6 +89,7 @@ impl Rooms {
                 tick_ms = coalesce($5, tick_ms), \
                 hold_ttl_seconds = coalesce($6, hold_ttl_seconds), \
                 seats_per_buyer = coalesce($7, seats_per_buyer), \
+                hold_sweep_seconds = coalesce($8, hold_sweep_seconds), \
                 updated_at = now() \
              where id = $1 returning id",
         )

@@ -62,6 +62,7 @@ struct EventRow {
     tick_ms: i32,
     hold_ttl_seconds: i32,
     seats_per_buyer: i32,
+    hold_sweep_seconds: i32,
 }
 
 impl From<EventRow> for Event {
@@ -79,13 +80,14 @@ impl From<EventRow> for Event {
                 tick_ms: u(r.tick_ms),
                 hold_ttl_seconds: u(r.hold_ttl_seconds),
                 seats_per_buyer: u(r.seats_per_buyer),
+                hold_sweep_seconds: u(r.hold_sweep_seconds),
             },
         }
     }
 }
 
 const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
-    admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer";
+    admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds";
 
 /// Whether `id` can name an event at all; anything else is answered 404 without a query.
 pub fn is_event_id(id: &str) -> bool {
@@ -134,9 +136,10 @@ pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Even
     let mut tx = db.begin().await?;
     let sql = format!(
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
-             admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer) \
+             admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
+             hold_sweep_seconds) \
          values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
-             coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6)) \
+             coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30)) \
          on conflict (id) do nothing \
          returning {EVENT_COLUMNS}"
     );
@@ -168,7 +171,7 @@ pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Even
     Ok(Some(row.into()))
 }
 
-/// Binds the six room settings of `room`, in the order of `Room`'s fields (absent: NULL, which
+/// Binds the seven room settings of `room`, in the order of `Room`'s fields (absent: NULL, which
 /// the statements turn into "keep" or "default" with coalesce).
 pub fn bind_room<'q, O>(
     query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
@@ -181,6 +184,7 @@ pub fn bind_room<'q, O>(
         .bind(room.tick_ms.map(|v| v as i32))
         .bind(room.hold_ttl_seconds.map(|v| v as i32))
         .bind(room.seats_per_buyer.map(|v| v as i32))
+        .bind(room.hold_sweep_seconds.map(|v| v as i32))
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.

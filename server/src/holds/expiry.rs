@@ -1,4 +1,5 @@
-//! The expiry sweep: marks active holds past their expiry as expired and frees the seats they
+//! The expiry sweep: every `hold_sweep_seconds` (per event, the operator's setting; the
+//! shortest among the rooms that are on wins), marks active holds past their expiry as expired and frees the seats they
 //! still own, in one transaction. One instance sweeps at a time (a Redis lock with a lease);
 //! the hold transaction does not wait for it, since it already treats an expired hold's seats
 //! as free.
@@ -13,7 +14,7 @@ use crate::{devdata, error::Result, holds::after_seat_change, state::AppState};
 pub async fn sweep(state: &AppState) -> Result<u64> {
     let mut redis = state.redis.clone();
     let owner = devdata::random_token(8);
-    let lease_ms = u64::from(state.config.hold_sweep_seconds) * 1000;
+    let lease_ms = u64::from(state.rooms.sweep_interval(state.config.hold_sweep_seconds)) * 1000;
     let locked: Option<String> = redis::cmd("SET")
         .arg(state.keys.sweep_lock())
         .arg(&owner)
@@ -48,10 +49,13 @@ pub async fn sweep(state: &AppState) -> Result<u64> {
     Ok(expired.len() as u64)
 }
 
-/// Sweeps every `hold_sweep_seconds` until `shutdown`.
+/// Sweeps until `shutdown`, every `hold_sweep_seconds` of the rooms that are on (re-read each
+/// time, so the operator's change applies at the next sweep), else of the configuration.
 pub async fn run(state: AppState, shutdown: CancellationToken) {
-    let period = Duration::from_secs(u64::from(state.config.hold_sweep_seconds));
     loop {
+        let period = Duration::from_secs(u64::from(
+            state.rooms.sweep_interval(state.config.hold_sweep_seconds),
+        ));
         tokio::select! {
             _ = shutdown.cancelled() => return,
             _ = tokio::time::sleep(period) => {}

@@ -155,3 +155,41 @@ async fn metrics_show_the_line_the_ticker_and_the_pool() {
             .contains(&std::process::id().to_string())
     );
 }
+
+#[tokio::test]
+async fn the_sweep_interval_is_a_room_setting_and_the_shortest_of_the_open_rooms_wins() {
+    let app = crate::helpers::spawn_app().await;
+    let a = app.create_event(event_body(1, 1, json!({}))).await;
+    let b = app
+        .create_event(event_body(1, 1, json!({"enabled": false})))
+        .await;
+    assert_eq!(a["room"]["hold_sweep_seconds"], 30);
+    for (event, seconds) in [(&a, 12), (&b, 2)] {
+        let r = app
+            .admin(app.client.put(app.url(&format!(
+                "/api/admin/events/{}/room",
+                event["id"].as_str().unwrap()
+            ))))
+            .json(&json!({"hold_sweep_seconds": seconds}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    app.state.rooms.refresh(&app.state.db).await.unwrap();
+    assert_eq!(
+        app.state.rooms.sweep_interval(30),
+        12,
+        "a room that is off does not count"
+    );
+    let r = app
+        .admin(app.client.put(app.url(&format!(
+            "/api/admin/events/{}/room",
+            a["id"].as_str().unwrap()
+        ))))
+        .json(&json!({"hold_sweep_seconds": 0}))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+}
