@@ -1,6 +1,7 @@
 // The buyer's night in the browser: waiting room, seat map, hold, pay, confirmation.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { BASE, ARTIFACTS, admin, openBrowser, waitForServer } from './browser.js';
 
 before(async () => { await waitForServer(); });
@@ -29,6 +30,12 @@ test('the whole night for one buyer, and the next buyer sees the seats sold', as
     await page.goto(`${BASE}/events/${event.id}`);
     await page.locator('.place').waitFor();
     assert.match(await page.locator('.place').innerText(), /#1/);
+    const paint = await page.evaluate(() => ({
+      first_contentful_paint_ms: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+      response_end_ms: performance.getEntriesByType('navigation')[0]?.responseEnd,
+    }));
+    console.log(`waiting room: ${JSON.stringify(paint)}`);
+    writeFileSync(`${ARTIFACTS}/waiting-room-paint.json`, JSON.stringify(paint));
     await page.waitForSelector('body[data-hydrated="true"]');
     await page.screenshot({ path: `${ARTIFACTS}/waiting-room.png`, fullPage: true });
 
