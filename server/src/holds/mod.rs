@@ -113,19 +113,17 @@ async fn create_handler(
 /// second's dashboard counters. Failures are logged, not answered: the commit stands, and the
 /// cached copy expires by itself within its logical life.
 pub async fn after_seat_change(state: &AppState, event_id: &str, counter: &str) {
-    if let Err(e) = seatmap::invalidate(state, event_id).await {
-        tracing::warn!(event = %event_id, error = %e, "could not invalidate the seat map");
-    }
     let second = state.keys.second(event_id, Utc::now().timestamp());
-    let counted: redis::RedisResult<()> = redis::pipe()
-        .hincr(&second, counter, 1)
+    let mut pipe = redis::pipe();
+    seatmap::invalidate(&mut pipe, &state.keys, event_id);
+    pipe.hincr(&second, counter, 1)
         .ignore()
         .expire(&second, 660)
-        .ignore()
-        .query_async(&mut state.redis.clone())
-        .await;
-    if let Err(e) = counted {
-        tracing::warn!(event = %event_id, error = %e, "could not count a {counter}");
+        .ignore();
+    // One round trip for both.
+    let sent: redis::RedisResult<()> = pipe.query_async(&mut state.redis.clone()).await;
+    if let Err(e) = sent {
+        tracing::warn!(event = %event_id, error = %e, "could not invalidate the seat map or count a {counter}");
     }
 }
 

@@ -125,16 +125,13 @@ async fn rebuild_if_first(state: &AppState, event_id: &str) -> Result<Option<Str
     built.map(Some)
 }
 
-/// Forgets the cached copy after a commit that changed seats of `event_id`.
-pub async fn invalidate(state: &AppState, event_id: &str) -> Result<()> {
-    let _: () = redis::pipe()
-        .incr(state.keys.seatmap_generation(event_id), 1)
+/// Adds to `pipe` what forgets the cached copy after a commit that changed seats of
+/// `event_id` (the caller sends it, with whatever else it has to say to Redis).
+pub fn invalidate(pipe: &mut redis::Pipeline, keys: &crate::keys::Keys, event_id: &str) {
+    pipe.incr(keys.seatmap_generation(event_id), 1)
         .ignore()
-        .del(state.keys.seatmap(event_id))
-        .ignore()
-        .query_async(&mut state.redis.clone())
-        .await?;
-    Ok(())
+        .del(keys.seatmap(event_id))
+        .ignore();
 }
 
 #[derive(sqlx::FromRow)]
