@@ -72,7 +72,7 @@ async fn create_handler(
         .map_err(|e| Error::Unprocessable(e.message))?;
     let buyer = &admitted.buyer.id;
     let event_id = &admitted.event_id;
-    let room = state.rooms.get(&state.db, event_id).await?;
+    let room = &admitted.room;
     if HoldRequest::seat_count(&choice) > room.seats_per_buyer as usize {
         return Err(Error::Unprocessable(format!(
             "you may hold at most {} seats for this event",
@@ -95,7 +95,7 @@ async fn create_handler(
         state.metrics.holds.with_label_values(&["limited"]).inc();
         return Err(e);
     }
-    let outcome = create(&state.db, buyer, event_id, &room, &key, &choice).await;
+    let outcome = create(&state.db, buyer, event_id, room, &key, &choice).await;
     let label = match &outcome {
         Ok(_) => "ok",
         Err(Error::SeatUnavailable(_)) => "conflict",

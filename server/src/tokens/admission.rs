@@ -296,6 +296,8 @@ pub fn admission_cookie(
 pub struct AdmittedBuyer {
     pub buyer: Buyer,
     pub event_id: String,
+    /// The event's room, as the gate read it (handlers need not read it again).
+    pub room: app::wire::Room,
     /// The token's claims; `None` when the room is off.
     pub claims: Option<AdmissionClaims>,
 }
@@ -314,6 +316,7 @@ impl AdmittedBuyer {
             return Ok(Self {
                 buyer,
                 event_id,
+                room,
                 claims: None,
             });
         }
@@ -325,6 +328,7 @@ impl AdmittedBuyer {
             Some(claims) => Ok(Self {
                 buyer,
                 event_id,
+                room,
                 claims: Some(claims),
             }),
             None => Err(Error::NotAdmitted { event_id }),
