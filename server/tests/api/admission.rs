@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::{
-    helpers::{ADMIN_TOKEN, TestApp, event_body, expect_error, spawn_with, test_config},
+    helpers::{ADMIN_TOKEN, JsonBody, TestApp, event_body, expect_error, spawn_with, test_config},
     queue::{join, poll, three_instances},
 };
 
@@ -275,12 +275,8 @@ async fn room_changes_are_validated_and_need_the_admin_token() {
     let unchanged: Value = app
         .client
         .get(app.url(&format!("/api/events/{event}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     assert_eq!(unchanged["room"]["paused"], false);
     assert_eq!(unchanged["room"]["admit_rate_per_second"], 50);
     let r = put_room(
@@ -321,12 +317,8 @@ async fn the_running_ticker_admits_and_the_stats_count_every_admission() {
     }
     assert_eq!(admitted_positions(&app, event, &tokens).await.len(), 30);
     let stats: Value = app
-        .client
-        .get(app.url(&format!("/api/admin/events/{event}/stats")))
-        .bearer_auth(ADMIN_TOKEN)
-        .send()
+        .get(&format!("/api/admin/events/{event}/stats"), ADMIN_TOKEN)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();

@@ -68,12 +68,8 @@ async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, String
 
 async fn hold_status(app: &TestApp, session: &str, hold_id: &str) -> String {
     let body: Value = app
-        .client
-        .get(app.url(&format!("/api/holds/{hold_id}")))
-        .bearer_auth(session)
-        .send()
+        .get(&format!("/api/holds/{hold_id}"), session)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();

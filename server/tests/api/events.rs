@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{event_body, expect_error, spawn_app};
+use crate::helpers::{JsonBody, event_body, expect_error, spawn_app};
 
 #[tokio::test]
 async fn the_admin_creates_an_event_with_all_its_seats_and_buyers_can_read_it() {
@@ -24,22 +24,10 @@ async fn the_admin_creates_an_event_with_all_its_seats_and_buyers_can_read_it() 
     let one: Value = app
         .client
         .get(app.url(&format!("/api/events/{id}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     assert_eq!(one, created);
-    let all: Vec<Value> = app
-        .client
-        .get(app.url("/api/events"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let all: Vec<Value> = app.client.get(app.url("/api/events")).json_body().await;
     assert_eq!(all, vec![created]);
 }
 
@@ -171,12 +159,8 @@ async fn the_demo_command_creates_the_demo_event_once() {
     let demo: Value = app
         .client
         .get(app.url("/api/events/demo"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     assert_eq!(demo["room"]["enabled"], true);
     assert_eq!(demo["room"]["admit_rate_per_second"], 50);
 }

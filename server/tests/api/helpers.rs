@@ -105,6 +105,29 @@ impl TestApp {
     }
 }
 
+/// Sends a request and reads its JSON body: the step most tests repeat.
+pub trait JsonBody {
+    async fn json_body<T: serde::de::DeserializeOwned>(self) -> T;
+}
+
+impl JsonBody for RequestBuilder {
+    async fn json_body<T: serde::de::DeserializeOwned>(self) -> T {
+        self.send().await.unwrap().json().await.unwrap()
+    }
+}
+
+impl TestApp {
+    /// `GET path` as the buyer of session `token`.
+    pub async fn get(&self, path: &str, token: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
 /// A small layout: sections A and B, `rows` x `seats` each.
 pub fn event_body(rows: u32, seats: u32, room: Value) -> Value {
     json!({

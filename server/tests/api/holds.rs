@@ -5,7 +5,9 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, event_body, expect_error, spawn_app, spawn_with, test_config};
+use crate::helpers::{
+    JsonBody, TestApp, event_body, expect_error, spawn_app, spawn_with, test_config,
+};
 
 /// An event with the room off (the gate open), `rows` x `seats` in sections A and B.
 pub async fn open_event(app: &TestApp, rows: u32, seats: u32) -> (String, Vec<i64>) {
@@ -290,12 +292,8 @@ async fn an_expired_holds_seats_are_holdable_at_once_and_the_sweep_frees_the_res
     );
     let new: Value = r.json().await.unwrap();
     let got: Value = app
-        .client
-        .get(app.url(&format!("/api/holds/{old_id}")))
-        .bearer_auth(&first)
-        .send()
+        .get(&format!("/api/holds/{old_id}"), &first)
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -373,16 +371,7 @@ async fn a_released_hold_frees_its_seats_at_once_and_only_its_owner_sees_it() {
         expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
     }
     assert_eq!(seat_status(&app, ids[0]).await.0, "held");
-    let got: Value = app
-        .client
-        .get(&url)
-        .bearer_auth(&owner)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let got: Value = app.client.get(&url).bearer_auth(&owner).json_body().await;
     assert_eq!(got, h);
     let r = app
         .client
@@ -396,16 +385,7 @@ async fn a_released_hold_frees_its_seats_at_once_and_only_its_owner_sees_it() {
         seat_status(&app, ids[0]).await,
         ("available".to_owned(), None)
     );
-    let got: Value = app
-        .client
-        .get(&url)
-        .bearer_auth(&owner)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let got: Value = app.client.get(&url).bearer_auth(&owner).json_body().await;
     assert_eq!(got["status"], "released");
     let r = hold(&app, &event, &stranger, "k2", seats(&ids[0..2])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
@@ -489,12 +469,8 @@ async fn with_the_room_on_holds_and_the_seat_map_need_an_admission_token() {
     let body = expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
     assert_eq!(body["queue_url"], format!("/api/events/{event}/queue"));
     let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/seats")))
-        .bearer_auth(&session)
-        .send()
-        .await
-        .unwrap();
+        .get(&format!("/api/events/{event}/seats"), &session)
+        .await;
     expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
 
     crate::queue::join(&app, event, &session).await;

@@ -3,7 +3,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::{
-    helpers::{ADMIN_TOKEN, event_body, expect_error, spawn_with, test_config},
+    helpers::{ADMIN_TOKEN, JsonBody, event_body, expect_error, spawn_with, test_config},
     queue::join,
 };
 
@@ -89,12 +89,8 @@ async fn room_changes_are_audited_with_who_and_when() {
             app.client
                 .get(app.url(&format!("/api/admin/events/{id}/audit"))),
         )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     assert_eq!(audit.len(), 2, "a refused change is not recorded");
     assert_eq!(audit[0]["change"], json!({"paused": true}));
     assert_eq!(audit[1]["change"], json!({"admit_rate_per_second": 20}));
@@ -142,12 +138,8 @@ async fn metrics_show_the_line_the_ticker_and_the_pool() {
             app.client
                 .get(app.url(&format!("/api/admin/events/{id}/stats"))),
         )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     assert!(
         stats["ticker_holder"]
             .as_str()

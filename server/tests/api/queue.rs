@@ -1,5 +1,3 @@
-use std::collections::HashSet;
-
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -18,13 +16,7 @@ pub async fn join(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value
 }
 
 pub async fn poll(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
-    let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
+    let r = app.get(&format!("/api/events/{event}/queue"), token).await;
     (r.status(), r.json().await.unwrap())
 }
 
@@ -90,13 +82,7 @@ async fn a_poll_before_joining_is_404_not_in_queue_and_other_mistakes_are_json_e
     let event = app.create_event(event_body(1, 1, json!({}))).await;
     let event = event["id"].as_str().unwrap();
     let (_, token) = app.session().await;
-    let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap();
+    let r = app.get(&format!("/api/events/{event}/queue"), &token).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
     let r = app
         .client
@@ -180,13 +166,7 @@ async fn an_expired_admission_leaves_the_line_and_joining_again_goes_to_the_back
     );
 
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(&first)
-        .send()
-        .await
-        .unwrap();
+    let r = app.get(&format!("/api/events/{event}/queue"), &first).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
     let (status, body) = join(&app, event, &first).await;
     assert_eq!(status, StatusCode::ACCEPTED);
@@ -210,6 +190,4 @@ async fn joins_and_polls_use_distinct_places_per_event() {
     let (_, in_a) = join(&app, a["id"].as_str().unwrap(), &t2).await;
     assert_eq!(in_b["position"], 1);
     assert_eq!(in_a["position"], 2);
-    let ids: HashSet<_> = [a["id"].clone(), b["id"].clone()].into_iter().collect();
-    assert_eq!(ids.len(), 2);
 }

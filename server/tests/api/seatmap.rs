@@ -9,12 +9,8 @@ use crate::{
 
 async fn seat_map(app: &TestApp, event: &str, session: &str) -> Value {
     let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/seats")))
-        .bearer_auth(session)
-        .send()
-        .await
-        .unwrap();
+        .get(&format!("/api/events/{event}/seats"), session)
+        .await;
     assert_eq!(r.status(), StatusCode::OK);
     r.json().await.unwrap()
 }

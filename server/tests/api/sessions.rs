@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{expect_error, spawn_app, spawn_with, test_config};
+use crate::helpers::{JsonBody, expect_error, spawn_app, spawn_with, test_config};
 
 #[tokio::test]
 async fn a_session_is_issued_as_a_token_and_an_httponly_cookie() {
@@ -21,28 +21,15 @@ async fn a_session_is_issued_as_a_token_and_an_httponly_cookie() {
     let token = body["token"].as_str().unwrap();
     let buyer = body["buyer_id"].as_str().unwrap();
 
-    let by_bearer: Value = app
-        .client
-        .get(app.url("/api/session"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let by_bearer: Value = app.get("/api/session", token).await.json().await.unwrap();
     assert_eq!(by_bearer["buyer_id"], buyer);
     let cookie_pair = cookie.split(';').next().unwrap();
     let by_cookie: Value = app
         .client
         .get(app.url("/api/session"))
         .header("cookie", cookie_pair)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     assert_eq!(by_cookie["buyer_id"], buyer);
 }
 
@@ -58,13 +45,7 @@ async fn a_request_without_a_valid_session_is_401_json() {
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     let (_, token) = app.session().await;
     let tampered = format!("{}x", token);
-    let r = app
-        .client
-        .get(app.url("/api/session"))
-        .bearer_auth(tampered)
-        .send()
-        .await
-        .unwrap();
+    let r = app.get("/api/session", &tampered).await;
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     let r = app
         .client

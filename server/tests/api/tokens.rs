@@ -5,7 +5,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::{
-    helpers::{TestApp, event_body, expect_error, spawn_app},
+    helpers::{JsonBody, TestApp, event_body, expect_error, spawn_app},
     queue::{join, poll},
 };
 
@@ -24,12 +24,8 @@ async fn admitted_buyer(app: &TestApp) -> (String, String, String, String) {
         .await
         .unwrap();
     let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(&session)
-        .send()
-        .await
-        .unwrap();
+        .get(&format!("/api/events/{event}/queue"), &session)
+        .await;
     assert_eq!(r.status(), StatusCode::OK);
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
     let body: Value = r.json().await.unwrap();
@@ -155,12 +151,8 @@ async fn another_service_verifies_a_token_offline_with_the_jwks() {
     let jwks: Value = app
         .client
         .get(app.url("/.well-known/jwks.json"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     let header = jsonwebtoken::decode_header(&token).unwrap();
     assert_eq!(header.alg, Algorithm::EdDSA);
     let kid = header.kid.unwrap();
