@@ -538,4 +538,62 @@ mod tests {
             serde_json::json!({"status": "waiting", "position": 3, "estimated_wait_seconds": null, "paused": true})
         );
     }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        proptest! {
+            /// Any list of strings: accepted exactly when every one is a positive integer and
+            /// none repeats, and then as the sorted ids.
+            #[test]
+            fn seat_ids_parse_exactly_when_positive_and_distinct(
+                ids in proptest::collection::vec(
+                    prop_oneof!["[0-9]{1,20}", "-?[0-9]{1,5}", "\\PC{0,8}"], 0..12)
+            ) {
+                let request = HoldRequest { seat_ids: Some(ids.clone()), ..HoldRequest::default() };
+                let parsed: Option<Vec<i64>> =
+                    ids.iter().map(|i| i.parse::<i64>().ok().filter(|n| *n > 0)).collect();
+                let expected = parsed.filter(|p| {
+                    !p.is_empty() && p.iter().collect::<std::collections::HashSet<_>>().len() == p.len()
+                });
+                match (request.choice(), expected) {
+                    (Ok(HoldChoice::Seats(got)), Some(mut want)) => {
+                        want.sort_unstable();
+                        prop_assert_eq!(got, want);
+                    }
+                    (Err(e), None) => prop_assert_eq!(e.error, "unprocessable"),
+                    (got, want) => prop_assert!(false, "{:?} but expected {:?}", got, want),
+                }
+            }
+
+            /// The estimate is the smallest whole number of seconds in which N a second admit
+            /// the buyer: never optimistic, never more than a second pessimistic.
+            #[test]
+            fn the_estimate_is_the_ceiling_of_position_over_n(
+                position in 1u64..10_000_000_000, n in 1u32..=100_000
+            ) {
+                let wait = estimated_wait_seconds(position, n);
+                prop_assert!(wait * u64::from(n) >= position);
+                prop_assert!((wait - 1) * u64::from(n) < position);
+            }
+
+            /// Room updates: accepted exactly when every present field is in its range.
+            #[test]
+            fn room_updates_are_accepted_exactly_in_range(
+                rate in proptest::option::of(0u32..200_000),
+                tick in proptest::option::of(0u32..70_000),
+            ) {
+                let update = RoomUpdate {
+                    admit_rate_per_second: rate,
+                    tick_ms: tick,
+                    ..RoomUpdate::default()
+                };
+                let ok = rate.is_none_or(|r| ADMIT_RATE_RANGE.contains(&r))
+                    && tick.is_none_or(|t| TICK_MS_RANGE.contains(&t));
+                prop_assert_eq!(update.validate().is_ok(), ok);
+            }
+        }
+    }
 }

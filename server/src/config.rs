@@ -245,6 +245,98 @@ pub struct Config {
     )]
     pub breaker_open_ms: u32,
 
+    /// Requests of the line and the pages in flight per instance; beyond it, 503 at once.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_GENERAL",
+        default_value_t = 1024
+    )]
+    pub in_flight_general: u32,
+
+    /// Requests of admitted buyers (seat map, holds, checkout) in flight per instance:
+    /// their own budget, which a storm of joins cannot take.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_ADMITTED",
+        default_value_t = 512
+    )]
+    pub in_flight_admitted: u32,
+
+    /// Joins in flight per instance.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_JOIN",
+        default_value_t = 512
+    )]
+    pub in_flight_join: u32,
+
+    /// Polls in flight per instance.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_POLL",
+        default_value_t = 512
+    )]
+    pub in_flight_poll: u32,
+
+    /// Seat-map reads in flight per instance.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_SEATMAP",
+        default_value_t = 256
+    )]
+    pub in_flight_seatmap: u32,
+
+    /// Hold requests (create, read, release) in flight per instance.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_HOLD",
+        default_value_t = 128
+    )]
+    pub in_flight_hold: u32,
+
+    /// Checkouts in flight per instance (the payment bulkhead sits inside).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_CHECKOUT",
+        default_value_t = 128
+    )]
+    pub in_flight_checkout: u32,
+
+    /// How long a new Redis connection may take, in ms: while Redis is down, a call fails
+    /// (503) after at most this.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_REDIS_CONNECT_TIMEOUT_MS",
+        default_value_t = 100
+    )]
+    pub redis_connect_timeout_ms: u64,
+
+    /// How long one Redis call may take, in ms, before it fails (503).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_REDIS_RESPONSE_TIMEOUT_MS",
+        default_value_t = 1000
+    )]
+    pub redis_response_timeout_ms: u64,
+
+    /// How long a request waits for a Postgres connection, in ms, before 503.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_DB_ACQUIRE_TIMEOUT_MS",
+        default_value_t = 3000
+    )]
+    pub db_acquire_timeout_ms: u64,
+
     /// Folder for generated development secrets and keys (git-ignored).
     #[arg(
         long,

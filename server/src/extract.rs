@@ -1,11 +1,14 @@
 //! Request extractors whose refusals are JSON errors of API.md (axum's own answer in plain
 //! text): bodies above the limit are 413, malformed JSON 400, well-formed JSON of the wrong
-//! shape (a wrong type, an unknown field) 422.
+//! shape (a wrong type, an unknown field) 422; a path id that cannot name anything (too long,
+//! a character no id has, a NUL) is 404 before any query sees it.
+
+use std::collections::HashMap;
 
 use axum::{
     body::Bytes,
-    extract::{FromRequest, Request, rejection::BytesRejection},
-    http::StatusCode,
+    extract::{FromRequest, FromRequestParts, Path, Request, rejection::BytesRejection},
+    http::{StatusCode, request::Parts},
 };
 use serde::de::DeserializeOwned;
 
@@ -48,6 +51,64 @@ where
             ));
         }
         parse(&bytes)
+    }
+}
+
+/// The `{event_id}` of the path: 1 to 64 of `[a-z0-9-]` (`events::is_event_id`), else 404.
+pub struct EventId(pub String);
+
+/// The `{hold_id}` of the path: 1 to 64 URL-safe base64 characters, else 404.
+pub struct HoldId(pub String);
+
+/// The path parameter `name` when `valid` accepts it; otherwise 404 "there is no such `what`".
+async fn path_id<S: Send + Sync>(
+    parts: &mut Parts,
+    state: &S,
+    name: &str,
+    valid: fn(&str) -> bool,
+    what: &str,
+) -> Result<String, Error> {
+    let not_found = || Error::NotFound(format!("there is no such {what}"));
+    let Path(params) = Path::<HashMap<String, String>>::from_request_parts(parts, state)
+        .await
+        .map_err(|_| not_found())?;
+    params
+        .get(name)
+        .filter(|id| valid(id))
+        .cloned()
+        .ok_or_else(not_found)
+}
+
+fn is_hold_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for EventId {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        path_id(
+            parts,
+            state,
+            "event_id",
+            crate::events::is_event_id,
+            "event",
+        )
+        .await
+        .map(EventId)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for HoldId {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        path_id(parts, state, "hold_id", is_hold_id, "hold")
+            .await
+            .map(HoldId)
     }
 }
 
@@ -106,5 +167,17 @@ mod tests {
             Err(Error::BadRequest(_))
         ));
         assert!(parse::<Shape>(b"{\"n\": 1}").is_ok());
+    }
+
+    proptest::proptest! {
+        /// Any bytes at all: a value, or a 400 / 422, never a panic or another error.
+        #[test]
+        fn any_body_is_a_value_or_a_400_or_422(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..256)) {
+            let outcome = parse::<app::wire::HoldRequest>(&bytes);
+            proptest::prop_assert!(matches!(
+                outcome,
+                Ok(_) | Err(Error::BadRequest(_)) | Err(Error::Unprocessable(_))
+            ));
+        }
     }
 }

@@ -26,7 +26,7 @@ use crate::{
     extract::BODY_LIMIT_BYTES,
     holds,
     keys::Keys,
-    ops::{self, metrics::Metrics},
+    ops::{self, metrics::Metrics, shed::Shed},
     pages, queue,
     scripts::Scripts,
     seatmap,
@@ -54,8 +54,12 @@ impl Application {
         let redis = redis::Client::open(config.redis_url.expose())?
             .get_connection_manager_with_config(
                 redis::aio::ConnectionManagerConfig::new()
-                    .set_connection_timeout(Duration::from_secs(1))
-                    .set_response_timeout(Duration::from_secs(2)),
+                    .set_connection_timeout(Duration::from_millis(config.redis_connect_timeout_ms))
+                    .set_response_timeout(Duration::from_millis(config.redis_response_timeout_ms))
+                    // No retries inside a request: while Redis is down each call makes one
+                    // connection attempt and fails fast (503), and the first call after Redis
+                    // is back reconnects.
+                    .set_number_of_retries(0),
             )
             .await?;
         let (admin_token, _) = secret_or_file(&config, config.admin_token.as_ref(), "admin_token")?;
@@ -99,6 +103,7 @@ impl Application {
             rooms: Arc::new(Rooms::default()),
             payments: Arc::new(payments),
             metrics: Arc::new(Metrics::new()),
+            shed: Arc::new(Shed::new(&config)),
             leptos,
             config: Arc::new(config),
         };
@@ -168,6 +173,7 @@ pub fn router(state: AppState) -> Router {
         .merge(checkout::router())
         .merge(ops::router())
         .merge(pages::router(&state))
+        .route_layer(middleware::from_fn_with_state(state.clone(), ops::shed::gate))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
         .layer(middleware::from_fn(ops::json_errors))
         .layer(middleware::from_fn_with_state(
@@ -224,7 +230,7 @@ pub async fn connect_db(config: &Config) -> Result<PgPool, BoxError> {
     create_database_if_missing(&options).await?;
     Ok(PgPoolOptions::new()
         .max_connections(config.db_pool_size)
-        .acquire_timeout(Duration::from_secs(3))
+        .acquire_timeout(Duration::from_millis(config.db_acquire_timeout_ms))
         .connect_with(options)
         .await?)
 }

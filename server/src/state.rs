@@ -12,7 +12,7 @@ use crate::{
     checkout::provider::Payments,
     config::{Config, Secret},
     keys::Keys,
-    ops::metrics::Metrics,
+    ops::{metrics::Metrics, shed::Shed},
     scripts::Scripts,
     tokens::{Sessions, admission::AdmissionKeys},
 };
@@ -34,6 +34,8 @@ pub struct AppState {
     /// Room settings, re-read from Postgres every `room_refresh_ms`.
     pub rooms: Arc<Rooms>,
     pub metrics: Arc<Metrics>,
+    /// The concurrency budgets of this instance (load shedding).
+    pub shed: Arc<Shed>,
     pub leptos: LeptosOptions,
 }
 

@@ -5,12 +5,13 @@
 pub mod rooms;
 pub mod ticker;
 
+use crate::extract::EventId;
 use app::wire::{Room, RoomChange, RoomUpdate};
 use std::net::SocketAddr;
 
 use axum::{
     Json, Router,
-    extract::{ConnectInfo, Path, State},
+    extract::{ConnectInfo, State},
     routing::{get, put},
 };
 use tokio_util::sync::CancellationToken;
@@ -27,7 +28,7 @@ async fn update_room(
     admin: Admin,
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(event_id): Path<String>,
+    EventId(event_id): EventId,
     ApiJson(update): ApiJson<RoomUpdate>,
 ) -> Result<Json<Room>> {
     let actor = format!("admin via {} from {}", admin.via, peer.ip());
@@ -43,7 +44,7 @@ async fn update_room(
 async fn audit(
     _: Admin,
     State(state): State<AppState>,
-    Path(event_id): Path<String>,
+    EventId(event_id): EventId,
 ) -> Result<Json<Vec<RoomChange>>> {
     let rows: Vec<(
         String,

@@ -12,13 +12,9 @@ pub mod breaker;
 pub mod fake;
 pub mod provider;
 
+use crate::extract::HoldId;
 use app::wire::{HoldStatus, Order};
-use axum::{
-    Json, Router,
-    extract::{Path, State},
-    http::HeaderMap,
-    routing::post,
-};
+use axum::{Json, Router, extract::State, http::HeaderMap, routing::post};
 use chrono::Utc;
 use sqlx::PgPool;
 
@@ -38,7 +34,7 @@ pub fn router() -> Router<AppState> {
 async fn checkout(
     State(state): State<AppState>,
     buyer: Buyer,
-    Path(hold_id): Path<String>,
+    HoldId(hold_id): HoldId,
     headers: HeaderMap,
 ) -> Result<Json<Order>> {
     let key = idempotency_key(&headers)?;

@@ -2,10 +2,11 @@
 //! transaction (a failed creation leaves nothing); room settings live here, in Postgres, the
 //! durable source of truth that every instance re-reads.
 
+use crate::extract::EventId;
 use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
 use axum::{
     Json, Router,
-    extract::{Path, State},
+    extract::State,
     http::StatusCode,
     routing::{get, post},
 };
@@ -33,7 +34,7 @@ async fn list_handler(State(state): State<AppState>) -> Result<Json<Vec<Event>>>
 
 async fn get_handler(
     State(state): State<AppState>,
-    Path(event_id): Path<String>,
+    EventId(event_id): EventId,
 ) -> Result<Json<Event>> {
     Ok(Json(get_event(&state.db, &event_id).await?))
 }

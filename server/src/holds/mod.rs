@@ -13,12 +13,13 @@
 pub mod expiry;
 mod transaction;
 
+use crate::extract::HoldId;
 use std::time::Duration;
 
 use app::wire::{HeldSeat, Hold, HoldRequest, HoldStatus};
 use axum::{
     Json, Router,
-    extract::{Path, State},
+    extract::State,
     http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::{get, post},
@@ -130,7 +131,7 @@ pub async fn after_seat_change(state: &AppState, event_id: &str, counter: &str) 
 async fn get_handler(
     State(state): State<AppState>,
     buyer: Buyer,
-    Path(hold_id): Path<String>,
+    HoldId(hold_id): HoldId,
 ) -> Result<Json<Hold>> {
     Ok(Json(load(&state.db, &hold_id, &buyer.id).await?))
 }
@@ -138,7 +139,7 @@ async fn get_handler(
 async fn release_handler(
     State(state): State<AppState>,
     buyer: Buyer,
-    Path(hold_id): Path<String>,
+    HoldId(hold_id): HoldId,
 ) -> Result<StatusCode> {
     if let Some(event_id) = transaction::release(&state.db, &hold_id, &buyer.id).await? {
         after_seat_change(&state, &event_id, "releases").await;
@@ -234,5 +235,49 @@ pub async fn find_by_key(db: &PgPool, buyer: &str, key: &str) -> Result<Option<H
     match id {
         Some(id) => Ok(Some(load(db, &id, buyer).await?)),
         None => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderMap, HeaderValue};
+    use proptest::prelude::*;
+
+    use super::idempotency_key;
+    use crate::{error::Error, events::is_event_id};
+
+    proptest! {
+        /// Any header bytes: the trimmed key when it is 1 to 200 visible ASCII characters,
+        /// else a 400; never a panic.
+        #[test]
+        fn idempotency_keys_are_visible_ascii_up_to_200(bytes in proptest::collection::vec(any::<u8>(), 0..260)) {
+            let mut headers = HeaderMap::new();
+            if let Ok(value) = HeaderValue::from_bytes(&bytes) {
+                headers.insert("idempotency-key", value);
+            }
+            let text = std::str::from_utf8(&bytes).ok().map(str::trim);
+            let valid = headers.contains_key("idempotency-key")
+                && text.is_some_and(|k| (1..=200).contains(&k.len()) && k.bytes().all(|b| b.is_ascii_graphic()));
+            match idempotency_key(&headers) {
+                Ok(key) => {
+                    prop_assert!(valid);
+                    prop_assert_eq!(Some(key.as_str()), text);
+                }
+                Err(e) => {
+                    prop_assert!(!valid);
+                    prop_assert!(matches!(e, Error::BadRequest(_)));
+                }
+            }
+        }
+
+        /// Event ids: 1 to 64 of [a-z0-9-]; anything else is refused before any query.
+        #[test]
+        fn event_ids_are_short_lowercase_words(
+            id in prop_oneof!["[a-z0-9-]{1,64}", "[a-z0-9-]{65,70}", "\\PC{0,80}"]
+        ) {
+            let expected = (1..=64).contains(&id.len())
+                && id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+            prop_assert_eq!(is_event_id(&id), expected);
+        }
     }
 }

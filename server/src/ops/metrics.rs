@@ -36,6 +36,8 @@ pub struct Metrics {
     /// Postgres pool connections: open, and idle (set when scraped).
     pub db_connections: IntGauge,
     pub db_idle: IntGauge,
+    /// Requests answered 503 at once by load shedding, by lane (ops/shed.rs).
+    pub shed: IntCounterVec,
 }
 
 fn counter_vec(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
@@ -123,7 +125,14 @@ impl Metrics {
             "Postgres connections open",
         );
         let db_idle = gauge(&registry, "db_pool_idle", "Postgres connections idle");
+        let shed = counter_vec(
+            &registry,
+            "shed_total",
+            "Requests shed with 503 at the concurrency bounds",
+            &["lane"],
+        );
         Self {
+            shed,
             queue_calls,
             admissions,
             queue_length,

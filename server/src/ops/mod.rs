@@ -4,6 +4,7 @@
 //! `{"error", "message"}` body of API.md.
 
 pub mod metrics;
+pub mod shed;
 pub mod stats;
 
 use std::time::Duration;

@@ -2,11 +2,9 @@
 //! counters are written to Redis by whichever instance did the work, so every instance reads
 //! the same series: one point a second for the last 10 minutes, quiet seconds as zeros.
 
+use crate::extract::EventId;
 use app::wire::{SeatCounts, Stats, StatsPoint};
-use axum::{
-    Json,
-    extract::{Path, State},
-};
+use axum::{Json, extract::State};
 use chrono::{DateTime, Utc};
 
 use crate::{error::Result, events, state::AppState, tokens::Admin};
@@ -21,7 +19,7 @@ pub const SERIES_SECONDS: i64 = 600;
 pub async fn stats(
     _: Admin,
     State(state): State<AppState>,
-    Path(event_id): Path<String>,
+    EventId(event_id): EventId,
 ) -> Result<Json<Stats>> {
     events::get_event(&state.db, &event_id).await?;
     let keys = &state.keys;

@@ -5,10 +5,11 @@
 //! estimate is `ceil(position / N)` while the room runs and absent while it is paused; with the
 //! room off, every buyer is admitted at once.
 
+use crate::extract::EventId;
 use app::wire::{QueueStatus, Room, estimated_wait_seconds};
 use axum::{
     Json, Router,
-    extract::{Path, State},
+    extract::State,
     http::{StatusCode, header},
     response::{IntoResponse, Response},
     routing::post,
@@ -157,7 +158,7 @@ fn respond(state: &AppState, event_id: &str, status: QueueStatus, joining: bool)
 async fn join_handler(
     State(state): State<AppState>,
     buyer: Buyer,
-    Path(event_id): Path<String>,
+    EventId(event_id): EventId,
 ) -> Result<Response> {
     let status = join(&state, &buyer.id, &event_id).await?;
     Ok(respond(&state, &event_id, status, true))
@@ -166,7 +167,7 @@ async fn join_handler(
 async fn poll_handler(
     State(state): State<AppState>,
     buyer: Buyer,
-    Path(event_id): Path<String>,
+    EventId(event_id): EventId,
 ) -> Result<Response> {
     let status = poll(&state, &buyer.id, &event_id).await?;
     Ok(respond(&state, &event_id, status, false))

@@ -8,6 +8,7 @@
 //! request. [`AdmittedBuyer`] is the one place that checks this for the seat map and holds.
 //! Several verification keys may be active at once: a rotated-out key verifies until removed.
 
+use crate::extract::EventId;
 use std::{
     collections::HashMap,
     fs, io,
@@ -17,7 +18,7 @@ use std::{
 use app::wire::AdmissionClaims;
 use axum::{
     Json, Router,
-    extract::{FromRequestParts, Path as UrlPath, State},
+    extract::{FromRequestParts, State},
     http::{HeaderValue, request::Parts},
     routing::get,
 };
@@ -341,13 +342,7 @@ impl FromRequestParts<AppState> for AdmittedBuyer {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
         let buyer = Buyer::from_request_parts(parts, state).await?;
-        let UrlPath(params) = UrlPath::<HashMap<String, String>>::from_request_parts(parts, state)
-            .await
-            .map_err(|_| Error::BadRequest("the path names no event".into()))?;
-        let event_id = params
-            .get("event_id")
-            .cloned()
-            .ok_or_else(|| Error::BadRequest("the path names no event".into()))?;
+        let EventId(event_id) = EventId::from_request_parts(parts, state).await?;
         Self::check(state, buyer, event_id, &parts.headers).await
     }
 }

@@ -20,7 +20,8 @@ pub struct TestApp {
 }
 
 /// The configuration of a test app: its own database and Redis prefix, a fixed admin token,
-/// a generous session limit (tests that check limits lower it), and no running ticker: tests
+/// generous session and in-flight limits (tests that check limits lower them; bursts of a
+/// thousand requests at once are no storm here), and no running ticker: tests
 /// drive admission ticks themselves, so what they see does not depend on timing (the test of
 /// the running ticker turns it on).
 pub fn test_config() -> Config {
@@ -28,6 +29,17 @@ pub fn test_config() -> Config {
     config.ticker = false;
     config.admin_token = Some(anteroom::config::Secret::new(ADMIN_TOKEN));
     config.sessions_per_minute = 1_000_000;
+    for bound in [
+        &mut config.in_flight_general,
+        &mut config.in_flight_admitted,
+        &mut config.in_flight_join,
+        &mut config.in_flight_poll,
+        &mut config.in_flight_seatmap,
+        &mut config.in_flight_hold,
+        &mut config.in_flight_checkout,
+    ] {
+        *bound = 100_000;
+    }
     config
 }
 

@@ -3,12 +3,16 @@
 mod admission;
 mod checkout;
 mod events;
+mod faults;
+mod fuzz;
 mod helpers;
 mod holds;
 mod operator;
 mod ops;
 mod pages;
+mod procs;
 mod queue;
 mod seatmap;
 mod sessions;
+mod shedding;
 mod tokens;

@@ -1,10 +1,9 @@
-use std::{process::Stdio, time::Duration};
+use std::time::Duration;
 
-use anteroom::config::Secret;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{ADMIN_TOKEN, event_body, expect_error, spawn_app, spawn_with, test_config};
+use crate::helpers::{ADMIN_TOKEN, event_body, expect_error, spawn_app};
 
 #[tokio::test]
 async fn health_and_readiness_answer_when_redis_and_postgres_do() {
@@ -31,90 +30,7 @@ async fn readiness_is_503_when_postgres_does_not_answer() {
     assert_eq!(r.status(), StatusCode::OK);
 }
 
-#[tokio::test]
-async fn readiness_is_503_while_redis_is_down_and_200_again_when_it_is_back() {
-    let port = free_port();
-    let start_redis = || {
-        std::process::Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("redis-server is installed")
-    };
-    let mut redis = start_redis();
-    wait_for_port(port).await;
-    let mut config = test_config();
-    config.redis_url = Secret::new(format!("redis://127.0.0.1:{port}"));
-    let app = spawn_with(config).await;
-    assert_eq!(
-        app.client
-            .get(app.url("/readyz"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        StatusCode::OK
-    );
-
-    redis.kill().unwrap();
-    redis.wait().unwrap();
-    let r = app.client.get(app.url("/readyz")).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
-    let body: Value = r.json().await.unwrap();
-    assert_eq!(body["redis"], false);
-
-    let mut redis = start_redis();
-    wait_for_port(port).await;
-    let mut ready = false;
-    for _ in 0..50 {
-        if app
-            .client
-            .get(app.url("/readyz"))
-            .send()
-            .await
-            .unwrap()
-            .status()
-            == StatusCode::OK
-        {
-            ready = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    redis.kill().unwrap();
-    redis.wait().unwrap();
-    assert!(ready, "readiness came back without a restart");
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn wait_for_port(port: u16) {
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("nothing listens on {port}");
-}
+// Readiness while Redis is down and back: faults.rs, with a Redis of the test's own.
 
 #[tokio::test]
 async fn metrics_count_and_time_requests_per_route_template() {

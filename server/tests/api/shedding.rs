@@ -1,0 +1,231 @@
+//! Load shedding and abuse (issue 9): beyond a budget the answer is an immediate 503 with
+//! Retry-After, admitted buyers keep their own budget, the operator is never shed; limits hold
+//! across instances; scraping the seat map gets only 403s.
+
+use std::time::Instant;
+
+use anteroom::ops::shed::{HotPath, Lane};
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::{
+    helpers::{TestApp, event_body, expect_error, spawn_with, test_config},
+    holds::{hold, open_event},
+    queue::{join, three_instances},
+};
+
+async fn shed_count(app: &TestApp, lane: &str) -> u64 {
+    let text = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let series = format!("anteroom_shed_total{{lane=\"{lane}\"}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&series))
+        .map_or(0, |v| v.parse().unwrap())
+}
+
+#[tokio::test]
+async fn a_storm_that_fills_the_general_budget_is_shed_at_once_but_admitted_buyers_go_on() {
+    let mut config = test_config();
+    config.in_flight_general = 4;
+    let app = spawn_with(config).await;
+    let room = app
+        .create_event(event_body(1, 5, json!({"admit_rate_per_second": 10})))
+        .await;
+    let room = room["id"].as_str().unwrap();
+    let (open, seats) = open_event(&app, 1, 5).await;
+    let (_, waiting) = app.session().await;
+    let (_, admitted) = app.session().await;
+
+    // The storm: every general permit taken, as by joins and polls still running.
+    let storm: Vec<_> = (0..4)
+        .map(|_| app.state.shed.try_enter(Lane::General).unwrap())
+        .collect();
+    let started = Instant::now();
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{room}/queue")))
+        .bearer_auth(&waiting)
+        .send()
+        .await
+        .unwrap();
+    println!("shed join answered in {:?}", started.elapsed());
+    assert_eq!(r.headers()["retry-after"], "1");
+    expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    let r = app
+        .get(&format!("/api/events/{room}/queue"), &waiting)
+        .await;
+    expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    let r = app
+        .client
+        .post(app.url("/api/session"))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    assert_eq!(shed_count(&app, "join").await, 1);
+    assert_eq!(shed_count(&app, "poll").await, 1);
+    // Nothing was written by a shed join: the line is empty.
+    let in_line: u64 = redis::cmd("ZCARD")
+        .arg(app.state.keys.queue(room))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(in_line, 0);
+
+    // Buyers already in have their own budget: seat map and hold answer.
+    let r = app
+        .get(&format!("/api/events/{open}/seats"), &admitted)
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = hold(
+        &app,
+        &open,
+        &admitted,
+        "k",
+        json!({"seat_ids": [seats[0].to_string()]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    // The operator is never shed: the room can be paused in the middle of the storm.
+    let r = app
+        .admin(
+            app.client
+                .put(app.url(&format!("/api/admin/events/{room}/room"))),
+        )
+        .json(&json!({"paused": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
+    drop(storm);
+    let (status, body) = join(&app, room, &waiting).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+}
+
+#[tokio::test]
+async fn each_hot_path_has_its_own_bound_inside_its_budget() {
+    let mut config = test_config();
+    config.in_flight_hold = 2;
+    let app = spawn_with(config).await;
+    let (open, seats) = open_event(&app, 1, 5).await;
+    let (_, buyer) = app.session().await;
+    let holds: Vec<_> = (0..2)
+        .map(|_| app.state.shed.try_enter(Lane::Hot(HotPath::Hold)).unwrap())
+        .collect();
+    let r = hold(
+        &app,
+        &open,
+        &buyer,
+        "k",
+        json!({"seat_ids": [seats[0].to_string()]}),
+    )
+    .await;
+    expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    let held: i64 = app.count("select count(*) from hold").await;
+    assert_eq!(held, 0, "a shed hold writes nothing");
+    // The seat map, on the same admitted budget, is not held back by the holds' bound.
+    let r = app.get(&format!("/api/events/{open}/seats"), &buyer).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    drop(holds);
+    let r = hold(
+        &app,
+        &open,
+        &buyer,
+        "k",
+        json!({"seat_ids": [seats[0].to_string()]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn a_real_burst_beyond_the_join_bound_gets_202_or_an_immediate_503_never_a_timeout() {
+    let mut config = test_config();
+    config.in_flight_join = 2;
+    let app = spawn_with(config).await;
+    let room = app
+        .create_event(event_body(1, 5, json!({"admit_rate_per_second": 10})))
+        .await;
+    let room = room["id"].as_str().unwrap();
+    let buyers = join_all((0..300).map(|_| app.session())).await;
+    let answers = join_all(buyers.iter().map(|(_, t)| join(&app, room, t))).await;
+    let accepted = answers
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::ACCEPTED)
+        .count();
+    let shed = answers
+        .iter()
+        .filter(|(s, b)| *s == StatusCode::SERVICE_UNAVAILABLE && b["error"] == "unavailable")
+        .count();
+    println!("300 joins at once, bound 2: {accepted} accepted, {shed} shed");
+    assert_eq!(accepted + shed, 300, "only 202 or the JSON 503");
+    assert_eq!(shed as u64, shed_count(&app, "join").await);
+    // The accepted ones hold places 1..=accepted, with no gap left by the shed ones.
+    let mut places: Vec<u64> = answers
+        .iter()
+        .filter_map(|(_, b)| b["position"].as_u64())
+        .collect();
+    places.sort_unstable();
+    assert_eq!(places, (1..=accepted as u64).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn scraping_the_seat_map_from_many_sessions_gets_only_403s() {
+    let apps = three_instances().await;
+    let room = apps[0]
+        .create_event(event_body(2, 10, json!({"admit_rate_per_second": 10})))
+        .await;
+    let room = room["id"].as_str().unwrap();
+    let sessions = join_all((0..60).map(|_| apps[0].session())).await;
+    let path = format!("/api/events/{room}/seats");
+    let answers = join_all(
+        sessions
+            .iter()
+            .enumerate()
+            .map(|(i, (_, token))| apps[i % 3].get(&path, token)),
+    )
+    .await;
+    for r in answers {
+        expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
+    }
+    // Joined but not yet admitted is no better.
+    let (_, token) = &sessions[0];
+    join(&apps[0], room, token).await;
+    let r = apps[1]
+        .get(&format!("/api/events/{room}/seats"), token)
+        .await;
+    expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
+}
+
+#[tokio::test]
+async fn the_per_buyer_hold_limit_holds_across_instances() {
+    let mut config = test_config();
+    config.hold_attempts_per_minute = 4;
+    let apps = [spawn_with(config.clone()).await, spawn_with(config).await];
+    let (event, seats) = open_event(&apps[0], 1, 20).await;
+    let (_, buyer) = apps[0].session().await;
+    let mut statuses = Vec::new();
+    for i in 0..6 {
+        // Alternating instances; each attempt is a new hold of one more seat.
+        let r = hold(
+            &apps[i % 2],
+            &event,
+            &buyer,
+            &format!("k{i}"),
+            json!({"seat_ids": [seats[i].to_string()]}),
+        )
+        .await;
+        statuses.push(r.status().as_u16());
+    }
+    assert_eq!(&statuses[4..], &[429, 429], "{statuses:?}");
+    assert_eq!(&statuses[..4], &[201; 4], "{statuses:?}");
+}
