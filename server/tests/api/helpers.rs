@@ -35,6 +35,52 @@ pub async fn spawn_app() -> TestApp {
     spawn_with(test_config()).await
 }
 
+/// Which Redis a test runs against.
+#[derive(Clone, Copy, Debug)]
+pub enum Backend {
+    /// This machine's Redis on 127.0.0.1:6379.
+    Single,
+    /// The shared 3-master Redis Cluster of this test process (`cluster::shared`).
+    Cluster,
+}
+
+/// [`test_config`] on `backend`.
+pub fn test_config_on(backend: Backend) -> Config {
+    let mut config = test_config();
+    if let Backend::Cluster = backend {
+        config.redis_cluster_nodes = crate::cluster::shared()
+            .nodes()
+            .into_iter()
+            .map(anteroom::config::Secret::new)
+            .collect();
+    }
+    config
+}
+
+pub async fn spawn_on(backend: Backend) -> TestApp {
+    spawn_with(test_config_on(backend)).await
+}
+
+/// Declares the test `body` (an `async fn(Backend)` of the calling module) twice: as
+/// `<body>::single` against the single Redis and as `<body>::cluster` against the Redis
+/// Cluster, so one test body proves both.
+macro_rules! on_single_and_cluster {
+    ($($body:ident),+ $(,)?) => {$(
+        mod $body {
+            #[tokio::test]
+            async fn single() {
+                super::$body(crate::helpers::Backend::Single).await
+            }
+
+            #[tokio::test]
+            async fn cluster() {
+                super::$body(crate::helpers::Backend::Cluster).await
+            }
+        }
+    )+};
+}
+pub(crate) use on_single_and_cluster;
+
 /// Starts an app on `config`. Every app cleans up its scratch deployment when dropped; apps
 /// that share one (instances of one deployment) are dropped together at the test's end.
 pub async fn spawn_with(config: Config) -> TestApp {
