@@ -132,9 +132,11 @@ impl Cluster {
 
     /// The port of the master that owns `key`'s slot now.
     pub fn master_of(&self, key: &str) -> u16 {
-        let slot: u16 = cli(self.ports[0], &["CLUSTER", "KEYSLOT", key])
-            .parse()
-            .expect("a slot number");
+        let slot: u16 = self
+            .ports
+            .iter()
+            .find_map(|p| cli(*p, &["CLUSTER", "KEYSLOT", key]).parse().ok())
+            .expect("a node that answers");
         self.ports
             .iter()
             .copied()

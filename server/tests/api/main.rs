@@ -6,6 +6,7 @@ mod admission;
 mod checkout;
 mod cluster;
 mod events;
+mod failover;
 mod helpers;
 mod holds;
 mod operator;
