@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::{
     helpers::{
         ADMIN_TOKEN, Backend, JsonBody, TestApp, event_body, expect_error, on_single_and_cluster,
-        spawn_with, test_config, test_config_on,
+        spawn_with, test_config, test_config_on, two_instances_and_an_event,
     },
     queue::{join, poll, three_instances},
 };
@@ -130,16 +130,8 @@ async fn a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_g
 ) {
     let mut config = test_config_on(backend);
     config.ticker_lease_ms = 200;
-    let a = spawn_with(config.clone()).await;
-    let b = spawn_with(config).await;
-    let event = a
-        .create_event(event_body(
-            1,
-            1,
-            json!({"admit_rate_per_second": 10, "tick_ms": 1000}),
-        ))
-        .await;
-    let event = event["id"].as_str().unwrap();
+    let (a, b, event) = two_instances_and_an_event(config).await;
+    let event = event.as_str();
     let tokens = line_of(&a, event, 30).await;
     let room = a.state.rooms.get(&a.state.db, event).await.unwrap();
     let old = Ticker::new(a.state.clone());

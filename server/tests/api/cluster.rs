@@ -177,18 +177,21 @@ impl Cluster {
     /// A shell that waits for this test process to end, then kills the nodes and removes the
     /// folder: teardown even when the process is killed or a static is never dropped.
     fn watch(&self) {
+        // Started in the background of a shell that exits at once: the watchdog belongs to
+        // init, not to this process, so it outlives it (and is no zombie of ours).
         let script = format!(
-            "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {kill}",
+            "(while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {kill}) &",
             pid = std::process::id(),
             kill = kill_script(&self.dir)
         );
-        Command::new("sh")
+        let started = Command::new("sh")
             .args(["-c", &script])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
-            .spawn()
+            .status()
             .expect("sh runs");
+        assert!(started.success(), "the cluster's watchdog started");
     }
 }
 

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 
 use anteroom::admission::ticker::{Tick, Ticker};
 use reqwest::{Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::{
     cluster::{Cluster, cli, wait_until},
-    helpers::{TestApp, event_body, spawn_with, test_config},
+    helpers::{TestApp, test_config_on_cluster, two_instances_and_an_event},
 };
 
 /// A buyer as a client that keeps what the line hands out: the place receipt of the last
@@ -134,22 +134,7 @@ async fn after_a_failover_the_line_continues_and_buyers_whose_writes_were_lost_a
     let cluster = tokio::task::spawn_blocking(|| Cluster::start(3, 1, 1000))
         .await
         .unwrap();
-    let mut config = test_config();
-    config.redis_cluster_nodes = cluster
-        .nodes()
-        .into_iter()
-        .map(anteroom::config::Secret::new)
-        .collect();
-    let a = spawn_with(config.clone()).await;
-    let b = spawn_with(config).await;
-    let event = a
-        .create_event(event_body(
-            1,
-            1,
-            json!({"admit_rate_per_second": 10, "tick_ms": 1000}),
-        ))
-        .await;
-    let event = event["id"].as_str().unwrap().to_owned();
+    let (a, b, event) = two_instances_and_an_event(test_config_on_cluster(&cluster)).await;
     let room = a.state.rooms.get(&a.state.db, &event).await.unwrap();
     let ticker = Ticker::new(a.state.clone());
     let queue_key = a.state.keys.queue(&event);

@@ -46,15 +46,37 @@ pub enum Backend {
 
 /// [`test_config`] on `backend`.
 pub fn test_config_on(backend: Backend) -> Config {
-    let mut config = test_config();
-    if let Backend::Cluster = backend {
-        config.redis_cluster_nodes = crate::cluster::shared()
-            .nodes()
-            .into_iter()
-            .map(anteroom::config::Secret::new)
-            .collect();
+    match backend {
+        Backend::Single => test_config(),
+        Backend::Cluster => test_config_on_cluster(crate::cluster::shared()),
     }
+}
+
+/// [`test_config`] on the Redis Cluster `cluster`.
+pub fn test_config_on_cluster(cluster: &crate::cluster::Cluster) -> Config {
+    let mut config = test_config();
+    config.redis_cluster_nodes = cluster
+        .nodes()
+        .into_iter()
+        .map(anteroom::config::Secret::new)
+        .collect();
     config
+}
+
+/// Two instances of one deployment on `config` and an event of theirs admitting 10 a second
+/// in ticks of a second: the event's id.
+pub async fn two_instances_and_an_event(config: Config) -> (TestApp, TestApp, String) {
+    let a = spawn_with(config.clone()).await;
+    let b = spawn_with(config).await;
+    let event = a
+        .create_event(event_body(
+            1,
+            1,
+            json!({"admit_rate_per_second": 10, "tick_ms": 1000}),
+        ))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    (a, b, event)
 }
 
 pub async fn spawn_on(backend: Backend) -> TestApp {
