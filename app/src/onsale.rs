@@ -136,6 +136,12 @@ fn announcement(stage: &Stage, paused: bool) -> String {
     }
 }
 
+/// What the page says when the line answers `recovered` (API notes in the README).
+#[cfg(feature = "hydrate")]
+const RECOVERED: &str = "The waiting room recovered from a failure of its store a moment ago. \
+    Your place is kept in the order you arrived; your position may have gone back while \
+    admissions lost in the failure are made again.";
+
 #[cfg(feature = "hydrate")]
 async fn poll_until_admitted(
     event_id: String,
@@ -151,8 +157,14 @@ async fn poll_until_admitted(
                 position,
                 estimated_wait_seconds,
                 paused: is_paused,
+                recovered,
             }) => {
-                message.set(None);
+                // The notice of a recovery stays while the buyer waits; other notes go.
+                if recovered {
+                    message.set(Some(RECOVERED.to_owned()));
+                } else if message.get_untracked().as_deref() != Some(RECOVERED) {
+                    message.set(None);
+                }
                 paused.set(is_paused);
                 stage.set(Stage::Waiting {
                     position,

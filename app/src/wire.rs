@@ -130,11 +130,21 @@ pub enum QueueStatus {
         estimated_wait_seconds: Option<u64>,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         paused: bool,
+        /// Present (true) when the line's store had failed over and lost its last changes:
+        /// this buyer's lost place was put back at its arrival order, or their position is
+        /// larger than the last one they were told (admissions lost in the failover are made
+        /// again first). Absent otherwise.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
     },
     Admitted {
         admitted: bool,
         admission_token: String,
         expires_at: DateTime<Utc>,
+        /// Present (true) when the line's store had lost this admission in a failover and it
+        /// was marked again from the buyer's admission token.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
     },
 }
 
@@ -532,6 +542,7 @@ mod tests {
             position: 3,
             estimated_wait_seconds: None,
             paused: true,
+            recovered: false,
         };
         assert_eq!(
             serde_json::to_value(&waiting).unwrap(),

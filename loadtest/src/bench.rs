@@ -219,10 +219,14 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize) {
             let mut pipe = redis::pipe();
             let chunk = (size - filled).min(2_000);
             for i in 0..chunk {
-                let mut inv = run.app.scripts.join.key(keys.queue(&event));
+                let mut inv = run.app.scripts.locate.key(keys.queue(&event));
                 inv.key(keys.seq(&event))
                     .key(keys.admitted(&event))
-                    .arg(format!("filler-{:015}", filled + i));
+                    .key(keys.head(&event))
+                    .arg(format!("filler-{:015}", filled + i))
+                    .arg("1")
+                    .arg("")
+                    .arg("");
                 pipe.invoke_script(&inv).ignore();
             }
             let _: () = pipe.query_async(&mut redis).await.unwrap();

@@ -75,6 +75,17 @@ pub struct Config {
     )]
     pub redis_url: Secret,
 
+    /// Nodes of a Redis Cluster, comma-separated (`redis://10.0.0.1:6379,redis://10.0.0.2:6379`);
+    /// any few of its masters will do, the rest are discovered. Set: `REDIS_URL` is not used.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_REDIS_CLUSTER_NODES",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    pub redis_cluster_nodes: Vec<Secret>,
+
     /// Prefix of every Redis key, so that several deployments (or tests) share one Redis.
     #[arg(long, global = true, env = "ANTEROOM_REDIS_PREFIX", default_value = "ar", value_parser = parse_prefix)]
     pub redis_prefix: String,
@@ -435,5 +446,14 @@ mod tests {
         assert!(matches!(cli.command, Some(Command::Migrate)));
         assert_eq!(cli.config.addr.port(), 0);
         assert!(Cli::try_parse_from(["anteroom", "--redis-prefix", "a{b}"]).is_err());
+        let cli = Cli::parse_from([
+            "anteroom",
+            "--redis-cluster-nodes",
+            "redis://a:1,redis://b:2",
+        ]);
+        assert_eq!(
+            cli.config.redis_cluster_nodes,
+            vec![Secret::new("redis://a:1"), Secret::new("redis://b:2")]
+        );
     }
 }

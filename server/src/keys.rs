@@ -28,9 +28,15 @@ impl Keys {
         self.event(event_id, "queue")
     }
 
-    /// The arrival sequence that scores the line.
+    /// The last arrival number given, which scores the line.
     pub fn seq(&self, event_id: &str) -> String {
         self.event(event_id, "seq")
+    }
+
+    /// The greatest arrival number ever admitted: a receipt for a place behind it proves a
+    /// place the line lost (a failover), one at or before it a place already used.
+    pub fn head(&self, event_id: &str) -> String {
+        self.event(event_id, "head")
     }
 
     /// Admitted buyers, scored by the epoch ms at which their admission ends.

@@ -22,5 +22,6 @@ pub mod scripts;
 pub mod seatmap;
 pub mod startup;
 pub mod state;
+pub mod store;
 pub mod telemetry;
 pub mod tokens;

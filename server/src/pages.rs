@@ -46,8 +46,13 @@ impl Backend for PageBackend {
         buyer: String,
         event_id: String,
     ) -> BoxFuture<'_, Result<(EventEntry, Option<String>), ErrorBody>> {
+        // The request's headers, read now (they are context of the render, not of the future):
+        // they carry the buyer's proof of a place the line may have lost.
+        let headers = leptos::prelude::use_context::<http::request::Parts>()
+            .map(|parts| parts.headers)
+            .unwrap_or_default();
         Box::pin(async move {
-            self.enter_event(&buyer, &event_id)
+            self.enter_event(&buyer, &event_id, &headers)
                 .await
                 .map_err(|e| e.body())
         })
@@ -59,10 +64,13 @@ impl PageBackend {
         &self,
         buyer: &str,
         event_id: &str,
+        headers: &http::HeaderMap,
     ) -> Result<(EventEntry, Option<String>)> {
         let state = &self.0;
         let event = events::get_event(&state.db, event_id).await?;
-        let queue = queue::join(state, buyer, event_id).await?;
+        let proof = queue::Proof::from_headers(state, headers, buyer, event_id);
+        let answer = queue::join(state, buyer, event_id, &proof).await?;
+        let queue = answer.status;
         let (seats, cookie) = match &queue {
             // The line itself says this buyer is in: show the map, and hand the browser the
             // token as a cookie so that its next calls pass the gate.
@@ -82,7 +90,15 @@ impl PageBackend {
                 );
                 (Some(map), cookie.to_str().ok().map(str::to_owned))
             }
-            QueueStatus::Waiting { .. } => (None, None),
+            QueueStatus::Waiting { .. } => {
+                let cookie = answer
+                    .receipt
+                    .map(|receipt| queue::place_cookie(state, event_id, &receipt));
+                (
+                    None,
+                    cookie.and_then(|c| c.to_str().ok().map(str::to_owned)),
+                )
+            }
         };
         Ok((
             EventEntry {

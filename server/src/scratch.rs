@@ -8,7 +8,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rand::Rng;
 use sqlx::{Connection, PgConnection};
 
-use crate::config::{Config, Secret};
+use crate::{
+    config::{Config, Secret},
+    store,
+};
 
 /// Scratch databases older than this are a killed run's leftovers.
 const STALE_AFTER: Duration = Duration::from_secs(3600);
@@ -21,6 +24,8 @@ pub struct Scratch {
     /// The server part of `DATABASE_URL` (as configured), without the database name.
     pg_root: String,
     redis_url: String,
+    /// The Redis Cluster's nodes when the deployment runs on one (then `redis_url` is unused).
+    cluster_nodes: Vec<String>,
     admin_token: String,
 }
 
@@ -44,6 +49,7 @@ impl Scratch {
             data_dir: std::env::temp_dir().join(format!("anteroom-{kind}-{tag:x}")),
             pg_root,
             redis_url: defaults.redis_url.expose().to_owned(),
+            cluster_nodes: Vec::new(),
             admin_token: format!("admin-{tag:x}"),
         }
     }
@@ -59,6 +65,11 @@ impl Scratch {
             data_dir: config.data_dir.clone(),
             pg_root: pg_root.to_owned(),
             redis_url: config.redis_url.expose().to_owned(),
+            cluster_nodes: config
+                .redis_cluster_nodes
+                .iter()
+                .map(|n| n.expose().to_owned())
+                .collect(),
             admin_token: config
                 .admin_token
                 .as_ref()
@@ -73,6 +84,7 @@ impl Scratch {
         config.addr = "127.0.0.1:0".parse().expect("a valid address");
         config.database_url = Secret::new(format!("{}/{}", self.pg_root, self.database));
         config.redis_url = Secret::new(self.redis_url.clone());
+        config.redis_cluster_nodes = self.cluster_nodes.iter().map(Secret::new).collect();
         config.redis_prefix = self.prefix.clone();
         config.admin_token = Some(Secret::new(self.admin_token.clone()));
         config.session_secret = Some(Secret::new(format!("session-{}", self.prefix)));
@@ -96,19 +108,44 @@ impl Scratch {
             drop_database(&mut conn, &self.database).await;
             drop_stale(&mut conn, &self.kind).await;
         }
-        if let Ok(client) = redis::Client::open(self.redis_url.as_str())
-            && let Ok(mut conn) = client.get_multiplexed_async_connection().await
-        {
-            let keys: Vec<String> = redis::cmd("KEYS")
-                .arg(format!("{}:*", self.prefix))
-                .query_async(&mut conn)
-                .await
-                .unwrap_or_default();
-            for chunk in keys.chunks(500) {
-                let _: Result<(), _> = redis::cmd("DEL").arg(chunk).query_async(&mut conn).await;
-            }
+        let masters = store::masters(&self.redis_url, &self.cluster_nodes)
+            .await
+            .unwrap_or_default();
+        for master in masters {
+            let _ = delete_prefix(&master, &self.prefix).await;
         }
         let _ = std::fs::remove_dir_all(&self.data_dir);
+    }
+}
+
+/// Deletes every key under `prefix` on one Redis node: SCAN (a cluster node answers for its
+/// own keys only, hence one call per master), then DEL one key at a time in a pipeline (keys
+/// of different events live in different slots, which one DEL may not span on a cluster).
+async fn delete_prefix(node_url: &str, prefix: &str) -> redis::RedisResult<()> {
+    let mut conn = redis::Client::open(node_url)?
+        .get_multiplexed_async_connection()
+        .await?;
+    let mut cursor: u64 = 0;
+    loop {
+        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(format!("{prefix}:*"))
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(&mut conn)
+            .await?;
+        if !keys.is_empty() {
+            let mut pipe = redis::pipe();
+            for key in &keys {
+                pipe.del(key).ignore();
+            }
+            let () = pipe.query_async(&mut conn).await?;
+        }
+        if next == 0 {
+            return Ok(());
+        }
+        cursor = next;
     }
 }
 

@@ -31,6 +31,7 @@ use crate::{
     scripts::Scripts,
     seatmap,
     state::AppState,
+    store::Redis,
     tokens::{self, Sessions, admission::AdmissionKeys},
 };
 
@@ -51,17 +52,7 @@ impl Application {
         let leptos = leptos_options(&config.leptos_config)?;
         let db = connect_db(&config).await?;
         MIGRATOR.run(&db).await?;
-        let redis = redis::Client::open(config.redis_url.expose())?
-            .get_connection_manager_with_config(
-                redis::aio::ConnectionManagerConfig::new()
-                    .set_connection_timeout(Duration::from_millis(config.redis_connect_timeout_ms))
-                    .set_response_timeout(Duration::from_millis(config.redis_response_timeout_ms))
-                    // No retries inside a request: while Redis is down each call makes one
-                    // connection attempt and fails fast (503), and the first call after Redis
-                    // is back reconnects.
-                    .set_number_of_retries(0),
-            )
-            .await?;
+        let redis = Redis::connect(&config).await?;
         let (admin_token, _) = secret_or_file(&config, config.admin_token.as_ref(), "admin_token")?;
         let (session_secret, _) =
             secret_or_file(&config, config.session_secret.as_ref(), "session_secret")?;

@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
-use redis::aio::ConnectionManager;
 use sqlx::PgPool;
 
 use crate::{
@@ -14,15 +13,16 @@ use crate::{
     keys::Keys,
     ops::{metrics::Metrics, shed::Shed},
     scripts::Scripts,
+    store::Redis,
     tokens::{Sessions, admission::AdmissionKeys},
 };
 
 #[derive(Clone)]
 pub struct AppState {
     pub db: PgPool,
-    /// One multiplexed connection shared by all requests; it reconnects by itself after Redis
-    /// comes back.
-    pub redis: ConnectionManager,
+    /// One Redis or Redis Cluster handle shared by all requests (multiplexed connections that
+    /// reconnect by themselves after Redis comes back or a cluster fails over).
+    pub redis: Redis,
     pub keys: Keys,
     pub scripts: Arc<Scripts>,
     pub config: Arc<Config>,

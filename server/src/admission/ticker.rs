@@ -122,6 +122,7 @@ impl Ticker {
             .key(keys.credit(event_id))
             .key(keys.second(event_id, now_unix))
             .key(keys.admitted_total(event_id))
+            .key(keys.head(event_id))
             .arg(&self.owner)
             .arg(credit)
             .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)

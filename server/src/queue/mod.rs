@@ -1,16 +1,23 @@
 //! The line: `POST /api/events/{id}/queue` joins, `GET` polls, each one Redis round trip (one
 //! script). Invariants (DESIGN.md 1, 2, 6): a buyer has at most one place per event and joining
-//! again never moves them (ZADD NX on the buyer id); arrival order is a per-event sequence
-//! incremented inside the script, never an instance's clock; positions are 1-based; the
+//! again never moves them (ZADD NX on the buyer id); arrival order is a per-event arrival
+//! number given inside the script, never an instance's clock; positions are 1-based; the
 //! estimate is `ceil(position / N)` while the room runs and absent while it is paused; with the
 //! room off, every buyer is admitted at once.
+//!
+//! Failover (Redis replicates asynchronously, so a promoted replica may lack the last joins
+//! and admissions): every waiting answer hands the buyer a signed place receipt (arrival
+//! number and position; the `anteroom_place_{E}` cookie, or the `Place-Token` header for API
+//! clients). With it, a place the line lost is put back at its arrival number, an admission
+//! it lost is marked again from the buyer's admission token, and an answer whose position is
+//! larger than the receipt's says `recovered: true`: a buyer is never silently moved back.
 
 use crate::extract::EventId;
 use app::wire::{QueueStatus, Room, estimated_wait_seconds};
 use axum::{
     Json, Router,
     extract::State,
-    http::{StatusCode, header},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
     routing::post,
 };
@@ -19,8 +26,16 @@ use chrono::{DateTime, Utc};
 use crate::{
     error::{Error, Result},
     state::AppState,
-    tokens::{Buyer, admission::admission_cookie},
+    tokens::{
+        Buyer,
+        admission::{self, admission_cookie},
+        cookie,
+        session::Place as Receipt,
+    },
 };
+
+/// The header in which API clients send back their place receipt.
+pub const PLACE_HEADER: &str = "place-token";
 
 pub fn router() -> Router<AppState> {
     Router::new().route(
@@ -32,29 +47,81 @@ pub fn router() -> Router<AppState> {
 /// Where a buyer stands in an event's line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
-    Admitted { expires_at: DateTime<Utc> },
-    Waiting { position: u64 },
+    Admitted {
+        expires_at: DateTime<Utc>,
+        /// The line had lost this admission and marked it again from the buyer's token.
+        restored: bool,
+    },
+    Waiting {
+        position: u64,
+        arrival: u64,
+        /// The line had lost this place and put it back from the buyer's receipt.
+        restored: bool,
+    },
     Absent,
 }
 
+/// What a buyer brings that proves where they stood, in case the line lost it: the place
+/// receipt of their last waiting answer and their admission token, both signed by this
+/// deployment (the forged or foreign are ignored).
+#[derive(Debug, Clone, Default)]
+pub struct Proof {
+    receipt: Option<Receipt>,
+    admitted_until: Option<DateTime<Utc>>,
+}
+
+impl Proof {
+    /// The proof in a request's headers or cookies, for `buyer` in the line of `event_id`.
+    pub fn from_headers(
+        state: &AppState,
+        headers: &HeaderMap,
+        buyer: &str,
+        event_id: &str,
+    ) -> Self {
+        let receipt = headers
+            .get(PLACE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .or_else(|| cookie(headers, &place_cookie_name(event_id)))
+            .and_then(|r| state.sessions.verify_place(r.trim(), buyer, event_id));
+        let admitted_until = headers
+            .get("admission-token")
+            .and_then(|v| v.to_str().ok())
+            .or_else(|| cookie(headers, &admission::cookie_name(event_id)))
+            .and_then(|t| state.admission.verify(t.trim(), event_id, buyer))
+            .and_then(|claims| DateTime::from_timestamp(claims.exp, 0));
+        Self {
+            receipt,
+            admitted_until,
+        }
+    }
+}
+
+/// A join or poll answer, and the place receipt that goes with it (waiting answers only).
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: QueueStatus,
+    pub receipt: Option<String>,
+}
+
 /// Joins `buyer` to the line of `event_id` (or finds them where they already are).
-pub async fn join(state: &AppState, buyer: &str, event_id: &str) -> Result<QueueStatus> {
-    locate(state, buyer, event_id, true).await
+pub async fn join(state: &AppState, buyer: &str, event_id: &str, proof: &Proof) -> Result<Answer> {
+    locate(state, buyer, event_id, proof, true).await
 }
 
 /// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
-pub async fn poll(state: &AppState, buyer: &str, event_id: &str) -> Result<QueueStatus> {
-    locate(state, buyer, event_id, false).await
+pub async fn poll(state: &AppState, buyer: &str, event_id: &str, proof: &Proof) -> Result<Answer> {
+    locate(state, buyer, event_id, proof, false).await
 }
 
-/// One round trip to Redis: the join script (which adds the buyer if absent) or the poll
-/// script (which only looks).
+/// One round trip to Redis: the locate script, which joins the buyer if asked and puts back
+/// what the line lost of them if the proof shows it.
 async fn locate(
     state: &AppState,
     buyer: &str,
     event_id: &str,
+    proof: &Proof,
     joining: bool,
-) -> Result<QueueStatus> {
+) -> Result<Answer> {
     state
         .metrics
         .queue_calls
@@ -62,58 +129,122 @@ async fn locate(
         .inc();
     let room = state.rooms.get(&state.db, event_id).await?;
     if !room.enabled {
-        return Ok(admitted_now(state, buyer, event_id));
+        return Ok(Answer {
+            status: admitted_now(state, buyer, event_id),
+            receipt: None,
+        });
     }
     let keys = &state.keys;
-    let mut invocation = if joining {
-        let mut i = state.scripts.join.key(keys.queue(event_id));
-        i.key(keys.seq(event_id));
-        i
-    } else {
-        state.scripts.poll.key(keys.queue(event_id))
-    };
-    let reply: (String, i64) = invocation
+    let reply: (String, i64, i64, i64) = state
+        .scripts
+        .locate
+        .key(keys.queue(event_id))
+        .key(keys.seq(event_id))
         .key(keys.admitted(event_id))
+        .key(keys.head(event_id))
         .arg(buyer)
+        .arg(if joining { "1" } else { "0" })
+        .arg(
+            proof
+                .receipt
+                .map(|r| r.arrival.to_string())
+                .unwrap_or_default(),
+        )
+        .arg(
+            proof
+                .admitted_until
+                .map(|t| t.timestamp_millis().to_string())
+                .unwrap_or_default(),
+        )
         .invoke_async(&mut state.redis.clone())
         .await?;
-    status(state, &room, buyer, event_id, place(reply)?)
+    let place = place(reply)?;
+    if matches!(
+        place,
+        Place::Admitted { restored: true, .. } | Place::Waiting { restored: true, .. }
+    ) {
+        state
+            .metrics
+            .queue_calls
+            .with_label_values(&["restored"])
+            .inc();
+        tracing::warn!(event = %event_id, buyer, ?place, "put back a place the line had lost");
+    }
+    answer(state, &room, buyer, event_id, place, proof)
 }
 
-fn place((kind, value): (String, i64)) -> Result<Place> {
+fn place((kind, value, arrival, restored): (String, i64, i64, i64)) -> Result<Place> {
+    let restored = restored == 1;
     match kind.as_str() {
         "admitted" => DateTime::from_timestamp_millis(value)
-            .map(|expires_at| Place::Admitted { expires_at })
+            .map(|expires_at| Place::Admitted {
+                expires_at,
+                restored,
+            })
             .ok_or_else(|| Error::Internal(format!("admission expiry {value} out of range"))),
         "waiting" => Ok(Place::Waiting {
             position: value.max(1) as u64,
+            arrival: arrival.max(0) as u64,
+            restored,
         }),
         "absent" => Ok(Place::Absent),
         other => Err(Error::Internal(format!("queue script answered {other:?}"))),
     }
 }
 
-fn status(
+fn answer(
     state: &AppState,
     room: &Room,
     buyer: &str,
     event_id: &str,
     place: Place,
-) -> Result<QueueStatus> {
+    proof: &Proof,
+) -> Result<Answer> {
     match place {
-        Place::Admitted { expires_at } => Ok(QueueStatus::Admitted {
-            admitted: true,
-            admission_token: state.admission.issue(buyer, event_id, expires_at),
+        Place::Admitted {
             expires_at,
+            restored,
+        } => Ok(Answer {
+            status: QueueStatus::Admitted {
+                admitted: true,
+                admission_token: state.admission.issue(buyer, event_id, expires_at),
+                expires_at,
+                recovered: restored,
+            },
+            receipt: None,
         }),
-        Place::Waiting { position } => Ok(QueueStatus::Waiting {
+        Place::Waiting {
             position,
-            estimated_wait_seconds: (!room.paused)
-                .then(|| estimated_wait_seconds(position, room.admit_rate_per_second)),
-            paused: room.paused,
-        }),
+            arrival,
+            restored,
+        } => {
+            // Positions only shrink as the line moves; a larger one than the buyer was told
+            // for the same place means the line lost admissions (they are made again first).
+            let moved_back = proof
+                .receipt
+                .is_some_and(|r| r.arrival == arrival && r.position < position);
+            let receipt =
+                state
+                    .sessions
+                    .issue_place(buyer, event_id, Receipt { arrival, position });
+            Ok(Answer {
+                status: QueueStatus::Waiting {
+                    position,
+                    estimated_wait_seconds: (!room.paused)
+                        .then(|| estimated_wait_seconds(position, room.admit_rate_per_second)),
+                    paused: room.paused,
+                    recovered: restored || moved_back,
+                },
+                receipt: Some(receipt),
+            })
+        }
         Place::Absent => Err(Error::NotInQueue),
     }
+}
+
+/// The cookie that carries a buyer's place receipt for one event in a browser.
+pub fn place_cookie_name(event_id: &str) -> String {
+    format!("anteroom_place_{event_id}")
 }
 
 /// With the room off there is no line: a token at once, for the usual admission time.
@@ -124,51 +255,80 @@ fn admitted_now(state: &AppState, buyer: &str, event_id: &str) -> QueueStatus {
         admitted: true,
         admission_token: state.admission.issue(buyer, event_id, expires_at),
         expires_at,
+        recovered: false,
     }
 }
 
 /// The HTTP answer: 202 for a waiting join, 200 otherwise; an admission also sets the
-/// event's admission cookie so that browsers carry the token without script.
-fn respond(state: &AppState, event_id: &str, status: QueueStatus, joining: bool) -> Response {
-    let cookie = match &status {
-        QueueStatus::Admitted {
-            admission_token,
-            expires_at,
-            ..
-        } => Some(admission_cookie(
+/// event's admission cookie so that browsers carry the token without script, and a waiting
+/// answer the place receipt's cookie.
+fn respond(state: &AppState, event_id: &str, answer: Answer, joining: bool) -> Response {
+    let secure = state.config.secure_cookies;
+    let cookie = match (&answer.status, &answer.receipt) {
+        (
+            QueueStatus::Admitted {
+                admission_token,
+                expires_at,
+                ..
+            },
+            _,
+        ) => Some(admission_cookie(
             event_id,
             admission_token,
             *expires_at,
-            state.config.secure_cookies,
+            secure,
         )),
-        QueueStatus::Waiting { .. } => None,
+        (QueueStatus::Waiting { .. }, Some(receipt)) => {
+            Some(place_cookie(state, event_id, receipt))
+        }
+        (QueueStatus::Waiting { .. }, None) => None,
     };
-    let code = if joining && cookie.is_none() {
+    let admitted = matches!(answer.status, QueueStatus::Admitted { .. });
+    let code = if joining && !admitted {
         StatusCode::ACCEPTED
     } else {
         StatusCode::OK
     };
-    let mut response = (code, Json(status)).into_response();
+    let mut response = (code, Json(answer.status)).into_response();
     if let Some(cookie) = cookie {
         response.headers_mut().insert(header::SET_COOKIE, cookie);
     }
     response
 }
 
+/// `Set-Cookie` for a place receipt: HttpOnly, SameSite=Strict, as long as a session.
+pub fn place_cookie(state: &AppState, event_id: &str, receipt: &str) -> HeaderValue {
+    let secure = if state.config.secure_cookies {
+        "; Secure"
+    } else {
+        ""
+    };
+    HeaderValue::from_str(&format!(
+        "{}={receipt}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
+        place_cookie_name(event_id),
+        u64::from(state.config.session_ttl_hours) * 3600
+    ))
+    .expect("ids and tokens are header-safe")
+}
+
 async fn join_handler(
     State(state): State<AppState>,
     buyer: Buyer,
     EventId(event_id): EventId,
+    headers: HeaderMap,
 ) -> Result<Response> {
-    let status = join(&state, &buyer.id, &event_id).await?;
-    Ok(respond(&state, &event_id, status, true))
+    let proof = Proof::from_headers(&state, &headers, &buyer.id, &event_id);
+    let answer = join(&state, &buyer.id, &event_id, &proof).await?;
+    Ok(respond(&state, &event_id, answer, true))
 }
 
 async fn poll_handler(
     State(state): State<AppState>,
     buyer: Buyer,
     EventId(event_id): EventId,
+    headers: HeaderMap,
 ) -> Result<Response> {
-    let status = poll(&state, &buyer.id, &event_id).await?;
-    Ok(respond(&state, &event_id, status, false))
+    let proof = Proof::from_headers(&state, &headers, &buyer.id, &event_id);
+    let answer = poll(&state, &buyer.id, &event_id, &proof).await?;
+    Ok(respond(&state, &event_id, answer, false))
 }

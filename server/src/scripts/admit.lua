@@ -2,7 +2,8 @@
 -- the ticker lock admits, so a leader that stalled past its lease cannot admit twice. The pop
 -- and the mark happen here together, so no crash loses a buyer between the two.
 -- KEYS[1] lock, KEYS[2] queue, KEYS[3] admitted, KEYS[4] credit (milli-admissions carried
--- between ticks), KEYS[5] this second's stats hash, KEYS[6] admitted total.
+-- between ticks), KEYS[5] this second's stats hash, KEYS[6] admitted total, KEYS[7] head (the
+-- greatest arrival number admitted: places behind it that the line lacks were lost, not used).
 -- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms), ARGV[3] admission ttl
 -- ms, ARGV[4] stats ttl s.
 -- Returns {-1, 0} when not the holder, else {admitted, queue length after}.
@@ -25,6 +26,9 @@ if n > 0 then
     redis.call('ZADD', KEYS[3], expiry, popped[i])
   end
   admitted = #popped / 2
+  if admitted > 0 then
+    redis.call('SET', KEYS[7], popped[#popped])
+  end
 end
 local remaining = redis.call('ZCARD', KEYS[2])
 if admitted > 0 then

@@ -8,8 +8,7 @@ use redis::Script;
 /// Every script the server runs, built once at start.
 pub struct Scripts {
     pub rate_limit: Script,
-    pub join: Script,
-    pub poll: Script,
+    pub locate: Script,
     pub ticker_lock: Script,
     pub release_lock: Script,
     pub admit: Script,
@@ -20,8 +19,7 @@ impl Scripts {
     pub fn new() -> Self {
         Self {
             rate_limit: Script::new(include_str!("rate_limit.lua")),
-            join: Script::new(include_str!("join.lua")),
-            poll: Script::new(include_str!("poll.lua")),
+            locate: Script::new(include_str!("locate.lua")),
             ticker_lock: Script::new(include_str!("ticker_lock.lua")),
             release_lock: Script::new(include_str!("release_lock.lua")),
             admit: Script::new(include_str!("admit.lua")),

@@ -22,6 +22,7 @@ use crate::{error::Error, extract::ApiJson, ratelimit, state::AppState};
 pub const SESSION_COOKIE: &str = "anteroom_session";
 const AUDIENCE: &str = "anteroom-session";
 const ADMIN_AUDIENCE: &str = "anteroom-admin";
+const PLACE_AUDIENCE: &str = "anteroom-place";
 /// How long the dashboard's sign-in lasts.
 const ADMIN_TTL_SECS: i64 = 12 * 3600;
 
@@ -33,12 +34,34 @@ struct Claims {
     exp: i64,
 }
 
-/// Issues and verifies buyer sessions.
+/// A buyer's place in an event's line as last answered to them: the receipt that lets the
+/// line put back a place a Redis failover lost, and tell the buyer when their position went
+/// back (see `queue`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Place {
+    /// The arrival number Redis gave the buyer's join.
+    pub arrival: u64,
+    /// The position last answered.
+    pub position: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PlaceClaims {
+    sub: String,
+    evt: String,
+    aud: String,
+    exp: i64,
+    #[serde(flatten)]
+    place: Place,
+}
+
+/// Issues and verifies buyer sessions (and buyers' place receipts, signed with the same key).
 pub struct Sessions {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
     admin_validation: Validation,
+    place_validation: Validation,
     ttl: Duration,
     /// Whether the cookie carries `Secure` (HTTPS deployments).
     secure_cookies: bool,
@@ -52,8 +75,11 @@ impl Sessions {
         validation.leeway = 0;
         let mut admin_validation = validation.clone();
         admin_validation.set_audience(&[ADMIN_AUDIENCE]);
+        let mut place_validation = validation.clone();
+        place_validation.set_audience(&[PLACE_AUDIENCE]);
         Self {
             admin_validation,
+            place_validation,
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
             validation,
@@ -101,6 +127,29 @@ impl Sessions {
         jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .ok()
             .map(|d| d.claims.sub)
+    }
+
+    /// A signed receipt of `buyer`'s `place` in the line of `event_id`, valid as long as a
+    /// session.
+    pub fn issue_place(&self, buyer: &str, event_id: &str, place: Place) -> String {
+        let claims = PlaceClaims {
+            sub: buyer.to_owned(),
+            evt: event_id.to_owned(),
+            aud: PLACE_AUDIENCE.to_owned(),
+            exp: chrono::Utc::now().timestamp() + self.ttl.as_secs() as i64,
+            place,
+        };
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
+            .expect("HS256 signing with a byte secret cannot fail")
+    }
+
+    /// The place of a valid receipt of `buyer` in the line of `event_id`.
+    pub fn verify_place(&self, receipt: &str, buyer: &str, event_id: &str) -> Option<Place> {
+        let claims =
+            jsonwebtoken::decode::<PlaceClaims>(receipt, &self.decoding, &self.place_validation)
+                .ok()?
+                .claims;
+        (claims.sub == buyer && claims.evt == event_id).then_some(claims.place)
     }
 
     /// The `Set-Cookie` value that hands `token` to a browser.
@@ -193,5 +242,24 @@ mod tests {
         tampered.insert(tampered.len() / 2, 'x');
         assert_eq!(s.verify(&tampered), None);
         assert_eq!(created.buyer_id.len(), 22);
+    }
+
+    #[test]
+    fn a_place_receipt_verifies_for_its_buyer_and_event_only() {
+        let s = Sessions::new(b"one secret", Duration::from_secs(60), false);
+        let place = Place {
+            arrival: 1_764_417_600_123_456,
+            position: 42,
+        };
+        let receipt = s.issue_place("b1", "e1", place);
+        assert_eq!(s.verify_place(&receipt, "b1", "e1"), Some(place));
+        assert_eq!(s.verify_place(&receipt, "b2", "e1"), None);
+        assert_eq!(s.verify_place(&receipt, "b1", "e2"), None);
+        let session = s.issue();
+        assert_eq!(
+            s.verify_place(&session.token, &session.buyer_id, "e1"),
+            None
+        );
+        assert_eq!(s.verify(&receipt), None, "a receipt is no session");
     }
 }

@@ -6,7 +6,10 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::{
-    helpers::{ADMIN_TOKEN, JsonBody, TestApp, event_body, expect_error, spawn_with, test_config},
+    helpers::{
+        ADMIN_TOKEN, Backend, JsonBody, TestApp, event_body, expect_error, on_single_and_cluster,
+        spawn_with, test_config, test_config_on, two_instances_and_an_event,
+    },
     queue::{join, poll, three_instances},
 };
 
@@ -41,9 +44,13 @@ async fn admitted_count(app: &TestApp, event: &str) -> u64 {
         .unwrap()
 }
 
-#[tokio::test]
-async fn three_tickers_at_once_admit_exactly_n_per_tick_in_line_order() {
-    let apps = three_instances().await;
+on_single_and_cluster!(
+    three_tickers_at_once_admit_exactly_n_per_tick_in_line_order,
+    a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_gap,
+);
+
+async fn three_tickers_at_once_admit_exactly_n_per_tick_in_line_order(backend: Backend) {
+    let apps = three_instances(backend).await;
     let event = apps[0]
         .create_event(event_body(
             1,
@@ -92,7 +99,7 @@ async fn three_tickers_at_once_admit_exactly_n_per_tick_in_line_order() {
 
 #[tokio::test]
 async fn fractions_carry_so_seven_a_second_in_100_ms_ticks_admits_seven_a_second() {
-    let apps = three_instances().await;
+    let apps = three_instances(Backend::Single).await;
     let app = &apps[0];
     let event = app
         .create_event(event_body(
@@ -118,20 +125,13 @@ async fn fractions_carry_so_seven_a_second_in_100_ms_ticks_admits_seven_a_second
     assert_eq!(per_second, vec![7, 7, 7]);
 }
 
-#[tokio::test]
-async fn a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_gap() {
-    let mut config = test_config();
+async fn a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_gap(
+    backend: Backend,
+) {
+    let mut config = test_config_on(backend);
     config.ticker_lease_ms = 200;
-    let a = spawn_with(config.clone()).await;
-    let b = spawn_with(config).await;
-    let event = a
-        .create_event(event_body(
-            1,
-            1,
-            json!({"admit_rate_per_second": 10, "tick_ms": 1000}),
-        ))
-        .await;
-    let event = event["id"].as_str().unwrap();
+    let (a, b, event) = two_instances_and_an_event(config).await;
+    let event = event.as_str();
     let tokens = line_of(&a, event, 30).await;
     let room = a.state.rooms.get(&a.state.db, event).await.unwrap();
     let old = Ticker::new(a.state.clone());
@@ -170,7 +170,7 @@ async fn a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_g
 
 #[tokio::test]
 async fn releasing_the_lock_lets_the_next_instance_admit_at_once() {
-    let apps = three_instances().await;
+    let apps = three_instances(Backend::Single).await;
     let event = apps[0].create_event(event_body(1, 1, json!({}))).await;
     let event = event["id"].as_str().unwrap();
     let first = Ticker::new(apps[0].state.clone());
@@ -245,7 +245,7 @@ where
 
 #[tokio::test]
 async fn room_changes_are_validated_and_need_the_admin_token() {
-    let apps = three_instances().await;
+    let apps = three_instances(Backend::Single).await;
     let app = &apps[0];
     let event = app.create_event(event_body(1, 1, json!({}))).await;
     let event = event["id"].as_str().unwrap();

@@ -47,6 +47,74 @@ pub async fn spawn_app() -> TestApp {
     spawn_with(test_config()).await
 }
 
+/// Which Redis a test runs against.
+#[derive(Clone, Copy, Debug)]
+pub enum Backend {
+    /// This machine's Redis on 127.0.0.1:6379.
+    Single,
+    /// The shared 3-master Redis Cluster of this test process (`cluster::shared`).
+    Cluster,
+}
+
+/// [`test_config`] on `backend`.
+pub fn test_config_on(backend: Backend) -> Config {
+    match backend {
+        Backend::Single => test_config(),
+        Backend::Cluster => test_config_on_cluster(crate::cluster::shared()),
+    }
+}
+
+/// [`test_config`] on the Redis Cluster `cluster`.
+pub fn test_config_on_cluster(cluster: &crate::cluster::Cluster) -> Config {
+    let mut config = test_config();
+    config.redis_cluster_nodes = cluster
+        .nodes()
+        .into_iter()
+        .map(anteroom::config::Secret::new)
+        .collect();
+    config
+}
+
+/// Two instances of one deployment on `config` and an event of theirs admitting 10 a second
+/// in ticks of a second: the event's id.
+pub async fn two_instances_and_an_event(config: Config) -> (TestApp, TestApp, String) {
+    let a = spawn_with(config.clone()).await;
+    let b = spawn_with(config).await;
+    let event = a
+        .create_event(event_body(
+            1,
+            1,
+            json!({"admit_rate_per_second": 10, "tick_ms": 1000}),
+        ))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    (a, b, event)
+}
+
+pub async fn spawn_on(backend: Backend) -> TestApp {
+    spawn_with(test_config_on(backend)).await
+}
+
+/// Declares the test `body` (an `async fn(Backend)` of the calling module) twice: as
+/// `<body>::single` against the single Redis and as `<body>::cluster` against the Redis
+/// Cluster, so one test body proves both.
+macro_rules! on_single_and_cluster {
+    ($($body:ident),+ $(,)?) => {$(
+        mod $body {
+            #[tokio::test]
+            async fn single() {
+                super::$body(crate::helpers::Backend::Single).await
+            }
+
+            #[tokio::test]
+            async fn cluster() {
+                super::$body(crate::helpers::Backend::Cluster).await
+            }
+        }
+    )+};
+}
+pub(crate) use on_single_and_cluster;
+
 /// Starts an app on `config`. Every app cleans up its scratch deployment when dropped; apps
 /// that share one (instances of one deployment) are dropped together at the test's end.
 pub async fn spawn_with(config: Config) -> TestApp {

@@ -1,8 +1,12 @@
-//! Integration tests: the real server on port 0 against this machine's Postgres and Redis.
+//! Integration tests: the real server on port 0 against this machine's Postgres and Redis, and
+//! (the tests of the line and the seat map, and the failover test) against real Redis Clusters
+//! started on spare ports of this machine.
 
 mod admission;
 mod checkout;
+mod cluster;
 mod events;
+mod failover;
 mod faults;
 mod fuzz;
 mod helpers;

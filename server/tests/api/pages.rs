@@ -103,6 +103,12 @@ async fn the_waiting_room_is_rendered_with_the_real_place_and_keeps_it_on_reload
         .iter()
         .find(|c| c.starts_with("anteroom_session="))
         .unwrap();
+    assert!(
+        cookies
+            .iter()
+            .any(|c| c.starts_with(&format!("anteroom_place_{id}="))),
+        "the page hands the place receipt too: {cookies:?}"
+    );
     let (again, _) = page(&app, &format!("/events/{id}/seats"), Some(session)).await;
     assert!(
         again.contains("You are <strong>#5</strong> in line"),

@@ -2,7 +2,10 @@ use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, event_body, expect_error, spawn_app, spawn_with, test_config};
+use crate::helpers::{
+    Backend, TestApp, event_body, expect_error, on_single_and_cluster, spawn_app, spawn_with,
+    test_config, test_config_on,
+};
 
 pub async fn join(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
     let r = app
@@ -21,8 +24,8 @@ pub async fn poll(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value
 }
 
 /// Three instances on one database and one Redis prefix, tickers off (tests drive them).
-pub async fn three_instances() -> Vec<TestApp> {
-    let config = test_config();
+pub async fn three_instances(backend: Backend) -> Vec<TestApp> {
+    let config = test_config_on(backend);
     let mut apps = Vec::new();
     for _ in 0..3 {
         apps.push(spawn_with(config.clone()).await);
@@ -30,9 +33,12 @@ pub async fn three_instances() -> Vec<TestApp> {
     apps
 }
 
-#[tokio::test]
-async fn two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_each() {
-    let apps = three_instances().await;
+on_single_and_cluster!(two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_each);
+
+async fn two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_each(
+    backend: Backend,
+) {
+    let apps = three_instances(backend).await;
     let event = apps[0]
         .create_event(event_body(1, 1, json!({"admit_rate_per_second": 30})))
         .await;

@@ -3,9 +3,16 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::{
-    helpers::{TestApp, spawn_app},
+    helpers::{Backend, TestApp, on_single_and_cluster, spawn_on},
     holds::{hold, open_event},
 };
+
+on_single_and_cluster!(
+    the_seat_map_is_shaped_as_the_api_says,
+    a_hold_and_a_release_show_in_the_next_read,
+    fifty_concurrent_reads_on_a_cold_cache_run_one_rebuild,
+    a_rebuild_that_raced_a_change_is_not_stored,
+);
 
 async fn seat_map(app: &TestApp, event: &str, session: &str) -> Value {
     let r = app
@@ -27,9 +34,8 @@ fn status_of(map: &Value, seat: i64) -> String {
         .unwrap()
 }
 
-#[tokio::test]
-async fn the_seat_map_is_shaped_as_the_api_says() {
-    let app = spawn_app().await;
+async fn the_seat_map_is_shaped_as_the_api_says(backend: Backend) {
+    let app = spawn_on(backend).await;
     let (event, ids) = open_event(&app, 2, 3).await;
     let (_, session) = app.session().await;
     let map = seat_map(&app, &event, &session).await;
@@ -45,9 +51,8 @@ async fn the_seat_map_is_shaped_as_the_api_says() {
     assert_eq!(sections[1]["rows"][0]["seats"][2]["price_cents"], 3000);
 }
 
-#[tokio::test]
-async fn a_hold_and_a_release_show_in_the_next_read() {
-    let app = spawn_app().await;
+async fn a_hold_and_a_release_show_in_the_next_read(backend: Backend) {
+    let app = spawn_on(backend).await;
     let (event, ids) = open_event(&app, 1, 5).await;
     let (_, session) = app.session().await;
     assert_eq!(
@@ -83,9 +88,8 @@ async fn a_hold_and_a_release_show_in_the_next_read() {
     );
 }
 
-#[tokio::test]
-async fn fifty_concurrent_reads_on_a_cold_cache_run_one_rebuild() {
-    let app = spawn_app().await;
+async fn fifty_concurrent_reads_on_a_cold_cache_run_one_rebuild(backend: Backend) {
+    let app = spawn_on(backend).await;
     let (event, _) = open_event(&app, 10, 20).await;
     let (_, session) = app.session().await;
     let before = app.state.metrics.seatmap_builds.get();
@@ -97,9 +101,8 @@ async fn fifty_concurrent_reads_on_a_cold_cache_run_one_rebuild() {
     assert_eq!(app.state.metrics.seatmap_builds.get() - before, 1);
 }
 
-#[tokio::test]
-async fn a_rebuild_that_raced_a_change_is_not_stored() {
-    let app = spawn_app().await;
+async fn a_rebuild_that_raced_a_change_is_not_stored(backend: Backend) {
+    let app = spawn_on(backend).await;
     let (event, ids) = open_event(&app, 1, 5).await;
     let (_, session) = app.session().await;
     // A rebuild reads the generation, then a hold commits and invalidates, then the rebuild

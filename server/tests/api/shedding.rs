@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::{
-    helpers::{TestApp, event_body, expect_error, spawn_with, test_config},
+    helpers::{Backend, TestApp, event_body, expect_error, spawn_with, test_config},
     holds::{hold, open_event},
     queue::{join, three_instances},
 };
@@ -180,7 +180,7 @@ async fn a_real_burst_beyond_the_join_bound_gets_202_or_an_immediate_503_never_a
 
 #[tokio::test]
 async fn scraping_the_seat_map_from_many_sessions_gets_only_403s() {
-    let apps = three_instances().await;
+    let apps = three_instances(Backend::Single).await;
     let room = apps[0]
         .create_event(event_body(2, 10, json!({"admit_rate_per_second": 10})))
         .await;

@@ -5,7 +5,10 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::{
-    helpers::{JsonBody, TestApp, event_body, expect_error, spawn_app},
+    helpers::{
+        Backend, JsonBody, TestApp, event_body, expect_error, on_single_and_cluster, spawn_app,
+        spawn_on,
+    },
     queue::{join, poll},
 };
 
@@ -45,9 +48,13 @@ async fn gate(app: &TestApp, event: &str, session: &str, token: Option<&str>) ->
     req.send().await.unwrap()
 }
 
-#[tokio::test]
-async fn an_admitted_buyer_passes_the_gate_by_header_or_by_cookie() {
-    let app = spawn_app().await;
+on_single_and_cluster!(
+    an_admitted_buyer_passes_the_gate_by_header_or_by_cookie,
+    the_gate_refuses_everything_but_a_valid_token_of_this_event_and_buyer,
+);
+
+async fn an_admitted_buyer_passes_the_gate_by_header_or_by_cookie(backend: Backend) {
+    let app = spawn_on(backend).await;
     let (event, session, token, cookie) = admitted_buyer(&app).await;
     assert!(cookie.starts_with(&format!("anteroom_admission_{event}={token}")));
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
@@ -64,9 +71,8 @@ async fn an_admitted_buyer_passes_the_gate_by_header_or_by_cookie() {
     assert_eq!(r.status(), StatusCode::OK);
 }
 
-#[tokio::test]
-async fn the_gate_refuses_everything_but_a_valid_token_of_this_event_and_buyer() {
-    let app = spawn_app().await;
+async fn the_gate_refuses_everything_but_a_valid_token_of_this_event_and_buyer(backend: Backend) {
+    let app = spawn_on(backend).await;
     let (event, session, token, _) = admitted_buyer(&app).await;
     let (other_event, other_session, other_token, _) = admitted_buyer(&app).await;
     let parts: Vec<&str> = token.split('.').collect();

@@ -1,0 +1,57 @@
+-- Where a buyer stands in an event's line, joining them if asked (DESIGN.md invariants 1, 2),
+-- and putting back what a Redis failover lost of it, on the buyer's signed proof: Redis
+-- replicates asynchronously, so a promoted replica may lack the last joins and admissions.
+-- KEYS[1] queue (zset buyer -> arrival number), KEYS[2] seq (the last arrival number given),
+-- KEYS[3] admitted (zset buyer -> admission expiry ms), KEYS[4] head (the greatest arrival
+-- number ever admitted).
+-- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
+-- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or ''.
+-- Returns {'admitted', expiry_ms, 0, restored}, {'waiting', position, arrival, restored} or
+-- {'absent', 0, 0, 0}; restored is 1 when this call put back a lost admission or place.
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local buyer = ARGV[1]
+local expiry = redis.call('ZSCORE', KEYS[3], buyer)
+if expiry and tonumber(expiry) > now_ms then
+  return {'admitted', tonumber(expiry), 0, 0}
+end
+local token_expiry = tonumber(ARGV[4])
+if token_expiry and token_expiry > now_ms then
+  -- Admitted (a token we signed says so) but the line does not know it: the admission was
+  -- lost. Mark it again rather than send the buyer back into line.
+  redis.call('ZREM', KEYS[1], buyer)
+  redis.call('ZADD', KEYS[3], token_expiry, buyer)
+  return {'admitted', token_expiry, 0, 1}
+end
+local arrival = redis.call('ZSCORE', KEYS[1], buyer)
+if arrival then
+  return {'waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, tonumber(arrival), 0}
+end
+local restored = 0
+local receipt = tonumber(ARGV[3])
+if receipt and receipt > tonumber(redis.call('GET', KEYS[4]) or '0') then
+  -- Behind everyone ever admitted, yet not in line: the join was lost. Its arrival number
+  -- puts the place back exactly where it was.
+  arrival = receipt
+  restored = 1
+elseif ARGV[2] == '1' then
+  if expiry then
+    -- The admission expired unused: the buyer left the line; this is a new place at the back.
+    redis.call('ZREM', KEYS[3], buyer)
+  end
+  -- Arrival numbers only grow, even past a failover that lost the last ones given: at least
+  -- Redis's clock in microseconds, so that numbers given after a failover follow the lost
+  -- ones (which come back by receipt) as long as the nodes' clocks agree within the seconds
+  -- a failover takes.
+  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+  arrival = math.max(last + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
+else
+  return {'absent', 0, 0, 0}
+end
+-- Formatted by hand: Lua would print a number this large in exponent notation.
+local score = string.format('%.0f', arrival)
+redis.call('ZADD', KEYS[1], 'NX', score, buyer)
+if arrival > tonumber(redis.call('GET', KEYS[2]) or '0') then
+  redis.call('SET', KEYS[2], score)
+end
+return {'waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, arrival, restored}
