@@ -158,6 +158,7 @@ async fn poll_until_admitted(
                 estimated_wait_seconds,
                 paused: is_paused,
                 recovered,
+                ..
             }) => {
                 // The notice of a recovery stays while the buyer waits; other notes go.
                 if recovered {

@@ -136,6 +136,10 @@ pub enum QueueStatus {
         /// again first). Absent otherwise.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         recovered: bool,
+        /// The buyer's arrival number in this line: arrivals are admitted in its order, so a
+        /// client (the load test) can check first come, first served exactly. Additive.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arrival: Option<u64>,
     },
     Admitted {
         admitted: bool,
@@ -543,6 +547,7 @@ mod tests {
             estimated_wait_seconds: None,
             paused: true,
             recovered: false,
+            arrival: None,
         };
         assert_eq!(
             serde_json::to_value(&waiting).unwrap(),

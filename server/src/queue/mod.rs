@@ -234,6 +234,7 @@ fn answer(
                         .then(|| estimated_wait_seconds(position, room.admit_rate_per_second)),
                     paused: room.paused,
                     recovered: restored || moved_back,
+                    arrival: Some(arrival),
                 },
                 receipt: Some(receipt),
             })
