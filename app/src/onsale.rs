@@ -151,6 +151,7 @@ async fn poll_until_admitted(
                 position,
                 estimated_wait_seconds,
                 paused: is_paused,
+                ..
             }) => {
                 message.set(None);
                 paused.set(is_paused);

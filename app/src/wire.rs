@@ -130,6 +130,10 @@ pub enum QueueStatus {
         estimated_wait_seconds: Option<u64>,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         paused: bool,
+        /// The buyer's number in the order of arrival, as Redis gave it at the join: it never
+        /// changes while the buyer waits, so a load test can check that admission is FIFO.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arrival: Option<u64>,
     },
     Admitted {
         admitted: bool,
@@ -532,6 +536,7 @@ mod tests {
             position: 3,
             estimated_wait_seconds: None,
             paused: true,
+            arrival: None,
         };
         assert_eq!(
             serde_json::to_value(&waiting).unwrap(),

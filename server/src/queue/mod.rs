@@ -32,7 +32,7 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Place {
     Admitted { expires_at: DateTime<Utc> },
-    Waiting { position: u64 },
+    Waiting { position: u64, arrival: u64 },
     Absent,
 }
 
@@ -71,7 +71,7 @@ async fn locate(
     } else {
         state.scripts.poll.key(keys.queue(event_id))
     };
-    let reply: (String, i64) = invocation
+    let reply: (String, i64, i64) = invocation
         .key(keys.admitted(event_id))
         .arg(buyer)
         .invoke_async(&mut state.redis.clone())
@@ -79,13 +79,14 @@ async fn locate(
     status(state, &room, buyer, event_id, place(reply)?)
 }
 
-fn place((kind, value): (String, i64)) -> Result<Place> {
+fn place((kind, value, arrival): (String, i64, i64)) -> Result<Place> {
     match kind.as_str() {
         "admitted" => DateTime::from_timestamp_millis(value)
             .map(|expires_at| Place::Admitted { expires_at })
             .ok_or_else(|| Error::Internal(format!("admission expiry {value} out of range"))),
         "waiting" => Ok(Place::Waiting {
             position: value.max(1) as u64,
+            arrival: arrival.max(1) as u64,
         }),
         "absent" => Ok(Place::Absent),
         other => Err(Error::Internal(format!("queue script answered {other:?}"))),
@@ -105,8 +106,9 @@ fn status(
             admission_token: state.admission.issue(buyer, event_id, expires_at),
             expires_at,
         }),
-        Place::Waiting { position } => Ok(QueueStatus::Waiting {
+        Place::Waiting { position, arrival } => Ok(QueueStatus::Waiting {
             position,
+            arrival: Some(arrival),
             estimated_wait_seconds: (!room.paused)
                 .then(|| estimated_wait_seconds(position, room.admit_rate_per_second)),
             paused: room.paused,

@@ -53,6 +53,10 @@ async fn two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_
             assert_eq!(body["status"], "waiting");
             let p = body["position"].as_u64().unwrap();
             assert_eq!(body["estimated_wait_seconds"], p.div_ceil(30));
+            assert_eq!(
+                body["arrival"], p,
+                "nobody admitted yet: arrival is the position"
+            );
             p
         })
         .collect();
@@ -70,6 +74,7 @@ async fn two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_
     for ((_, first), (status, second)) in joins.iter().zip(&again) {
         assert_eq!(*status, StatusCode::ACCEPTED);
         assert_eq!(first["position"], second["position"]);
+        assert_eq!(first["arrival"], second["arrival"]);
     }
     let (status, polled) = poll(&apps[2], event, &sessions[0].1).await;
     assert_eq!(status, StatusCode::OK);
@@ -139,7 +144,7 @@ async fn a_paused_room_says_so_instead_of_inventing_an_estimate() {
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(
         body,
-        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "paused": true})
+        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "paused": true, "arrival": 1})
     );
 }
 
