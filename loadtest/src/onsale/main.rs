@@ -627,7 +627,7 @@ impl Buyer<'_> {
             let quantity = self.rng.gen_range(1..=4).min(available);
             match self.hold(admission, section, quantity).await {
                 Ok(hold) => {
-                    if self.i % night.plan.pay_one_in != 0 {
+                    if !self.i.is_multiple_of(night.plan.pay_one_in) {
                         return Visit::Done(Outcome::Abandoned);
                     }
                     return Visit::Done(self.pay(&hold).await);

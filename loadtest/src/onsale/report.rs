@@ -251,7 +251,14 @@ fn svg(series: &[Point]) -> String {
     let x = |t: i64| m + (t as f64 / last) * (w - 2.0 * m);
     let y = |v: u64, top: f64| h - m - (v as f64 / top) * (h - 2.0 * m);
     // What is drawn: name, colour, dash pattern, value, and the top of its axis.
-    let lines: [(&str, &str, &str, fn(&Point) -> u64, f64); 4] = [
+    type Line = (
+        &'static str,
+        &'static str,
+        &'static str,
+        fn(&Point) -> u64,
+        f64,
+    );
+    let lines: [Line; 4] = [
         (
             "admissions/s",
             "#1f77b4",
