@@ -87,7 +87,8 @@ struct Cli {
     /// Admissions a second (N).
     #[arg(long, short = 'n', default_value_t = 300)]
     admit_rate: u32,
-    /// Time compression: the hold time (600 s), the admission time (600 s, in-process), the
+    /// Time compression: the hold time (600 s), the admission time (600 s, in-process, at
+    /// least 60 s), the
     /// expiry sweep (30 s) and the payment latency (400 ms) are divided by it, within the
     /// server's bounds (holds last at least 10 s). Rates (N, 100 charges a second) are not.
     #[arg(long, default_value_t = 1.0)]
@@ -146,8 +147,10 @@ impl Plan {
             poll_ms: cli.poll_ms,
             pay_one_in: cli.pay_one_in.max(1),
             hold_ttl_seconds: scaled(600.0, 10.0),
+            // A turn shorter than a minute is shorter than a loaded machine's queueing: the
+            // buyers' holds would all come too late.
             admission_ttl_seconds: if cli.urls.is_empty() {
-                scaled(600.0, 10.0)
+                scaled(600.0, 60.0)
             } else {
                 cli.admission_ttl_seconds
             },
