@@ -1,7 +1,7 @@
 //! `bench`: throughput and latency of Anteroom's hot paths, beside the raw limits of the Redis
 //! and Postgres they stand on, measured in the same run on the same machine.
 //!
-//! `bench line`  joins and polls at 1,000 and at 100,000 in line, Redis bytes per queued buyer,
+//! `bench line`  joins and polls at 1,000 and at 1,000,000 in line, Redis bytes per queued buyer,
 //!               and `redis-benchmark` ZADD/ZRANK at the same concurrency.
 //! `bench holds` the hold transaction through the HTTP API, and `pgbench` of the same
 //!               statements.
@@ -9,20 +9,13 @@
 //! Each run starts Anteroom in-process (release build: `cargo run --release -p loadtest --bin
 //! bench -- line`) on a scratch database and Redis prefix, both removed at the end.
 
-use std::{
-    process::Command,
-    sync::{
-        Arc,
-        atomic::{AtomicUsize, Ordering},
-    },
-    time::{Duration, Instant},
-};
+use std::process::Command;
 
-use anteroom::{scratch::Scratch, startup::Application};
+use anteroom::config::Config;
+use app::wire::{NewEvent, NewSection, RoomUpdate};
 use clap::{Parser, Subcommand};
-use futures::future::join_all;
-use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
+use loadtest::{Deployment, create_event, measure, redis_bytes, sessions};
+use serde_json::json;
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of Anteroom's hot paths against raw Redis and Postgres")]
@@ -42,7 +35,7 @@ enum What {
         #[arg(long, default_value_t = 4000)]
         requests: usize,
         /// The long line.
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(long, default_value_t = 1_000_000)]
         line: usize,
     },
     /// Holds per second through the API beside pgbench of the hold transaction.
@@ -50,129 +43,6 @@ enum What {
         #[arg(long, default_value_t = 4000)]
         requests: usize,
     },
-}
-
-struct Running {
-    base: String,
-    app: anteroom::state::AppState,
-    shutdown: CancellationToken,
-    scratch: Scratch,
-}
-
-async fn start(scratch: Scratch) -> Running {
-    let mut config = scratch.config();
-    config.ticker = false;
-    config.sessions_per_minute = u32::MAX;
-    config.hold_attempts_per_minute = u32::MAX;
-    let app = Application::build(config).await.expect("anteroom starts");
-    let base = format!("http://{}", app.local_addr());
-    let state = app.state().clone();
-    let shutdown = CancellationToken::new();
-    let token = shutdown.clone();
-    tokio::spawn(async move { app.run(token).await.expect("serves") });
-    Running {
-        base,
-        app: state,
-        shutdown,
-        scratch,
-    }
-}
-
-/// Latencies of one measurement, and its throughput.
-struct Sample {
-    micros: Vec<u64>,
-    elapsed: Duration,
-    errors: usize,
-}
-
-impl Sample {
-    fn pct(&self, p: f64) -> f64 {
-        let i = ((self.micros.len() as f64 - 1.0) * p).round() as usize;
-        self.micros[i] as f64 / 1000.0
-    }
-
-    fn per_second(&self) -> f64 {
-        self.micros.len() as f64 / self.elapsed.as_secs_f64()
-    }
-
-    fn line(&self, what: &str) -> String {
-        format!(
-            "{what:<28} {:>9.0}/s   p50 {:>6.2} ms   p99 {:>6.2} ms   max {:>7.2} ms   errors {}",
-            self.per_second(),
-            self.pct(0.5),
-            self.pct(0.99),
-            self.pct(1.0),
-            self.errors
-        )
-    }
-}
-
-/// Runs `n` requests from `concurrency` workers; `request(i)` makes the i-th.
-async fn measure<F, Fut>(n: usize, concurrency: usize, request: F) -> Sample
-where
-    F: Fn(usize) -> Fut + Sync,
-    Fut: std::future::Future<Output = bool>,
-{
-    let next = AtomicUsize::new(0);
-    let started = Instant::now();
-    let workers = (0..concurrency).map(|_| async {
-        let mut micros = Vec::new();
-        let mut errors = 0;
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n {
-                break;
-            }
-            let t = Instant::now();
-            if !request(i).await {
-                errors += 1;
-            }
-            micros.push(t.elapsed().as_micros() as u64);
-        }
-        (micros, errors)
-    });
-    let results = join_all(workers).await;
-    let elapsed = started.elapsed();
-    let mut micros: Vec<u64> = results.iter().flat_map(|(m, _)| m.clone()).collect();
-    micros.sort_unstable();
-    Sample {
-        micros,
-        elapsed,
-        errors: results.iter().map(|(_, e)| e).sum(),
-    }
-}
-
-async fn sessions(client: &reqwest::Client, base: &str, n: usize) -> Vec<String> {
-    let sample_tokens = Arc::new(std::sync::Mutex::new(vec![String::new(); n]));
-    measure(n, 16, |i| {
-        let tokens = sample_tokens.clone();
-        async move {
-            let r = client.post(format!("{base}/api/session")).send().await;
-            let Ok(r) = r else { return false };
-            let body: Value = r.json().await.unwrap_or_default();
-            tokens.lock().unwrap()[i] = body["token"].as_str().unwrap_or_default().to_owned();
-            true
-        }
-    })
-    .await;
-    Arc::try_unwrap(sample_tokens)
-        .unwrap()
-        .into_inner()
-        .unwrap()
-}
-
-async fn create_event(client: &reqwest::Client, run: &Running, body: Value) -> String {
-    let r: Value = client
-        .post(format!("{}/api/admin/events", run.base))
-        .bearer_auth(run.scratch.admin_token())
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    r["id"].as_str().expect("the event was created").to_owned()
 }
 
 /// `redis-benchmark` of one command at `concurrency`, in requests per second.
@@ -196,20 +66,53 @@ fn redis_benchmark(concurrency: usize, args: &[&str]) -> Option<f64> {
     rps.parse().ok()
 }
 
+/// The bench's Anteroom: one instance, no ticker (the line stands still while it is measured),
+/// no per-client limits (every request comes from this one address).
+async fn start() -> Deployment {
+    Deployment::start("bench", 1, |config: &mut Config| {
+        config.ticker = false;
+        config.sessions_per_minute = u32::MAX;
+        config.hold_attempts_per_minute = u32::MAX;
+    })
+    .await
+}
+
+/// One section of `rows` x `seats_per_row`, with the given room settings.
+fn bench_event(rows: u32, seats_per_row: u32, room: RoomUpdate) -> NewEvent {
+    NewEvent {
+        name: "Bench".into(),
+        starts_at: chrono::Utc::now(),
+        sections: vec![NewSection {
+            name: "A".into(),
+            rows,
+            seats_per_row,
+            price_cents: 100,
+        }],
+        room,
+    }
+}
+
 async fn bench_line(concurrency: usize, requests: usize, line: usize) {
-    let run = start(Scratch::new("bench")).await;
+    let run = start().await;
+    let base = &run.bases[0];
     let client = reqwest::Client::new();
-    let event = create_event(
-        &client,
-        &run,
-        json!({"name": "Bench", "starts_at": "2026-12-01T19:00:00Z",
-               "sections": [{"name": "A", "rows": 1, "seats_per_row": 1, "price_cents": 1}],
-               "room": {"admit_rate_per_second": 300, "paused": true}}),
-    )
-    .await;
-    let tokens = sessions(&client, &run.base, requests * 2).await;
-    let mut redis = run.app.redis.clone();
-    let keys = &run.app.keys;
+    let room = RoomUpdate {
+        admit_rate_per_second: Some(300),
+        paused: Some(true),
+        ..RoomUpdate::default()
+    };
+    let event = create_event(&client, base, run.admin_token(), &bench_event(1, 1, room))
+        .await
+        .expect("the event is created")
+        .id;
+    let tokens: Vec<String> = sessions(&client, &run.bases, requests * 2, 16)
+        .await
+        .expect("sessions")
+        .into_iter()
+        .map(|s| s.token)
+        .collect();
+    let mut redis = run.state.redis.clone();
+    let keys = &run.state.keys;
 
     let mut results = Vec::new();
     let mut filled = 0;
@@ -219,7 +122,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize) {
             let mut pipe = redis::pipe();
             let chunk = (size - filled).min(2_000);
             for i in 0..chunk {
-                let mut inv = run.app.scripts.locate.key(keys.queue(&event));
+                let mut inv = run.state.scripts.locate.key(keys.queue(&event));
                 inv.key(keys.seq(&event))
                     .key(keys.admitted(&event))
                     .key(keys.head(&event))
@@ -235,7 +138,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize) {
         let mine = &tokens[batch * requests..(batch + 1) * requests];
         let joins = measure(requests, concurrency, |i| {
             let req = client
-                .post(format!("{}/api/events/{event}/queue", run.base))
+                .post(format!("{base}/api/events/{event}/queue"))
                 .bearer_auth(&mine[i]);
             async move { req.send().await.is_ok_and(|r| r.status().as_u16() == 202) }
         })
@@ -243,7 +146,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize) {
         filled += requests;
         let polls = measure(requests, concurrency, |i| {
             let req = client
-                .get(format!("{}/api/events/{event}/queue", run.base))
+                .get(format!("{base}/api/events/{event}/queue"))
                 .bearer_auth(&mine[i]);
             async move { req.send().await.is_ok_and(|r| r.status().as_u16() == 200) }
         })
@@ -253,18 +156,9 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize) {
             .query_async(&mut redis)
             .await
             .unwrap();
-        let mut bytes = 0u64;
-        for key in [keys.queue(&event), keys.seq(&event)] {
-            let b: Option<u64> = redis::cmd("MEMORY")
-                .arg("USAGE")
-                .arg(key)
-                .arg("SAMPLES")
-                .arg(0)
-                .query_async(&mut redis)
-                .await
-                .unwrap();
-            bytes += b.unwrap_or(0);
-        }
+        let bytes = redis_bytes(&mut redis, &[keys.queue(&event), keys.seq(&event)])
+            .await
+            .unwrap();
         results.push((label, count, joins, polls, bytes));
     }
 
@@ -304,8 +198,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize) {
     } else {
         println!("redis-benchmark not found: no raw figures");
     }
-    run.shutdown.cancel();
-    run.scratch.cleanup().await;
+    run.stop().await;
 }
 
 fn pgbench_script(event: &str, first_seat: i64, last_seat: i64) -> String {
@@ -328,26 +221,37 @@ COMMIT;
 }
 
 async fn bench_holds(concurrency: usize, requests: usize) {
-    let run = start(Scratch::new("bench")).await;
+    let run = start().await;
+    let base = &run.bases[0];
     let client = reqwest::Client::new();
     let rows = (requests as u32).div_ceil(200).max(1) * 2;
+    let room = RoomUpdate {
+        enabled: Some(false),
+        ..RoomUpdate::default()
+    };
     let event = create_event(
         &client,
-        &run,
-        json!({"name": "Bench", "starts_at": "2026-12-01T19:00:00Z",
-               "sections": [{"name": "A", "rows": rows, "seats_per_row": 200, "price_cents": 100}],
-               "room": {"enabled": false}}),
+        base,
+        run.admin_token(),
+        &bench_event(rows, 200, room),
     )
-    .await;
+    .await
+    .expect("the event is created")
+    .id;
     let seats: Vec<i64> = sqlx::query_scalar("select id from seat where event_id = $1 order by id")
         .bind(&event)
-        .fetch_all(&run.app.db)
+        .fetch_all(&run.state.db)
         .await
         .unwrap();
-    let tokens = sessions(&client, &run.base, requests).await;
+    let tokens: Vec<String> = sessions(&client, &run.bases, requests, 16)
+        .await
+        .expect("sessions")
+        .into_iter()
+        .map(|s| s.token)
+        .collect();
     let holds = measure(requests, concurrency, |i| {
         let req = client
-            .post(format!("{}/api/events/{event}/holds", run.base))
+            .post(format!("{base}/api/events/{event}/holds"))
             .bearer_auth(&tokens[i])
             .header("idempotency-key", format!("bench-{i}"))
             .json(&json!({"seat_ids": [seats[i].to_string()]}));
@@ -378,7 +282,7 @@ async fn bench_holds(concurrency: usize, requests: usize) {
             "-f",
         ])
         .arg(&script)
-        .arg(run.scratch.database_name())
+        .arg(run.database_name())
         .output();
     std::fs::remove_file(&script).ok();
     let pg_tps = out.ok().and_then(|o| {
@@ -404,8 +308,7 @@ async fn bench_holds(concurrency: usize, requests: usize) {
         }
         None => println!("pgbench not found or failed: no raw figure"),
     }
-    run.shutdown.cancel();
-    run.scratch.cleanup().await;
+    run.stop().await;
 }
 
 #[tokio::main]

@@ -62,6 +62,21 @@ async fn two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_
             p
         })
         .collect();
+    // Arrival numbers grow with the place.
+    let mut by_place: Vec<(u64, u64)> = joins
+        .iter()
+        .map(|(_, b)| {
+            (
+                b["position"].as_u64().unwrap(),
+                b["arrival"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    by_place.sort_unstable();
+    assert!(
+        by_place.windows(2).all(|w| w[0].1 < w[1].1),
+        "arrivals in place order"
+    );
     positions.sort_unstable();
     assert_eq!(positions, (1..=200).collect::<Vec<_>>());
 
@@ -76,6 +91,7 @@ async fn two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_
     for ((_, first), (status, second)) in joins.iter().zip(&again) {
         assert_eq!(*status, StatusCode::ACCEPTED);
         assert_eq!(first["position"], second["position"]);
+        assert_eq!(first["arrival"], second["arrival"]);
     }
     let (status, polled) = poll(&apps[2], event, &sessions[0].1).await;
     assert_eq!(status, StatusCode::OK);
@@ -145,8 +161,9 @@ async fn a_paused_room_says_so_instead_of_inventing_an_estimate() {
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(
         body,
-        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "paused": true})
+        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "paused": true, "arrival": body["arrival"]})
     );
+    assert!(body["arrival"].is_u64(), "{body}");
 }
 
 #[tokio::test]

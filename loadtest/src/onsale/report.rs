@@ -1,0 +1,522 @@
+//! The night's figures: what Postgres and Redis say after it (oversold seats, bytes per queued
+//! buyer), the report gathered from every buyer's log (latencies, rates, FIFO inversions, the
+//! error of the estimate), printed, as JSON, and drawn as an SVG chart.
+//!
+//! Invariants of a good night, which [`Report::failed`] checks: some places were checked for
+//! FIFO and none was inverted, no seat was oversold (in Postgres or in the buyers' own count),
+//! and no join failed.
+
+use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
+
+use anteroom::keys::Keys;
+use app::wire::StatsPoint;
+use loadtest::{Sample, redis_bytes};
+use serde::Serialize;
+
+use super::{BuyerLog, Night, Plan, TallyView};
+
+/// Seats sold or held against the rules, counted in Postgres.
+#[derive(Serialize, Default)]
+pub struct Oversold {
+    /// Seats in more than one sale.
+    sold_twice: i64,
+    /// Seats of a purchased hold that are not sold to that hold.
+    purchased_not_sold: i64,
+    /// Seats marked sold without a purchased hold and its sale.
+    sold_without_sale: i64,
+    /// Seats in two live (active, unexpired) holds at once.
+    held_twice: i64,
+    /// Sold seats beyond the seats the event has.
+    beyond_capacity: i64,
+    seats_sold: i64,
+}
+
+impl Oversold {
+    fn total(&self) -> i64 {
+        self.sold_twice
+            + self.purchased_not_sold
+            + self.sold_without_sale
+            + self.held_twice
+            + self.beyond_capacity
+    }
+}
+
+pub async fn oversold(database_url: &str, event: &str) -> Result<Oversold, sqlx::Error> {
+    let db = sqlx::PgPool::connect(database_url).await?;
+    let count = |sql: &'static str| {
+        let db = db.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(sql)
+                .bind(event)
+                .fetch_one(&db)
+                .await
+        }
+    };
+    let seats = count("select count(*) from seat where event_id = $1").await?;
+    let sold_seats = count(
+        "select count(*) from hold_seat hs join sale x on x.hold_id = hs.hold_id \
+         where x.event_id = $1",
+    )
+    .await?;
+    let found = Oversold {
+        sold_twice: count(
+            "select count(*) from (select hs.seat_id from hold_seat hs \
+             join sale x on x.hold_id = hs.hold_id where x.event_id = $1 \
+             group by hs.seat_id having count(*) > 1) twice",
+        )
+        .await?,
+        purchased_not_sold: count(
+            "select count(*) from hold h join hold_seat hs on hs.hold_id = h.id \
+             join seat s on s.id = hs.seat_id \
+             where h.event_id = $1 and h.status = 'purchased' \
+               and (s.status <> 'sold' or s.hold_id is distinct from h.id)",
+        )
+        .await?,
+        sold_without_sale: count(
+            "select count(*) from seat s left join hold h on h.id = s.hold_id \
+             left join sale x on x.hold_id = h.id \
+             where s.event_id = $1 and s.status = 'sold' \
+               and (h.status is distinct from 'purchased' or x.id is null)",
+        )
+        .await?,
+        held_twice: count(
+            "select count(*) from (select hs.seat_id from hold_seat hs \
+             join hold h on h.id = hs.hold_id \
+             where h.event_id = $1 and h.status = 'active' and h.expires_at > now() \
+             group by hs.seat_id having count(*) > 1) twice",
+        )
+        .await?,
+        beyond_capacity: (sold_seats - seats).max(0),
+        seats_sold: count("select count(*) from seat where event_id = $1 and status = 'sold'")
+            .await?,
+    };
+    db.close().await;
+    Ok(found)
+}
+
+/// Redis bytes of the line (sorted set and sequence) per buyer in it.
+pub async fn bytes_per_buyer(redis_url: &str, keys: &Keys, event: &str) -> Option<(f64, u64)> {
+    let client = redis::Client::open(redis_url).ok()?;
+    let mut conn = client.get_multiplexed_async_connection().await.ok()?;
+    let queued: u64 = redis::cmd("ZCARD")
+        .arg(keys.queue(event))
+        .query_async(&mut conn)
+        .await
+        .ok()?;
+    let bytes = redis_bytes(&mut conn, &[keys.queue(event), keys.seq(event)])
+        .await
+        .ok()?;
+    (queued > 0).then(|| (bytes as f64 / queued as f64, queued))
+}
+
+#[derive(Serialize)]
+struct Latency {
+    count: usize,
+    per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+}
+
+#[derive(Serialize)]
+struct Estimates {
+    /// Buyers whose first join and admission were both seen.
+    checked: usize,
+    /// |real wait - estimate at join|, in seconds.
+    median_abs_error_seconds: f64,
+    p90_abs_error_seconds: f64,
+    /// real wait - estimate: positive when the wait was longer than promised.
+    median_error_seconds: f64,
+}
+
+#[derive(Serialize)]
+struct Fifo {
+    /// Places whose join and admission were both seen.
+    checked: usize,
+    /// Places admitted by an earlier tick than a place that arrived before them.
+    inversions: usize,
+}
+
+#[derive(Serialize)]
+struct Rate {
+    mean: f64,
+    peak: u64,
+}
+
+#[derive(Serialize)]
+struct Point {
+    /// Seconds since the on-sale opened.
+    t: i64,
+    admissions: u64,
+    holds: u64,
+    checkouts: u64,
+    queue_length: u64,
+    polls: u64,
+}
+
+#[derive(Serialize)]
+pub struct Report {
+    plan: Plan,
+    seconds: f64,
+    sessions_seconds: f64,
+    first_joins: Latency,
+    joins: TallyView,
+    polls: TallyView,
+    seat_maps: TallyView,
+    holds: TallyView,
+    hold_conflicts: u64,
+    holds_after_turn_lapsed: u64,
+    checkouts: TallyView,
+    declines: u64,
+    /// Server errors by request and status.
+    unexpected: BTreeMap<String, u64>,
+    polls_served_per_second: Rate,
+    admissions_per_second: Rate,
+    holds_per_second: Rate,
+    checkouts_per_second: Rate,
+    fifo: Fifo,
+    estimates: Estimates,
+    oversold: Oversold,
+    /// Seats the buyers paid for (their own count), and seats they were sold twice.
+    seats_bought: usize,
+    seats_bought_twice: usize,
+    sold_out_seconds: Option<f64>,
+    redis_bytes_per_queued_buyer: Option<f64>,
+    queued_when_measured: Option<u64>,
+    outcomes: BTreeMap<String, usize>,
+    series: Vec<Point>,
+}
+
+impl Report {
+    /// Whether the night broke an invariant (or checked nothing).
+    pub fn failed(&self) -> bool {
+        self.fifo.checked == 0
+            || self.fifo.inversions > 0
+            || self.oversold.total() > 0
+            || self.seats_bought_twice > 0
+            || self.joins.server_errors + self.joins.client_errors > 0
+    }
+
+    pub fn svg(&self) -> String {
+        svg(&self.series)
+    }
+}
+
+/// Sorted by arrival, a place is inverted when an earlier arrival was admitted by a later tick.
+fn inversions(mut places: Vec<(u64, i64)>) -> usize {
+    places.sort_unstable();
+    let mut latest = i64::MIN;
+    let mut inverted = 0;
+    for (_, admitted) in places {
+        if admitted < latest {
+            inverted += 1;
+        }
+        latest = latest.max(admitted);
+    }
+    inverted
+}
+
+fn quantile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
+}
+
+fn rate(values: impl Iterator<Item = u64>) -> Rate {
+    let active: Vec<u64> = values.filter(|v| *v > 0).collect();
+    Rate {
+        mean: active.iter().sum::<u64>() as f64 / active.len().max(1) as f64,
+        peak: active.into_iter().max().unwrap_or(0),
+    }
+}
+
+/// The night as a chart: admissions, holds and checkouts a second (left axis) and the queue's
+/// length (right axis, dashed), one point a second.
+fn svg(series: &[Point]) -> String {
+    let (w, h, m) = (960.0, 400.0, 50.0);
+    let last = series.last().map_or(1, |p| p.t.max(1)) as f64;
+    let top_rate = series
+        .iter()
+        .flat_map(|p| [p.admissions, p.holds, p.checkouts])
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let top_queue = series
+        .iter()
+        .map(|p| p.queue_length)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let x = |t: i64| m + (t as f64 / last) * (w - 2.0 * m);
+    let y = |v: u64, top: f64| h - m - (v as f64 / top) * (h - 2.0 * m);
+    // What is drawn: name, colour, dash pattern, value, and the top of its axis.
+    type Line = (
+        &'static str,
+        &'static str,
+        &'static str,
+        fn(&Point) -> u64,
+        f64,
+    );
+    let lines: [Line; 4] = [
+        (
+            "admissions/s",
+            "#1f77b4",
+            "none",
+            |p| p.admissions,
+            top_rate,
+        ),
+        ("holds/s", "#2ca02c", "none", |p| p.holds, top_rate),
+        ("checkouts/s", "#d62728", "none", |p| p.checkouts, top_rate),
+        (
+            "queue length (right)",
+            "#777",
+            "6 4",
+            |p| p.queue_length,
+            top_queue,
+        ),
+    ];
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
+         font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{m}\" y=\"24\" font-size=\"15\">The night: per second, and the line</text>\n\
+         <line x1=\"{m}\" y1=\"{b}\" x2=\"{r}\" y2=\"{b}\" stroke=\"#444\"/>\n\
+         <line x1=\"{m}\" y1=\"{m}\" x2=\"{m}\" y2=\"{b}\" stroke=\"#444\"/>\n\
+         <text x=\"{m}\" y=\"{lab}\">0 s</text><text x=\"{r}\" y=\"{lab}\" text-anchor=\"end\">{last} s</text>\n\
+         <text x=\"{l}\" y=\"{m}\" text-anchor=\"end\">{top_rate}/s</text>\n\
+         <text x=\"{rr}\" y=\"{m}\">{top_queue} in line</text>\n",
+        b = h - m,
+        r = w - m,
+        lab = h - m + 16.0,
+        l = m - 4.0,
+        rr = w - m + 4.0,
+    );
+    for (i, (name, color, dashes, value, top)) in lines.iter().enumerate() {
+        let points: Vec<String> = series
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", x(p.t), y(value(p), *top)))
+            .collect();
+        let lx = m + 20.0 + i as f64 * 170.0;
+        out += &format!(
+            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" \
+             stroke-dasharray=\"{dashes}\" points=\"{}\"><title>{name}</title></polyline>\n\
+             <rect x=\"{lx}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{color}\"/>\
+             <text x=\"{}\" y=\"{}\">{name}</text>\n",
+            points.join(" "),
+            m - 22.0,
+            lx + 16.0,
+            m - 12.0
+        );
+    }
+    out + "</svg>\n"
+}
+
+impl Report {
+    pub fn print(&self) {
+        let r = self;
+        let p = &r.plan;
+        println!(
+            "\nThe night: {} buyers within {} s, {} seats, N = {}, {} instance(s), compressed {}x \
+         (holds {} s, admissions {} s, payments {} ms), polls every {} ms",
+            p.buyers,
+            p.window_seconds,
+            p.seats,
+            p.admit_rate_per_second,
+            p.instances,
+            p.compress,
+            p.hold_ttl_seconds,
+            p.admission_ttl_seconds,
+            p.payment_latency_ms,
+            p.poll_ms
+        );
+        let j = &r.first_joins;
+        println!(
+            "joins (the first wave)   {:>8.0}/s   p50 {:.2} ms   p99 {:.2} ms   max {:.2} ms   \
+         server errors {}   client errors {}",
+            j.per_second,
+            j.p50_ms,
+            j.p99_ms,
+            j.max_ms,
+            r.joins.server_errors,
+            r.joins.client_errors
+        );
+        let per = |name: &str, rate: &Rate| {
+            println!(
+                "{name:<24} mean {:>8.1}/s   peak {:>6}/s",
+                rate.mean, rate.peak
+            )
+        };
+        per("polls served", &r.polls_served_per_second);
+        per("admissions", &r.admissions_per_second);
+        per("holds", &r.holds_per_second);
+        per("checkouts", &r.checkouts_per_second);
+        let errors = |name: &str, t: &TallyView| {
+            println!(
+                "{name:<24} ok {:>8}   server errors {}   client errors {}",
+                t.ok, t.server_errors, t.client_errors
+            )
+        };
+        errors("polls", &r.polls);
+        errors("seat maps", &r.seat_maps);
+        errors("holds", &r.holds);
+        errors("checkouts", &r.checkouts);
+        println!(
+            "hold conflicts (409) {}   turn lapsed (403) {}   declines {}   server errors {:?}",
+            r.hold_conflicts, r.holds_after_turn_lapsed, r.declines, r.unexpected
+        );
+        println!(
+            "FIFO inversions          {} (of {} places checked)",
+            r.fifo.inversions, r.fifo.checked
+        );
+        println!(
+            "estimate error           median {:.2} s   p90 {:.2} s   (signed median {:+.2} s, {} buyers)",
+            r.estimates.median_abs_error_seconds,
+            r.estimates.p90_abs_error_seconds,
+            r.estimates.median_error_seconds,
+            r.estimates.checked
+        );
+        println!(
+            "oversold seats           {} (Postgres: {} sold; buyers' own count {} bought, {} twice)",
+            r.oversold.total(),
+            r.oversold.seats_sold,
+            r.seats_bought,
+            r.seats_bought_twice
+        );
+        match r.sold_out_seconds {
+            Some(s) => println!("sold out after           {s:.1} s"),
+            None => println!(
+                "sold out after           not sold out in {:.1} s",
+                r.seconds
+            ),
+        }
+        if let (Some(b), Some(q)) = (r.redis_bytes_per_queued_buyer, r.queued_when_measured) {
+            println!("Redis bytes / queued     {b:.1} (with {q} in line)");
+        }
+        println!("buyers                   {:?}", r.outcomes);
+    }
+}
+
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the parts of one report, gathered once"
+)]
+pub fn report(
+    night: &Night,
+    logs: Vec<BuyerLog>,
+    points: BTreeMap<i64, StatsPoint>,
+    open_unix: i64,
+    seconds: f64,
+    sessions_seconds: f64,
+    oversold: Oversold,
+    memory: Option<(f64, u64)>,
+) -> Report {
+    let t = &night.tallies;
+    let first: Vec<u64> = logs.iter().filter_map(|l| l.first_join_micros).collect();
+    // Throughput of the first wave: from the opening to its last answer.
+    let first_wave_seconds = night
+        .first_wave_seconds
+        .lock()
+        .expect("not poisoned")
+        .unwrap_or(seconds)
+        .max(0.001);
+    let joins = Sample::new(first, Duration::from_secs_f64(first_wave_seconds), 0);
+
+    let places: Vec<(u64, i64)> = logs
+        .iter()
+        .flat_map(|l| &l.entries)
+        .filter_map(|e| Some((e.arrival?, e.admitted_ms?)))
+        .collect();
+    let mut errors: Vec<f64> = Vec::new();
+    let mut abs_errors: Vec<f64> = Vec::new();
+    for e in logs.iter().filter_map(|l| l.entries.first()) {
+        if let (Some(estimate), Some(admitted)) = (e.estimate, e.admitted_ms) {
+            let error = (admitted - e.joined_ms) as f64 / 1000.0 - estimate as f64;
+            errors.push(error);
+            abs_errors.push(error.abs());
+        }
+    }
+    errors.sort_by(f64::total_cmp);
+    abs_errors.sort_by(f64::total_cmp);
+
+    let mut outcomes = BTreeMap::new();
+    for l in &logs {
+        let name = serde_json::to_value(l.outcome).expect("plain data");
+        *outcomes
+            .entry(name.as_str().unwrap_or_default().to_owned())
+            .or_default() += 1;
+    }
+    let sold = night.sold.lock().expect("not poisoned");
+    let last = (seconds as i64).max(0);
+    let series: Vec<Point> = (0..=last)
+        .map(|s| {
+            let p = points.get(&(open_unix + s));
+            let polls = night
+                .polls_per_second
+                .get(s as usize)
+                .map_or(0, |c| c.load(Ordering::Relaxed));
+            Point {
+                t: s,
+                admissions: p.map_or(0, |p| p.admissions),
+                holds: p.map_or(0, |p| p.holds),
+                checkouts: p.map_or(0, |p| p.checkouts),
+                queue_length: p.map_or(0, |p| p.queue_length),
+                polls,
+            }
+        })
+        .collect();
+    Report {
+        plan: night.plan.clone(),
+        seconds,
+        sessions_seconds,
+        first_joins: Latency {
+            count: joins.count(),
+            per_second: joins.per_second(),
+            p50_ms: joins.pct(0.5),
+            p99_ms: joins.pct(0.99),
+            max_ms: joins.pct(1.0),
+        },
+        joins: t.joins.view(),
+        polls: t.polls.view(),
+        seat_maps: t.seat_maps.view(),
+        holds: t.holds.view(),
+        hold_conflicts: t.hold_conflicts.load(Ordering::Relaxed),
+        holds_after_turn_lapsed: t.lapsed.load(Ordering::Relaxed),
+        checkouts: t.checkouts.view(),
+        declines: t.declines.load(Ordering::Relaxed),
+        unexpected: t.unexpected.lock().expect("not poisoned").clone(),
+        polls_served_per_second: rate(series.iter().map(|p| p.polls)),
+        admissions_per_second: rate(series.iter().map(|p| p.admissions)),
+        holds_per_second: rate(series.iter().map(|p| p.holds)),
+        checkouts_per_second: rate(series.iter().map(|p| p.checkouts)),
+        fifo: Fifo {
+            checked: places.len(),
+            inversions: inversions(places),
+        },
+        estimates: Estimates {
+            checked: errors.len(),
+            median_abs_error_seconds: quantile(&abs_errors, 0.5),
+            p90_abs_error_seconds: quantile(&abs_errors, 0.9),
+            median_error_seconds: quantile(&errors, 0.5),
+        },
+        oversold,
+        seats_bought: sold.len(),
+        seats_bought_twice: sold.values().filter(|n| **n > 1).count(),
+        sold_out_seconds: *night.sold_out_at.lock().expect("not poisoned"),
+        redis_bytes_per_queued_buyer: memory.map(|(b, _)| b),
+        queued_when_measured: memory.map(|(_, q)| q),
+        outcomes,
+        series,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_earlier_arrival_admitted_by_a_later_tick_is_an_inversion() {
+        assert_eq!(inversions(vec![(1, 10), (2, 10), (3, 20), (4, 20)]), 0);
+        assert_eq!(inversions(vec![(1, 20), (2, 10), (3, 20)]), 1);
+        assert_eq!(inversions(vec![(3, 10), (1, 30), (2, 20)]), 2);
+    }
+}
