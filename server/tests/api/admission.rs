@@ -181,7 +181,7 @@ async fn releasing_the_lock_lets_the_next_instance_admit_at_once() {
     assert!(second.acquire(event).await.unwrap());
 }
 
-async fn put_room(app: &TestApp, event: &str, body: Value) -> reqwest::Response {
+pub async fn put_room(app: &TestApp, event: &str, body: Value) -> reqwest::Response {
     app.client
         .put(app.url(&format!("/api/admin/events/{event}/room")))
         .bearer_auth(ADMIN_TOKEN)

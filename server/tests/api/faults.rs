@@ -17,6 +17,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::{
+    admission::put_room,
     helpers::{TestApp, event_body, expect_error, spawn_with, test_config},
     holds::{hold, open_event},
     procs::{Instance, OwnRedis, Proxy},
@@ -334,15 +335,7 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
     let mut instances = vec![Instance::serve(&config).await];
     instances.push(Instance::serve(&config).await);
 
-    let r = app
-        .admin(
-            app.client
-                .put(app.url(&format!("/api/admin/events/{event}/room"))),
-        )
-        .json(&json!({"paused": false}))
-        .send()
-        .await
-        .unwrap();
+    let r = put_room(&app, event, json!({"paused": false})).await;
     assert_eq!(r.status(), StatusCode::OK);
     // Let it admit for a while, then kill the holder in the middle of admitting.
     while admitted_total(&app, event).await < 60 {
@@ -378,15 +371,7 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
 
     // Let it run on, pause, and check the admitted set: exactly the first k of the line.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let r = app
-        .admin(
-            app.client
-                .put(app.url(&format!("/api/admin/events/{event}/room"))),
-        )
-        .json(&json!({"paused": true}))
-        .send()
-        .await
-        .unwrap();
+    let r = put_room(&app, event, json!({"paused": true})).await;
     assert_eq!(r.status(), StatusCode::OK);
     tokio::time::sleep(Duration::from_millis(800)).await;
     let total = admitted_total(&app, event).await;

@@ -197,6 +197,18 @@ impl JsonBody for RequestBuilder {
 }
 
 impl TestApp {
+    /// The Prometheus text of `/metrics`.
+    pub async fn metrics_text(&self) -> String {
+        self.client
+            .get(self.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     /// `GET path` as the buyer of session `token`.
     pub async fn get(&self, path: &str, token: &str) -> reqwest::Response {
         self.client

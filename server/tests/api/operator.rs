@@ -115,15 +115,7 @@ async fn metrics_show_the_line_the_ticker_and_the_pool() {
         .tick(id, &room, 0)
         .await
         .unwrap();
-    let text = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics_text().await;
     for line in [
         r#"anteroom_queue_calls_total{call="join"} 3"#.to_owned(),
         format!(r#"anteroom_admissions_total{{event="{id}"}} 1"#),

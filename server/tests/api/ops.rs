@@ -38,15 +38,7 @@ async fn metrics_count_and_time_requests_per_route_template() {
     for path in ["/api/events", "/api/events/abc", "/api/events/def"] {
         app.client.get(app.url(path)).send().await.unwrap();
     }
-    let text = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics_text().await;
     assert!(text.contains(
         r#"anteroom_http_requests_total{method="GET",route="/api/events/{event_id}",status="404"} 2"#
     ), "{text}");

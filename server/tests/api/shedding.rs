@@ -10,21 +10,14 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::{
+    admission::put_room,
     helpers::{Backend, TestApp, event_body, expect_error, spawn_with, test_config},
     holds::{hold, open_event},
     queue::{join, three_instances},
 };
 
 async fn shed_count(app: &TestApp, lane: &str) -> u64 {
-    let text = app
-        .client
-        .get(app.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = app.metrics_text().await;
     let series = format!("anteroom_shed_total{{lane=\"{lane}\"}} ");
     text.lines()
         .find_map(|l| l.strip_prefix(&series))
@@ -95,15 +88,7 @@ async fn a_storm_that_fills_the_general_budget_is_shed_at_once_but_admitted_buye
     .await;
     assert_eq!(r.status(), StatusCode::CREATED);
     // The operator is never shed: the room can be paused in the middle of the storm.
-    let r = app
-        .admin(
-            app.client
-                .put(app.url(&format!("/api/admin/events/{room}/room"))),
-        )
-        .json(&json!({"paused": true}))
-        .send()
-        .await
-        .unwrap();
+    let r = put_room(&app, room, json!({"paused": true})).await;
     assert_eq!(r.status(), StatusCode::OK);
 
     drop(storm);
