@@ -24,10 +24,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::{config::Config, error::Error, state::AppState};
 
-/// The hot paths, each with its own bound.
+/// The hot paths, each with its own bound (`Shed::paths[path as usize]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HotPath {
-    Join,
+    Join = 0,
     Poll,
     SeatMap,
     Hold,
@@ -148,13 +148,9 @@ impl Shed {
                 } else {
                     &self.general
                 };
-                let index = HotPath::ALL
-                    .iter()
-                    .position(|p| *p == path)
-                    .expect("every path is listed");
                 Some(Permits {
                     _outer: Some(take(outer)?),
-                    _path: Some(take(&self.paths[index])?),
+                    _path: Some(take(&self.paths[path as usize])?),
                 })
             }
         }

@@ -177,6 +177,18 @@ impl TestApp {
         body
     }
 
+    /// An event of 2 x 5 seats with its room on at `admit_rate_per_second`; returns its id.
+    pub async fn room_event(&self, admit_rate_per_second: u32) -> String {
+        let event = self
+            .create_event(event_body(
+                1,
+                5,
+                json!({"admit_rate_per_second": admit_rate_per_second}),
+            ))
+            .await;
+        event["id"].as_str().unwrap().to_owned()
+    }
+
     pub async fn count(&self, sql: &str) -> i64 {
         sqlx::query_scalar(sql)
             .fetch_one(&self.state.db)

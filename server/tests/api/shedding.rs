@@ -29,10 +29,7 @@ async fn a_storm_that_fills_the_general_budget_is_shed_at_once_but_admitted_buye
     let mut config = test_config();
     config.in_flight_general = 4;
     let app = spawn_with(config).await;
-    let room = app
-        .create_event(event_body(1, 5, json!({"admit_rate_per_second": 10})))
-        .await;
-    let room = room["id"].as_str().unwrap();
+    let room = &app.room_event(10).await;
     let (open, seats) = open_event(&app, 1, 5).await;
     let (_, waiting) = app.session().await;
     let (_, admitted) = app.session().await;
@@ -137,10 +134,7 @@ async fn a_real_burst_beyond_the_join_bound_gets_202_or_an_immediate_503_never_a
     let mut config = test_config();
     config.in_flight_join = 2;
     let app = spawn_with(config).await;
-    let room = app
-        .create_event(event_body(1, 5, json!({"admit_rate_per_second": 10})))
-        .await;
-    let room = room["id"].as_str().unwrap();
+    let room = &app.room_event(10).await;
     let buyers = join_all((0..300).map(|_| app.session())).await;
     let answers = join_all(buyers.iter().map(|(_, t)| join(&app, room, t))).await;
     let accepted = answers
