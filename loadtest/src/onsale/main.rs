@@ -268,6 +268,9 @@ struct Tally {
     /// No answer: connection refused or reset, timeout (the load generator's side or the
     /// network's, not the server's word).
     client_errors: AtomicU64,
+    /// 503 `unavailable` with Retry-After: the server shed the excess and the buyer tried
+    /// again after the wait it asked (the night's protection at work, not an error).
+    shed: AtomicU64,
 }
 
 #[derive(Serialize)]
@@ -275,6 +278,7 @@ struct TallyView {
     ok: u64,
     server_errors: u64,
     client_errors: u64,
+    shed: u64,
 }
 
 impl Tally {
@@ -283,6 +287,7 @@ impl Tally {
             ok: self.ok.load(Ordering::Relaxed),
             server_errors: self.server_errors.load(Ordering::Relaxed),
             client_errors: self.client_errors.load(Ordering::Relaxed),
+            shed: self.shed.load(Ordering::Relaxed),
         }
     }
 
@@ -352,8 +357,30 @@ struct Night {
 }
 
 impl Night {
-    /// Sends `req` within the in-flight bound; `Err` is a client-side failure.
-    async fn call(&self, req: RequestBuilder) -> Result<Reply, reqwest::Error> {
+    /// Sends `req` within the in-flight bound, as a page does: a 503 that says Retry-After
+    /// (the server shedding load) is counted in `tally` and sent again after that wait, until
+    /// answered otherwise or the night stops. The time is the buyer's, from the first send to
+    /// the last byte of the answer, waits included. `Err` is a client-side failure.
+    async fn call(&self, tally: &Tally, req: RequestBuilder) -> Result<Reply, reqwest::Error> {
+        let t = Instant::now();
+        loop {
+            let attempt = req.try_clone().expect("request bodies are bytes");
+            let mut reply = self.send(attempt).await?;
+            reply.micros = t.elapsed().as_micros() as u64;
+            match reply.retry_after {
+                Some(wait) if reply.status == StatusCode::SERVICE_UNAVAILABLE => {
+                    tally.shed.fetch_add(1, Ordering::Relaxed);
+                    if !self.sleep(Duration::from_secs(wait)).await {
+                        return Ok(reply);
+                    }
+                }
+                _ => return Ok(reply),
+            }
+        }
+    }
+
+    /// One request and its answer, read whole.
+    async fn send(&self, req: RequestBuilder) -> Result<Reply, reqwest::Error> {
         let _permit = self.in_flight.acquire().await.expect("never closed");
         let t = Instant::now();
         let r = req.send().await?;
@@ -476,7 +503,10 @@ impl Buyer<'_> {
         'join: loop {
             let joined_ms = Utc::now().timestamp_millis();
             let reply = night
-                .call(night.client.post(self.queue_url()).bearer_auth(self.token))
+                .call(
+                    &night.tallies.joins,
+                    night.client.post(self.queue_url()).bearer_auth(self.token),
+                )
                 .await;
             let first = !log.tried;
             log.tried = true;
@@ -513,7 +543,10 @@ impl Buyer<'_> {
                     return None;
                 }
                 let reply = night
-                    .call(night.client.get(self.queue_url()).bearer_auth(self.token))
+                    .call(
+                        &night.tallies.polls,
+                        night.client.get(self.queue_url()).bearer_auth(self.token),
+                    )
                     .await;
                 if reply
                     .as_ref()
@@ -653,6 +686,7 @@ impl Buyer<'_> {
         let url = format!("{}/api/events/{}/seats", self.base, night.event_id);
         let reply = night
             .call(
+                &night.tallies.seat_maps,
                 night
                     .client
                     .get(url)
@@ -710,7 +744,7 @@ impl Buyer<'_> {
             )
             .json(&body);
         let tally = &night.tallies.holds;
-        match night.call(req).await {
+        match night.call(tally, req).await {
             Ok(r) if r.status == StatusCode::CREATED => {
                 match serde_json::from_slice::<Hold>(&r.body) {
                     Ok(hold) => {
@@ -752,7 +786,7 @@ impl Buyer<'_> {
                 .post(&url)
                 .bearer_auth(self.token)
                 .header("idempotency-key", format!("pay-{}", hold.hold_id));
-            let wait = match night.call(req).await {
+            let wait = match night.call(tally, req).await {
                 Ok(r) if r.status == StatusCode::OK => {
                     tally.ok.fetch_add(1, Ordering::Relaxed);
                     night.record_sale(&hold.seat_ids);

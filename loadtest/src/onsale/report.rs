@@ -332,13 +332,14 @@ impl Report {
         let j = &r.first_joins;
         println!(
             "joins (the first wave)   {:>8.0}/s   p50 {:.2} ms   p99 {:.2} ms   max {:.2} ms   \
-         server errors {}   client errors {}",
+         server errors {}   client errors {}   shed and retried {}",
             j.per_second,
             j.p50_ms,
             j.p99_ms,
             j.max_ms,
             r.joins.server_errors,
-            r.joins.client_errors
+            r.joins.client_errors,
+            r.joins.shed
         );
         let per = |name: &str, rate: &Rate| {
             println!(
@@ -352,8 +353,8 @@ impl Report {
         per("checkouts", &r.checkouts_per_second);
         let errors = |name: &str, t: &TallyView| {
             println!(
-                "{name:<24} ok {:>8}   server errors {}   client errors {}",
-                t.ok, t.server_errors, t.client_errors
+                "{name:<24} ok {:>8}   server errors {}   client errors {}   shed and retried {}",
+                t.ok, t.server_errors, t.client_errors, t.shed
             )
         };
         errors("polls", &r.polls);
