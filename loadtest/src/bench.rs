@@ -1,8 +1,9 @@
 //! `bench`: throughput and latency of Anteroom's hot paths, beside the raw limits of the Redis
 //! and Postgres they stand on, measured in the same run on the same machine.
 //!
-//! `bench line`  joins and polls at 1,000 and at 1,000,000 in line, Redis bytes per queued buyer,
-//!               and `redis-benchmark` ZADD/ZRANK at the same concurrency.
+//! `bench line`  joins and polls at 1,000 and at 1,000,000 in line (alternating rounds), Redis
+//!               bytes per queued buyer, and `redis-benchmark` ZADD/ZRANK at the same
+//!               concurrency.
 //! `bench holds` the hold transaction through the HTTP API, and `pgbench` of the same
 //!               statements.
 //!
@@ -14,7 +15,8 @@ use std::process::Command;
 use anteroom::config::Config;
 use app::wire::{NewEvent, NewSection, RoomUpdate};
 use clap::{Parser, Subcommand};
-use loadtest::{Deployment, create_event, measure, redis_bytes, sessions};
+use http_body_util::Empty;
+use loadtest::{Deployment, Sample, create_event, measure, measure_http, redis_bytes, sessions};
 use serde_json::json;
 
 #[derive(Parser)]
@@ -37,6 +39,9 @@ enum What {
         /// The long line.
         #[arg(long, default_value_t = 1_000_000)]
         line: usize,
+        /// Alternating rounds of measurement on the short and the long line.
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
     },
     /// Holds per second through the API beside pgbench of the hold transaction.
     Holds {
@@ -92,76 +97,98 @@ fn bench_event(rows: u32, seats_per_row: u32, room: RoomUpdate) -> NewEvent {
     }
 }
 
-async fn bench_line(concurrency: usize, requests: usize, line: usize) {
+/// The two lines `bench line` compares: one of 1,000 buyers, one of `--line`.
+struct Line {
+    label: String,
+    event: String,
+    joins: Vec<Sample>,
+    polls: Vec<Sample>,
+}
+
+/// Fills the line of `event` to `size` with the locate script itself, in pipelines.
+async fn fill(run: &Deployment, event: &str, size: usize) {
+    let keys = &run.state.keys;
+    let mut redis = run.state.redis.clone();
+    let mut filled = 0;
+    while filled < size {
+        let mut pipe = redis::pipe();
+        let chunk = (size - filled).min(2_000);
+        for i in 0..chunk {
+            let mut inv = run.state.scripts.locate.key(keys.queue(event));
+            inv.key(keys.seq(event))
+                .key(keys.admitted(event))
+                .key(keys.head(event))
+                .arg(format!("filler-{:015}", filled + i))
+                .arg("1")
+                .arg("")
+                .arg("");
+            pipe.invoke_script(&inv).ignore();
+        }
+        let _: () = pipe.query_async(&mut redis).await.unwrap();
+        filled += chunk;
+    }
+}
+
+/// Joins at 1,000 and at `line` in line, measured in `rounds` alternating rounds (short, long,
+/// short, long...) so that whatever else the machine does falls on both alike; each round's
+/// buyers are new to both lines, and poll after they join.
+async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: usize) {
     let run = start().await;
     let base = &run.bases[0];
+    let addr = base.trim_start_matches("http://");
     let client = reqwest::Client::new();
     let room = RoomUpdate {
         admit_rate_per_second: Some(300),
         paused: Some(true),
         ..RoomUpdate::default()
     };
-    let event = create_event(&client, base, run.admin_token(), &bench_event(1, 1, room))
+    let mut lines = Vec::new();
+    for (label, size) in [("1,000".to_owned(), 1_000), (format!("{line}"), line)] {
+        let event = create_event(
+            &client,
+            base,
+            run.admin_token(),
+            &bench_event(1, 1, room.clone()),
+        )
         .await
         .expect("the event is created")
         .id;
-    let tokens: Vec<String> = sessions(&client, &run.bases, requests * 2, 16)
+        fill(&run, &event, size).await;
+        lines.push(Line {
+            label,
+            event,
+            joins: Vec::new(),
+            polls: Vec::new(),
+        });
+    }
+    let tokens: Vec<String> = sessions(&client, &run.bases, requests * rounds, 16)
         .await
         .expect("sessions")
         .into_iter()
         .map(|s| s.token)
         .collect();
-    let mut redis = run.state.redis.clone();
-    let keys = &run.state.keys;
-
-    let mut results = Vec::new();
-    let mut filled = 0;
-    for (label, size, batch) in [("1,000", 1_000usize, 0usize), ("long line", line, 1)] {
-        // Fill the line to `size` with the join script itself, in pipelines.
-        while filled < size {
-            let mut pipe = redis::pipe();
-            let chunk = (size - filled).min(2_000);
-            for i in 0..chunk {
-                let mut inv = run.state.scripts.locate.key(keys.queue(&event));
-                inv.key(keys.seq(&event))
-                    .key(keys.admitted(&event))
-                    .key(keys.head(&event))
-                    .arg(format!("filler-{:015}", filled + i))
-                    .arg("1")
-                    .arg("")
-                    .arg("");
-                pipe.invoke_script(&inv).ignore();
-            }
-            let _: () = pipe.query_async(&mut redis).await.unwrap();
-            filled += chunk;
+    for round in 0..rounds {
+        let mine = &tokens[round * requests..(round + 1) * requests];
+        for line in &mut lines {
+            let path = format!("/api/events/{}/queue", line.event);
+            let request = |method: &str, i: usize| {
+                hyper::Request::builder()
+                    .method(method)
+                    .uri(&path)
+                    .header("authorization", format!("Bearer {}", mine[i]))
+                    .body(Empty::new())
+                    .expect("a valid request")
+            };
+            let joins =
+                measure_http(addr, requests, concurrency, 202, |i| request("POST", i)).await;
+            let polls = measure_http(addr, requests, concurrency, 200, |i| request("GET", i)).await;
+            line.joins.push(joins);
+            line.polls.push(polls);
         }
-        let mine = &tokens[batch * requests..(batch + 1) * requests];
-        let joins = measure(requests, concurrency, |i| {
-            let req = client
-                .post(format!("{base}/api/events/{event}/queue"))
-                .bearer_auth(&mine[i]);
-            async move { req.send().await.is_ok_and(|r| r.status().as_u16() == 202) }
-        })
-        .await;
-        filled += requests;
-        let polls = measure(requests, concurrency, |i| {
-            let req = client
-                .get(format!("{base}/api/events/{event}/queue"))
-                .bearer_auth(&mine[i]);
-            async move { req.send().await.is_ok_and(|r| r.status().as_u16() == 200) }
-        })
-        .await;
-        let count: u64 = redis::cmd("ZCARD")
-            .arg(keys.queue(&event))
-            .query_async(&mut redis)
-            .await
-            .unwrap();
-        let bytes = redis_bytes(&mut redis, &[keys.queue(&event), keys.seq(&event)])
-            .await
-            .unwrap();
-        results.push((label, count, joins, polls, bytes));
     }
 
+    let mut redis = run.state.redis.clone();
+    let keys = &run.state.keys;
     let raw_zadd = redis_benchmark(
         concurrency,
         &["ZADD", "bench:zset", "__rand_int__", "m:__rand_int__"],
@@ -173,20 +200,46 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize) {
         .await
         .unwrap();
 
-    println!("\nThe line, {concurrency} concurrent clients, {requests} requests a measurement");
-    for (label, count, joins, polls, bytes) in &results {
+    println!(
+        "\nThe line, {concurrency} concurrent clients, {rounds} rounds of {requests} joins then \
+         {requests} polls on each line"
+    );
+    let mut pooled = Vec::new();
+    for line in &lines {
+        let count: u64 = redis::cmd("ZCARD")
+            .arg(keys.queue(&line.event))
+            .query_async(&mut redis)
+            .await
+            .unwrap();
+        let bytes = redis_bytes(
+            &mut redis,
+            &[keys.queue(&line.event), keys.seq(&line.event)],
+        )
+        .await
+        .unwrap();
+        let (joins, polls) = (Sample::pooled(&line.joins), Sample::pooled(&line.polls));
         println!(
-            "\n-- {label}: {count} in line, {:.1} Redis bytes per queued buyer",
-            *bytes as f64 / *count as f64
+            "\n-- {} in line at the start ({count} at the end), {:.1} Redis bytes per queued buyer",
+            line.label,
+            bytes as f64 / count as f64
         );
         println!("{}", joins.line("join (POST queue)"));
         println!("{}", polls.line("poll (GET queue)"));
+        let p99s: Vec<String> = line
+            .joins
+            .iter()
+            .map(|s| format!("{:.2}", s.pct(0.99)))
+            .collect();
+        println!("join p99 by round (ms): {}", p99s.join(", "));
+        pooled.push((joins, polls));
     }
-    let (_, _, long_joins, long_polls, _) = &results[1];
-    let (_, _, short_joins, _, _) = &results[0];
+    let (short_joins, _) = &pooled[0];
+    let (long_joins, long_polls) = &pooled[1];
     println!(
-        "\njoin p99 at the long line / at 1,000: {:.2}",
-        long_joins.pct(0.99) / short_joins.pct(0.99)
+        "\njoin p99 at {} / at 1,000: {:.2}   (p50: {:.2})",
+        lines[1].label,
+        long_joins.pct(0.99) / short_joins.pct(0.99),
+        long_joins.pct(0.5) / short_joins.pct(0.5)
     );
     if let (Some(zadd), Some(zrank)) = (raw_zadd, raw_zrank) {
         println!("raw redis-benchmark ZADD {zadd:.0}/s, ZRANK {zrank:.0}/s (same concurrency)");
@@ -315,7 +368,11 @@ async fn bench_holds(concurrency: usize, requests: usize) {
 async fn main() {
     let cli = Cli::parse();
     match cli.what {
-        What::Line { requests, line } => bench_line(cli.concurrency, requests, line).await,
+        What::Line {
+            requests,
+            line,
+            rounds,
+        } => bench_line(cli.concurrency, requests, line, rounds).await,
         What::Holds { requests } => bench_holds(cli.concurrency, requests).await,
     }
 }

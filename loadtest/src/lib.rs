@@ -17,6 +17,10 @@ use std::{
 use anteroom::{config::Config, scratch::Scratch, startup::Application, state::AppState};
 use app::wire::{Event, NewEvent, SessionCreated};
 use futures::future::join_all;
+use http_body_util::{BodyExt, Empty};
+use hyper::{body::Bytes, client::conn::http1::handshake};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -44,6 +48,17 @@ impl Sample {
         }
         let i = ((self.micros.len() as f64 - 1.0) * p).round() as usize;
         self.micros[i] as f64 / 1000.0
+    }
+
+    /// The measurements together, as one: their latencies pooled, their times added.
+    pub fn pooled<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Self {
+        let (mut micros, mut elapsed, mut errors) = (Vec::new(), Duration::ZERO, 0);
+        for s in samples {
+            micros.extend_from_slice(&s.micros);
+            elapsed += s.elapsed;
+            errors += s.errors;
+        }
+        Self::new(micros, elapsed, errors)
     }
 
     pub fn count(&self) -> usize {
@@ -91,6 +106,67 @@ where
             micros.push(t.elapsed().as_micros() as u64);
         }
         (micros, errors)
+    });
+    let results = join_all(workers).await;
+    let elapsed = started.elapsed();
+    let errors = results.iter().map(|(_, e)| e).sum();
+    let micros = results.into_iter().flat_map(|(m, _)| m).collect();
+    Sample::new(micros, elapsed, errors)
+}
+
+/// A request of [`measure_http`]: no body.
+pub type BareRequest = hyper::Request<Empty<Bytes>>;
+
+/// Runs `n` requests to `addr` ("127.0.0.1:3000") from `concurrency` workers as [`measure`]
+/// does, each worker on its own kept-alive HTTP/1.1 connection driven inside the worker, the
+/// way `redis-benchmark` keeps one connection per client: no pool, no task per connection,
+/// so that the client costs the machine as little as it can and the figure is the server's.
+/// `request(i)` makes the i-th (origin-form URI); it succeeds when answered `expect`.
+pub async fn measure_http<F>(
+    addr: &str,
+    n: usize,
+    concurrency: usize,
+    expect: u16,
+    request: F,
+) -> Sample
+where
+    F: Fn(usize) -> BareRequest + Sync,
+{
+    let next = AtomicUsize::new(0);
+    let started = Instant::now();
+    let workers = (0..concurrency).map(|_| async {
+        let stream = TcpStream::connect(addr).await.expect("the server accepts");
+        stream.set_nodelay(true).expect("a TCP socket");
+        let (mut sender, connection) = handshake(TokioIo::new(stream))
+            .await
+            .expect("an HTTP/1.1 handshake");
+        let work = async {
+            let mut micros = Vec::new();
+            let mut errors = 0;
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let t = Instant::now();
+                let ok = match sender.send_request(request(i)).await {
+                    Ok(r) => {
+                        let status = r.status().as_u16();
+                        r.into_body().collect().await.is_ok() && status == expect
+                    }
+                    Err(_) => false,
+                };
+                if !ok {
+                    errors += 1;
+                }
+                micros.push(t.elapsed().as_micros() as u64);
+            }
+            (micros, errors)
+        };
+        tokio::select! {
+            out = work => out,
+            closed = connection => panic!("the server closed a kept-alive connection: {closed:?}"),
+        }
     });
     let results = join_all(workers).await;
     let elapsed = started.elapsed();

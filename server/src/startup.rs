@@ -30,7 +30,7 @@ use crate::{
     pages, queue,
     scripts::Scripts,
     seatmap,
-    state::AppState,
+    state::{AppState, Shared},
     store::Redis,
     tokens::{self, Sessions, admission::AdmissionKeys},
 };
@@ -83,7 +83,7 @@ impl Application {
             }
         };
         let payments = Payments::new(payments_url, &config);
-        let state = AppState {
+        let state = AppState::new(Shared {
             db,
             redis,
             keys: Keys::new(config.redis_prefix.clone()),
@@ -97,7 +97,7 @@ impl Application {
             shed: Arc::new(Shed::new(&config)),
             leptos,
             config: Arc::new(config),
-        };
+        });
         state.rooms.refresh(&state.db).await?;
         let listener = TcpListener::bind(state.config.addr).await?;
         let router = router(state.clone());

@@ -1,6 +1,7 @@
-//! The state every handler shares. Cheap to clone: handles and `Arc`s only.
+//! The state every handler shares. Cheap to clone: one `Arc` (every request clones it several
+//! times, in middleware and extractors, so a clone is a single reference count).
 
-use std::sync::Arc;
+use std::{ops::Deref, sync::Arc};
 
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
@@ -18,7 +19,24 @@ use crate::{
 };
 
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    pub fn new(shared: Shared) -> Self {
+        Self(Arc::new(shared))
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What [`AppState`] shares.
+pub struct Shared {
     pub db: PgPool,
     /// One Redis or Redis Cluster handle shared by all requests (multiplexed connections that
     /// reconnect by themselves after Redis comes back or a cluster fails over).
