@@ -4,6 +4,13 @@
 // The operator panel's view types nest deeper than the default limit allows.
 #![recursion_limit = "256"]
 
+/// mimalloc rather than the system allocator: every request allocates a few dozen small
+/// buffers (headers, tokens, JSON) and frees them on another thread; glibc's malloc took a
+/// tenth of the server's time in the join benchmark (loadtest `bench line`). Declared here so
+/// that the server binary, the load tools and the tests all run on it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod admission;
 pub mod checkout;
 pub mod config;
