@@ -14,7 +14,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower_http::{
     catch_panic::CatchPanicLayer,
-    request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer},
+    request_id::{PropagateRequestIdLayer, SetRequestIdLayer},
     trace::TraceLayer,
 };
 
@@ -32,6 +32,7 @@ use crate::{
     seatmap,
     state::{AppState, Shared},
     store::Redis,
+    telemetry::RequestIds,
     tokens::{self, Sessions, admission::AdmissionKeys},
 };
 
@@ -182,7 +183,7 @@ pub fn router(state: AppState) -> Router {
                 .unwrap_or("");
             tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
         }))
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        .layer(SetRequestIdLayer::x_request_id(RequestIds::new()))
         .with_state(state)
 }
 
