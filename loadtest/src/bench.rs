@@ -256,16 +256,16 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
 
 fn pgbench_script(event: &str, first_seat: i64, last_seat: i64) -> String {
     // The statements of the hold transaction (server/src/holds/transaction.rs) for one chosen
-    // seat, with fresh ids.
+    // seat, with fresh ids: a new buyer each time, as each hold of the API run is.
     format!(
         "\\set sid random({first_seat}, {last_seat})
 \\set hid random(1, 1000000000000)
 BEGIN;
-SELECT pg_advisory_xact_lock(hashtextextended('b' || :client_id || '\\n{event}', 0));
-SELECT id FROM hold WHERE buyer_id = 'b' || :client_id AND idempotency_key = md5(random()::text);
-SELECT count(*) FROM seat s JOIN hold h ON h.id = s.hold_id WHERE h.event_id = '{event}' AND h.buyer_id = 'b' || :client_id AND h.status = 'active' AND h.expires_at > now() AND s.status = 'held';
+SELECT pg_advisory_xact_lock(hashtextextended('b' || :hid || '\\n{event}', 0));
+SELECT id FROM hold WHERE buyer_id = 'b' || :hid AND idempotency_key = md5(random()::text);
+SELECT count(*) FROM seat s JOIN hold h ON h.id = s.hold_id WHERE h.event_id = '{event}' AND h.buyer_id = 'b' || :hid AND h.status = 'active' AND h.expires_at > now() AND s.status = 'held';
 SELECT id, section, row_label, number, price_cents, status, hold_id FROM seat WHERE event_id = '{event}' AND id = ANY(ARRAY[:sid]::bigint[]) ORDER BY id FOR UPDATE;
-INSERT INTO hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents) VALUES ('p' || :hid || '-' || :client_id, '{event}', 'b' || :client_id, md5(random()::text), now() + interval '10 minutes', 100);
+INSERT INTO hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents) VALUES ('p' || :hid || '-' || :client_id, '{event}', 'b' || :hid, md5(random()::text), now() + interval '10 minutes', 100);
 UPDATE seat SET status = 'held', hold_id = 'p' || :hid || '-' || :client_id, version = version + 1, updated_at = now() WHERE id = ANY(ARRAY[:sid]::bigint[]);
 INSERT INTO hold_seat (hold_id, seat_id) SELECT 'p' || :hid || '-' || :client_id, unnest(ARRAY[:sid]::bigint[]);
 COMMIT;
@@ -322,6 +322,9 @@ async fn bench_holds(concurrency: usize, requests: usize) {
     let out = Command::new("pgbench")
         .args([
             "-n",
+            // Prepared statements, as sqlx sends them: the raw limit, not the parser's.
+            "-M",
+            "prepared",
             "-c",
             &concurrency.to_string(),
             "-j",
