@@ -167,9 +167,16 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
         .into_iter()
         .map(|s| s.token)
         .collect();
+    // Raw Redis in every round, right after Anteroom's: the machine's speed drifts (this VM's
+    // raw ZADD moved between 97k and 149k a second over one afternoon), so each ratio compares
+    // figures taken within seconds of each other.
+    let mut raw = Vec::new();
     for round in 0..rounds {
         let mine = &tokens[round * requests..(round + 1) * requests];
-        for line in &mut lines {
+        // Short line first in even rounds, long line first in odd ones.
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for k in order {
+            let line = &mut lines[k];
             let path = format!("/api/events/{}/queue", line.event);
             let request = |method: &str, i: usize| {
                 hyper::Request::builder()
@@ -185,15 +192,16 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
             line.joins.push(joins);
             line.polls.push(polls);
         }
+        let zadd = redis_benchmark(
+            concurrency,
+            &["ZADD", "bench:zset", "__rand_int__", "m:__rand_int__"],
+        );
+        let zrank = redis_benchmark(concurrency, &["ZRANK", "bench:zset", "m:__rand_int__"]);
+        raw.push(zadd.zip(zrank));
     }
 
     let mut redis = run.state.redis.clone();
     let keys = &run.state.keys;
-    let raw_zadd = redis_benchmark(
-        concurrency,
-        &["ZADD", "bench:zset", "__rand_int__", "m:__rand_int__"],
-    );
-    let raw_zrank = redis_benchmark(concurrency, &["ZRANK", "bench:zset", "m:__rand_int__"]);
     let _: () = redis::cmd("DEL")
         .arg("bench:zset")
         .query_async(&mut redis)
@@ -234,22 +242,46 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
         pooled.push((joins, polls));
     }
     let (short_joins, _) = &pooled[0];
-    let (long_joins, long_polls) = &pooled[1];
+    let (long_joins, _) = &pooled[1];
     println!(
         "\njoin p99 at {} / at 1,000: {:.2}   (p50: {:.2})",
         lines[1].label,
         long_joins.pct(0.99) / short_joins.pct(0.99),
         long_joins.pct(0.5) / short_joins.pct(0.5)
     );
-    if let (Some(zadd), Some(zrank)) = (raw_zadd, raw_zrank) {
-        println!("raw redis-benchmark ZADD {zadd:.0}/s, ZRANK {zrank:.0}/s (same concurrency)");
-        println!(
-            "joins / raw ZADD: {:.3}   polls / raw ZRANK: {:.3}",
-            long_joins.per_second() / zadd,
-            long_polls.per_second() / zrank
-        );
-    } else {
-        println!("redis-benchmark not found: no raw figures");
+    let long = &lines[1];
+    let ratios: Option<Vec<(f64, f64, f64, f64)>> = raw
+        .iter()
+        .zip(long.joins.iter().zip(&long.polls))
+        .map(|(raw, (joins, polls))| {
+            raw.map(|(zadd, zrank)| {
+                let (j, p) = (joins.per_second(), polls.per_second());
+                (zadd, zrank, j / zadd, p / zrank)
+            })
+        })
+        .collect();
+    match ratios {
+        Some(ratios) => {
+            println!("\nraw redis-benchmark at the same concurrency, each round after Anteroom's:");
+            for (round, (zadd, zrank, j, p)) in ratios.iter().enumerate() {
+                println!(
+                    "round {}: ZADD {zadd:.0}/s, ZRANK {zrank:.0}/s   joins / ZADD {j:.3}   \
+                     polls / ZRANK {p:.3}",
+                    round + 1
+                );
+            }
+            let median = |mut v: Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            println!(
+                "joins / raw ZADD: {:.3}   polls / raw ZRANK: {:.3}   (medians over the rounds, \
+                 on the long line)",
+                median(ratios.iter().map(|r| r.2).collect()),
+                median(ratios.iter().map(|r| r.3).collect())
+            );
+        }
+        None => println!("redis-benchmark not found: no raw figures"),
     }
     run.stop().await;
 }
