@@ -2,7 +2,7 @@
 //! assemble the routes, bind, serve until a shutdown signal, then drain in-flight requests and
 //! stop the background tasks.
 
-use std::{net::SocketAddr, path::Path, str::FromStr, sync::Arc, time::Duration};
+use std::{net::SocketAddr, path::Path, str::FromStr, time::Duration};
 
 use axum::{Router, extract::DefaultBodyLimit, middleware};
 use leptos::prelude::LeptosOptions;
@@ -88,16 +88,16 @@ impl Application {
             db,
             redis,
             keys: Keys::new(config.redis_prefix.clone()),
-            scripts: Arc::new(Scripts::new()),
-            sessions: Arc::new(sessions),
-            admin_token: Arc::new(admin_token),
-            admission: Arc::new(admission),
-            rooms: Arc::new(Rooms::default()),
-            payments: Arc::new(payments),
-            metrics: Arc::new(Metrics::new()),
-            shed: Arc::new(Shed::new(&config)),
+            scripts: Scripts::new(),
+            sessions,
+            admin_token,
+            admission,
+            rooms: Rooms::default(),
+            payments,
+            metrics: Metrics::new(),
+            shed: Shed::new(&config),
             leptos,
-            config: Arc::new(config),
+            config,
         });
         state.rooms.refresh(&state.db).await?;
         let listener = TcpListener::bind(state.config.addr).await?;

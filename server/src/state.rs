@@ -42,18 +42,18 @@ pub struct Shared {
     /// reconnect by themselves after Redis comes back or a cluster fails over).
     pub redis: Redis,
     pub keys: Keys,
-    pub scripts: Arc<Scripts>,
-    pub config: Arc<Config>,
-    pub sessions: Arc<Sessions>,
-    pub admin_token: Arc<Secret>,
-    pub admission: Arc<AdmissionKeys>,
+    pub scripts: Scripts,
+    pub config: Config,
+    pub sessions: Sessions,
+    pub admin_token: Secret,
+    pub admission: AdmissionKeys,
     /// The payment provider's client (bulkhead, breaker).
-    pub payments: Arc<Payments>,
+    pub payments: Payments,
     /// Room settings, re-read from Postgres every `room_refresh_ms`.
-    pub rooms: Arc<Rooms>,
-    pub metrics: Arc<Metrics>,
+    pub rooms: Rooms,
+    pub metrics: Metrics,
     /// The concurrency budgets of this instance (load shedding).
-    pub shed: Arc<Shed>,
+    pub shed: Shed,
     pub leptos: LeptosOptions,
 }
 

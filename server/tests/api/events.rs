@@ -148,7 +148,7 @@ async fn a_body_over_one_mebibyte_is_413_and_changes_nothing() {
 #[tokio::test]
 async fn the_demo_command_creates_the_demo_event_once() {
     let app = spawn_app().await;
-    let config = (*app.state.config).clone();
+    let config = app.state.config.clone();
     assert!(anteroom::startup::demo(&config).await.unwrap());
     assert!(!anteroom::startup::demo(&config).await.unwrap());
     assert_eq!(
