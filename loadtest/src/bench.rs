@@ -272,7 +272,12 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
             }
             let median = |mut v: Vec<f64>| {
                 v.sort_by(f64::total_cmp);
-                v[v.len() / 2]
+                let m = v.len() / 2;
+                if v.len().is_multiple_of(2) {
+                    (v[m - 1] + v[m]) / 2.0
+                } else {
+                    v[m]
+                }
             };
             println!(
                 "joins / raw ZADD: {:.3}   polls / raw ZRANK: {:.3}   (medians over the rounds, \

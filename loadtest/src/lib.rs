@@ -87,31 +87,12 @@ impl Sample {
 pub async fn measure<F, Fut>(n: usize, concurrency: usize, request: F) -> Sample
 where
     F: Fn(usize) -> Fut + Sync,
-    Fut: std::future::Future<Output = bool>,
+    Fut: Future<Output = bool>,
 {
     let next = AtomicUsize::new(0);
     let started = Instant::now();
-    let workers = (0..concurrency).map(|_| async {
-        let mut micros = Vec::new();
-        let mut errors = 0;
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= n {
-                break;
-            }
-            let t = Instant::now();
-            if !request(i).await {
-                errors += 1;
-            }
-            micros.push(t.elapsed().as_micros() as u64);
-        }
-        (micros, errors)
-    });
-    let results = join_all(workers).await;
-    let elapsed = started.elapsed();
-    let errors = results.iter().map(|(_, e)| e).sum();
-    let micros = results.into_iter().flat_map(|(m, _)| m).collect();
-    Sample::new(micros, elapsed, errors)
+    let workers = (0..concurrency).map(|_| worker(&next, n, &request));
+    sample(join_all(workers).await, started)
 }
 
 /// A request of [`measure_http`]: no body.
@@ -140,35 +121,54 @@ where
         let (mut sender, connection) = handshake(TokioIo::new(stream))
             .await
             .expect("an HTTP/1.1 handshake");
-        let work = async {
-            let mut micros = Vec::new();
-            let mut errors = 0;
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let t = Instant::now();
-                let ok = match sender.send_request(request(i)).await {
+        let work = worker(&next, n, |i| {
+            let answer = sender.send_request(request(i));
+            async move {
+                match answer.await {
                     Ok(r) => {
                         let status = r.status().as_u16();
                         r.into_body().collect().await.is_ok() && status == expect
                     }
                     Err(_) => false,
-                };
-                if !ok {
-                    errors += 1;
                 }
-                micros.push(t.elapsed().as_micros() as u64);
             }
-            (micros, errors)
-        };
+        });
         tokio::select! {
             out = work => out,
             closed = connection => panic!("the server closed a kept-alive connection: {closed:?}"),
         }
     });
-    let results = join_all(workers).await;
+    sample(join_all(workers).await, started)
+}
+
+/// One worker of a measurement: takes the next index until `n` are taken, and times each
+/// request. Its latencies and failures.
+async fn worker<Fut>(
+    next: &AtomicUsize,
+    n: usize,
+    mut request: impl FnMut(usize) -> Fut,
+) -> (Vec<u64>, usize)
+where
+    Fut: Future<Output = bool>,
+{
+    let mut micros = Vec::new();
+    let mut errors = 0;
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= n {
+            break;
+        }
+        let t = Instant::now();
+        if !request(i).await {
+            errors += 1;
+        }
+        micros.push(t.elapsed().as_micros() as u64);
+    }
+    (micros, errors)
+}
+
+/// The workers' results as one sample, timed from `started`.
+fn sample(results: Vec<(Vec<u64>, usize)>, started: Instant) -> Sample {
     let elapsed = started.elapsed();
     let errors = results.iter().map(|(_, e)| e).sum();
     let micros = results.into_iter().flat_map(|(m, _)| m).collect();
