@@ -2,8 +2,74 @@
 //! reads it). A field renamed here changes the contract for browsers, apps and load tests, so
 //! names follow API.md exactly; fields may be added, never removed.
 
+use std::{fmt, ops::Deref};
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+
+/// A string id of one kind of thing. The JSON is the bare string (`serde(transparent)`); the
+/// type is for the code, so that functions taking two ids (`verify(token, event, buyer)`)
+/// cannot be handed them the wrong way round. It reads as a `&str` (`Deref`) wherever an id is
+/// only looked at (a Redis key, an SQL bind); making one from a string says what it is.
+macro_rules! string_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl From<String> for $name {
+            fn from(id: String) -> Self {
+                Self(id)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(id: &str) -> Self {
+                Self(id.to_owned())
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> Self {
+                id.0
+            }
+        }
+
+        impl Deref for $name {
+            type Target = str;
+
+            fn deref(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+string_id!(
+    /// A buyer: the random id their session names (the member of every sorted set they are in).
+    BuyerId
+);
+string_id!(
+    /// An event (`[a-z0-9-]`, 1 to 64 characters, checked where it enters).
+    EventId
+);
+string_id!(
+    /// A hold (URL-safe base64, checked where it enters).
+    HoldId
+);
 
 /// The error body of every 4xx/5xx answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,9 +222,9 @@ pub enum QueueStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdmissionClaims {
     /// The buyer id.
-    pub sub: String,
+    pub sub: BuyerId,
     /// The event id.
-    pub evt: String,
+    pub evt: EventId,
     pub aud: String,
     pub iat: i64,
     pub exp: i64,
@@ -467,6 +533,24 @@ mod tests {
             }],
             room: RoomUpdate::default(),
         }
+    }
+
+    #[test]
+    fn typed_ids_are_bare_strings_in_the_json() {
+        let claims = AdmissionClaims {
+            sub: BuyerId::from("b1"),
+            evt: EventId::from("e1"),
+            aud: "anteroom".into(),
+            iat: 1,
+            exp: 2,
+            jti: "j".into(),
+        };
+        let json = serde_json::to_value(&claims).unwrap();
+        assert_eq!(json["sub"], "b1");
+        assert_eq!(json["evt"], "e1");
+        let back: AdmissionClaims = serde_json::from_value(json).unwrap();
+        assert_eq!(back, claims);
+        assert_eq!(serde_json::to_string(&HoldId::from("h")).unwrap(), "\"h\"");
     }
 
     #[test]

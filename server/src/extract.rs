@@ -58,7 +58,7 @@ where
 pub struct EventId(pub String);
 
 /// The `{hold_id}` of the path: 1 to 64 URL-safe base64 characters, else 404.
-pub struct HoldId(pub String);
+pub struct HoldId(pub app::wire::HoldId);
 
 /// The path parameter `name` when `valid` accepts it; otherwise 404 "there is no such `what`".
 async fn path_id<S: Send + Sync>(
@@ -108,7 +108,7 @@ impl<S: Send + Sync> FromRequestParts<S> for HoldId {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         path_id(parts, state, "hold_id", is_hold_id, "hold")
             .await
-            .map(HoldId)
+            .map(|id| HoldId(id.into()))
     }
 }
 

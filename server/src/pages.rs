@@ -8,12 +8,11 @@ use app::{
     App,
     backend::{Backend, BoxFuture, PageBuyer, SharedBackend},
     shell,
-    wire::{ErrorBody, Event, EventEntry, QueueStatus},
+    wire::{BuyerId, ErrorBody, Event, EventEntry, EventId, QueueStatus},
 };
 use axum::{
     Router,
     extract::{ConnectInfo, Request, State},
-    http::header,
     middleware::{self, Next},
     response::Response,
 };
@@ -21,8 +20,7 @@ use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
-    error::Result, events, queue, ratelimit, seatmap, state::AppState,
-    tokens::admission::admission_cookie,
+    error::Result, events, queue, ratelimit, seatmap, state::AppState, tokens::cookies::Cookie,
 };
 
 /// The data source of server rendering.
@@ -52,7 +50,7 @@ impl Backend for PageBackend {
             .map(|parts| parts.headers)
             .unwrap_or_default();
         Box::pin(async move {
-            self.enter_event(&buyer, &event_id, &headers)
+            self.enter_event(&buyer.into(), &event_id.into(), &headers)
                 .await
                 .map_err(|e| e.body())
         })
@@ -62,48 +60,32 @@ impl Backend for PageBackend {
 impl PageBackend {
     async fn enter_event(
         &self,
-        buyer: &str,
-        event_id: &str,
+        buyer: &BuyerId,
+        event_id: &EventId,
         headers: &http::HeaderMap,
     ) -> Result<(EventEntry, Option<String>)> {
         let state = &self.0;
         let event = events::get_event(&state.db, event_id).await?;
         let proof = queue::Proof::from_headers(state, headers, buyer, event_id);
         let answer = queue::join(state, buyer, event_id, &proof).await?;
-        let queue = answer.status;
-        let (seats, cookie) = match &queue {
-            // The line itself says this buyer is in: show the map, and hand the browser the
-            // token as a cookie so that its next calls pass the gate.
-            QueueStatus::Admitted {
-                admission_token,
-                expires_at,
-                ..
-            } => {
+        // An admitted buyer's browser gets the token as a cookie so that its next calls pass
+        // the gate; a waiting one its place receipt.
+        let cookie = queue::answer_cookie(event_id, &answer)
+            .and_then(|c| c.header(&state.config).to_str().ok().map(str::to_owned));
+        let seats = match &answer.status {
+            // The line itself says this buyer is in: show the map.
+            QueueStatus::Admitted { .. } => {
                 let json = seatmap::read(state, event_id).await?;
                 let map = serde_json::from_str(&json)
                     .map_err(|e| crate::error::Error::Internal(format!("seat map JSON: {e}")))?;
-                let cookie = admission_cookie(
-                    event_id,
-                    admission_token,
-                    *expires_at,
-                    state.config.secure_cookies,
-                );
-                (Some(map), cookie.to_str().ok().map(str::to_owned))
+                Some(map)
             }
-            QueueStatus::Waiting { .. } => {
-                let cookie = answer
-                    .receipt
-                    .map(|receipt| queue::place_cookie(state, event_id, &receipt));
-                (
-                    None,
-                    cookie.and_then(|c| c.to_str().ok().map(str::to_owned)),
-                )
-            }
+            QueueStatus::Waiting { .. } => None,
         };
         Ok((
             EventEntry {
                 event,
-                queue,
+                queue: answer.status,
                 seats,
             },
             cookie,
@@ -129,9 +111,9 @@ pub fn router(state: &AppState) -> Router<AppState> {
 /// sessions count against the same per-address limit as `POST /api/session`; above it the page
 /// renders without one.
 async fn page_session(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let mut new_cookie = None;
+    let mut new_token = None;
     let buyer = match state.sessions.buyer_of(req.headers()) {
-        Some(id) => Some(id),
+        Some(id) => Some(String::from(id)),
         None => {
             let peer = req
                 .extensions()
@@ -149,7 +131,7 @@ async fn page_session(State(state): State<AppState>, mut req: Request, next: Nex
             .is_ok();
             allowed.then(|| {
                 let created = state.sessions.issue();
-                new_cookie = Some(state.sessions.cookie(&created.token));
+                new_token = Some(created.token);
                 created.buyer_id
             })
         }
@@ -158,8 +140,8 @@ async fn page_session(State(state): State<AppState>, mut req: Request, next: Nex
         req.extensions_mut().insert(PageBuyer(id));
     }
     let mut response = next.run(req).await;
-    if let Some(cookie) = new_cookie {
-        response.headers_mut().append(header::SET_COOKIE, cookie);
+    if let Some(token) = new_token {
+        Cookie::Session { token: &token }.set(&state.config, response.headers_mut());
     }
     response
 }

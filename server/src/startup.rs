@@ -33,7 +33,7 @@ use crate::{
     state::{AppState, Shared},
     store::Redis,
     telemetry::RequestIds,
-    tokens::{self, Sessions, admission::AdmissionKeys},
+    tokens::{self, Sessions, keys::AdmissionKeys},
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -60,7 +60,6 @@ impl Application {
         let sessions = Sessions::new(
             session_secret.expose().as_bytes(),
             Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
-            config.secure_cookies,
         );
         let key_dir = config
             .admission_key_dir
@@ -154,8 +153,7 @@ impl Application {
 /// Every route of Anteroom, with the layers that apply to all of them.
 pub fn router(state: AppState) -> Router {
     Router::new()
-        .merge(tokens::session::router())
-        .merge(tokens::admission::router())
+        .merge(tokens::router())
         .merge(tokens::admin::router())
         .merge(events::router())
         .merge(queue::router())

@@ -15,7 +15,7 @@ use crate::{
     ops::{metrics::Metrics, shed::Shed},
     scripts::Scripts,
     store::Redis,
-    tokens::{Sessions, admission::AdmissionKeys},
+    tokens::{Sessions, keys::AdmissionKeys},
 };
 
 #[derive(Clone)]

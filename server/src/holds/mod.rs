@@ -16,7 +16,7 @@ mod transaction;
 use crate::extract::HoldId;
 use std::time::Duration;
 
-use app::wire::{HeldSeat, Hold, HoldRequest, HoldStatus};
+use app::wire::{self, BuyerId, HeldSeat, Hold, HoldRequest, HoldStatus};
 use axum::{
     Json, Router,
     extract::State,
@@ -32,7 +32,7 @@ use crate::{
     extract::ApiJson,
     ratelimit, seatmap,
     state::AppState,
-    tokens::{Buyer, admission::AdmittedBuyer},
+    tokens::{Buyer, gate::AdmittedBuyer},
 };
 
 pub use transaction::create;
@@ -200,22 +200,23 @@ fn to_hold(row: HoldRow, seats: Vec<HeldSeat>) -> Hold {
 }
 
 /// The hold `hold_id` of `buyer`; another buyer's hold is 404, as if it did not exist.
-pub async fn load(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Hold> {
+pub async fn load(db: &PgPool, hold_id: &wire::HoldId, buyer: &BuyerId) -> Result<Hold> {
     let row: Option<HoldRow> = sqlx::query_as(
         "select id, event_id, status, expires_at, total_cents from hold \
          where id = $1 and buyer_id = $2",
     )
-    .bind(hold_id)
-    .bind(buyer)
+    .bind(hold_id.as_str())
+    .bind(buyer.as_str())
     .fetch_optional(db)
     .await?;
-    let row = row.ok_or_else(|| Error::NotFound(format!("you have no hold {hold_id:?}")))?;
+    let row =
+        row.ok_or_else(|| Error::NotFound(format!("you have no hold {:?}", hold_id.as_str())))?;
     let seats: Vec<HeldSeatRow> = sqlx::query_as(
         "select s.id, s.section, s.row_label, s.number, s.price_cents \
          from hold_seat hs join seat s on s.id = hs.seat_id \
          where hs.hold_id = $1 order by s.id",
     )
-    .bind(hold_id)
+    .bind(hold_id.as_str())
     .fetch_all(db)
     .await?;
     Ok(to_hold(
@@ -225,15 +226,15 @@ pub async fn load(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Hold> {
 }
 
 /// The hold this buyer made with this Idempotency-Key, if any.
-pub async fn find_by_key(db: &PgPool, buyer: &str, key: &str) -> Result<Option<Hold>> {
+pub async fn find_by_key(db: &PgPool, buyer: &BuyerId, key: &str) -> Result<Option<Hold>> {
     let id: Option<String> =
         sqlx::query_scalar("select id from hold where buyer_id = $1 and idempotency_key = $2")
-            .bind(buyer)
+            .bind(buyer.as_str())
             .bind(key)
             .fetch_optional(db)
             .await?;
     match id {
-        Some(id) => Ok(Some(load(db, &id, buyer).await?)),
+        Some(id) => Ok(Some(load(db, &id.into(), buyer).await?)),
         None => Ok(None),
     }
 }

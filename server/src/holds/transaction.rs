@@ -1,7 +1,9 @@
 //! The hold transaction and the release, each one short Postgres transaction with nothing
 //! outside Postgres inside it.
 
-use app::wire::{HeldSeat, Hold, HoldChoice, HoldRequest, HoldStatus, Room};
+use app::wire::{
+    BuyerId, EventId, HeldSeat, Hold, HoldChoice, HoldId, HoldRequest, HoldStatus, Room,
+};
 use chrono::{SubsecRound, Utc};
 use sqlx::{PgConnection, PgPool};
 
@@ -28,8 +30,8 @@ struct LockedSeat {
 /// Idempotency-Key was used before, and that hold is returned unchanged).
 pub async fn create(
     db: &PgPool,
-    buyer: &str,
-    event_id: &str,
+    buyer: &BuyerId,
+    event_id: &EventId,
     room: &Room,
     key: &str,
     choice: &HoldChoice,
@@ -44,21 +46,21 @@ pub async fn create(
         .await?;
     let replay: Option<String> =
         sqlx::query_scalar("select id from hold where buyer_id = $1 and idempotency_key = $2")
-            .bind(buyer)
+            .bind(buyer.as_str())
             .bind(key)
             .fetch_optional(&mut *tx)
             .await?;
     if let Some(id) = replay {
         tx.rollback().await?;
-        return Ok((super::load(db, &id, buyer).await?, false));
+        return Ok((super::load(db, &HoldId::from(id), buyer).await?, false));
     }
     let already: i64 = sqlx::query_scalar(
         "select count(*) from seat s join hold h on h.id = s.hold_id \
          where h.event_id = $1 and h.buyer_id = $2 and h.status = 'active' \
            and h.expires_at > now() and s.status = 'held'",
     )
-    .bind(event_id)
-    .bind(buyer)
+    .bind(event_id.as_str())
+    .bind(buyer.as_str())
     .fetch_one(&mut *tx)
     .await?;
     if already as usize + wanted > room.seats_per_buyer as usize {
@@ -84,8 +86,8 @@ pub async fn create(
          values ($1, $2, $3, $4, $5, $6)",
     )
     .bind(&hold_id)
-    .bind(event_id)
-    .bind(buyer)
+    .bind(event_id.as_str())
+    .bind(buyer.as_str())
     .bind(key)
     .bind(expires_at)
     .bind(total_cents)
@@ -118,7 +120,7 @@ pub async fn create(
     Ok((
         Hold {
             hold_id,
-            event_id: event_id.to_owned(),
+            event_id: event_id.to_string(),
             seat_ids: seats.iter().map(|s| s.id.clone()).collect(),
             expires_at,
             total_cents,
@@ -260,17 +262,17 @@ async fn free_after_expiry(tx: &mut PgConnection, seats: &[LockedSeat]) -> Resul
 /// Releases `buyer`'s hold: its seats are available again at once. Returns the event whose
 /// seats changed (`None` if nothing changed: the hold had already ended). A purchased hold
 /// cannot be released (409); another buyer's hold is 404.
-pub async fn release(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Option<String>> {
+pub async fn release(db: &PgPool, hold_id: &HoldId, buyer: &BuyerId) -> Result<Option<String>> {
     let mut tx = db.begin().await?;
     let row: Option<(String, String)> = sqlx::query_as(
         "select event_id, status from hold where id = $1 and buyer_id = $2 for update",
     )
-    .bind(hold_id)
-    .bind(buyer)
+    .bind(hold_id.as_str())
+    .bind(buyer.as_str())
     .fetch_optional(&mut *tx)
     .await?;
     let (event_id, status) =
-        row.ok_or_else(|| Error::NotFound(format!("you have no hold {hold_id:?}")))?;
+        row.ok_or_else(|| Error::NotFound(format!("you have no hold {:?}", hold_id.as_str())))?;
     match status.as_str() {
         "active" => {}
         "purchased" => {
@@ -281,7 +283,7 @@ pub async fn release(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Option<S
         _ => return Ok(None),
     }
     sqlx::query("update hold set status = 'released', updated_at = now() where id = $1")
-        .bind(hold_id)
+        .bind(hold_id.as_str())
         .execute(&mut *tx)
         .await?;
     sqlx::query(
@@ -289,7 +291,7 @@ pub async fn release(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Option<S
              updated_at = now() \
          where hold_id = $1 and status = 'held'",
     )
-    .bind(hold_id)
+    .bind(hold_id.as_str())
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;

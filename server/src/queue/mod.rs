@@ -12,12 +12,11 @@
 //! it lost is marked again from the buyer's admission token, and an answer whose position is
 //! larger than the receipt's says `recovered: true`: a buyer is never silently moved back.
 
-use crate::extract::EventId;
-use app::wire::{QueueStatus, Room, estimated_wait_seconds};
+use app::wire::{BuyerId, EventId, QueueStatus, Room, estimated_wait_seconds};
 use axum::{
     Json, Router,
     extract::State,
-    http::{HeaderMap, HeaderValue, StatusCode, header},
+    http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::post,
 };
@@ -25,11 +24,12 @@ use chrono::{DateTime, Utc};
 
 use crate::{
     error::{Error, Result},
+    extract,
     state::AppState,
     tokens::{
         Buyer,
-        admission::{self, admission_cookie},
-        cookie,
+        cookies::{Cookie, place_cookie_name},
+        gate,
         session::Place as Receipt,
     },
 };
@@ -75,19 +75,12 @@ impl Proof {
     pub fn from_headers(
         state: &AppState,
         headers: &HeaderMap,
-        buyer: &str,
-        event_id: &str,
+        buyer: &BuyerId,
+        event_id: &EventId,
     ) -> Self {
-        let receipt = headers
-            .get(PLACE_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .or_else(|| cookie(headers, &place_cookie_name(event_id)))
-            .and_then(|r| state.sessions.verify_place(r.trim(), buyer, event_id));
-        let admitted_until = headers
-            .get("admission-token")
-            .and_then(|v| v.to_str().ok())
-            .or_else(|| cookie(headers, &admission::cookie_name(event_id)))
-            .and_then(|t| state.admission.verify(t.trim(), event_id, buyer))
+        let receipt = gate::presented(headers, PLACE_HEADER, &place_cookie_name(event_id))
+            .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
+        let admitted_until = gate::admission(&state.admission, headers, event_id, buyer)
             .and_then(|claims| DateTime::from_timestamp(claims.exp, 0));
         Self {
             receipt,
@@ -104,12 +97,22 @@ pub struct Answer {
 }
 
 /// Joins `buyer` to the line of `event_id` (or finds them where they already are).
-pub async fn join(state: &AppState, buyer: &str, event_id: &str, proof: &Proof) -> Result<Answer> {
+pub async fn join(
+    state: &AppState,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    proof: &Proof,
+) -> Result<Answer> {
     locate(state, buyer, event_id, proof, true).await
 }
 
 /// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
-pub async fn poll(state: &AppState, buyer: &str, event_id: &str, proof: &Proof) -> Result<Answer> {
+pub async fn poll(
+    state: &AppState,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    proof: &Proof,
+) -> Result<Answer> {
     locate(state, buyer, event_id, proof, false).await
 }
 
@@ -117,8 +120,8 @@ pub async fn poll(state: &AppState, buyer: &str, event_id: &str, proof: &Proof) 
 /// what the line lost of them if the proof shows it.
 async fn locate(
     state: &AppState,
-    buyer: &str,
-    event_id: &str,
+    buyer: &BuyerId,
+    event_id: &EventId,
     proof: &Proof,
     joining: bool,
 ) -> Result<Answer> {
@@ -142,7 +145,7 @@ async fn locate(
         .key(keys.seq(event_id))
         .key(keys.admitted(event_id))
         .key(keys.head(event_id))
-        .arg(buyer)
+        .arg(buyer.as_str())
         .arg(if joining { "1" } else { "0" })
         .arg(
             proof
@@ -168,7 +171,7 @@ async fn locate(
             .queue_calls
             .with_label_values(&["restored"])
             .inc();
-        tracing::warn!(event = %event_id, buyer, ?place, "put back a place the line had lost");
+        tracing::warn!(event = %event_id, %buyer, ?place, "put back a place the line had lost");
     }
     answer(state, &room, buyer, event_id, place, proof)
 }
@@ -195,8 +198,8 @@ fn place((kind, value, arrival, restored): (String, i64, i64, i64)) -> Result<Pl
 fn answer(
     state: &AppState,
     room: &Room,
-    buyer: &str,
-    event_id: &str,
+    buyer: &BuyerId,
+    event_id: &EventId,
     place: Place,
     proof: &Proof,
 ) -> Result<Answer> {
@@ -205,12 +208,7 @@ fn answer(
             expires_at,
             restored,
         } => Ok(Answer {
-            status: QueueStatus::Admitted {
-                admitted: true,
-                admission_token: state.admission.issue(buyer, event_id, expires_at),
-                expires_at,
-                recovered: restored,
-            },
+            status: state.admission.mint(buyer, event_id, expires_at, restored),
             receipt: None,
         }),
         Place::Waiting {
@@ -243,29 +241,17 @@ fn answer(
     }
 }
 
-/// The cookie that carries a buyer's place receipt for one event in a browser.
-pub fn place_cookie_name(event_id: &str) -> String {
-    format!("anteroom_place_{event_id}")
-}
-
 /// With the room off there is no line: a token at once, for the usual admission time.
-fn admitted_now(state: &AppState, buyer: &str, event_id: &str) -> QueueStatus {
+fn admitted_now(state: &AppState, buyer: &BuyerId, event_id: &EventId) -> QueueStatus {
     let expires_at =
         Utc::now() + chrono::Duration::seconds(i64::from(state.config.admission_ttl_seconds));
-    QueueStatus::Admitted {
-        admitted: true,
-        admission_token: state.admission.issue(buyer, event_id, expires_at),
-        expires_at,
-        recovered: false,
-    }
+    state.admission.mint(buyer, event_id, expires_at, false)
 }
 
-/// The HTTP answer: 202 for a waiting join, 200 otherwise; an admission also sets the
-/// event's admission cookie so that browsers carry the token without script, and a waiting
-/// answer the place receipt's cookie.
-fn respond(state: &AppState, event_id: &str, answer: Answer, joining: bool) -> Response {
-    let secure = state.config.secure_cookies;
-    let cookie = match (&answer.status, &answer.receipt) {
+/// The cookie that goes with an answer: an admission's token, so that browsers carry it
+/// without script, or a waiting answer's place receipt.
+pub fn answer_cookie<'a>(event_id: &'a EventId, answer: &'a Answer) -> Option<Cookie<'a>> {
+    match (&answer.status, &answer.receipt) {
         (
             QueueStatus::Admitted {
                 admission_token,
@@ -273,51 +259,38 @@ fn respond(state: &AppState, event_id: &str, answer: Answer, joining: bool) -> R
                 ..
             },
             _,
-        ) => Some(admission_cookie(
+        ) => Some(Cookie::Admission {
             event_id,
-            admission_token,
-            *expires_at,
-            secure,
-        )),
-        (QueueStatus::Waiting { .. }, Some(receipt)) => {
-            Some(place_cookie(state, event_id, receipt))
-        }
+            token: admission_token,
+            expires_at: *expires_at,
+        }),
+        (QueueStatus::Waiting { .. }, Some(receipt)) => Some(Cookie::Place { event_id, receipt }),
         (QueueStatus::Waiting { .. }, None) => None,
-    };
+    }
+}
+
+/// The HTTP answer: 202 for a waiting join, 200 otherwise, with the answer's cookie.
+fn respond(state: &AppState, event_id: &EventId, answer: Answer, joining: bool) -> Response {
     let admitted = matches!(answer.status, QueueStatus::Admitted { .. });
     let code = if joining && !admitted {
         StatusCode::ACCEPTED
     } else {
         StatusCode::OK
     };
-    let mut response = (code, Json(answer.status)).into_response();
-    if let Some(cookie) = cookie {
-        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    let mut response = (code, Json(&answer.status)).into_response();
+    if let Some(cookie) = answer_cookie(event_id, &answer) {
+        cookie.set(&state.config, response.headers_mut());
     }
     response
-}
-
-/// `Set-Cookie` for a place receipt: HttpOnly, SameSite=Strict, as long as a session.
-pub fn place_cookie(state: &AppState, event_id: &str, receipt: &str) -> HeaderValue {
-    let secure = if state.config.secure_cookies {
-        "; Secure"
-    } else {
-        ""
-    };
-    HeaderValue::from_str(&format!(
-        "{}={receipt}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{secure}",
-        place_cookie_name(event_id),
-        u64::from(state.config.session_ttl_hours) * 3600
-    ))
-    .expect("ids and tokens are header-safe")
 }
 
 async fn join_handler(
     State(state): State<AppState>,
     buyer: Buyer,
-    EventId(event_id): EventId,
+    extract::EventId(event_id): extract::EventId,
     headers: HeaderMap,
 ) -> Result<Response> {
+    let event_id = EventId::from(event_id);
     let proof = Proof::from_headers(&state, &headers, &buyer.id, &event_id);
     let answer = join(&state, &buyer.id, &event_id, &proof).await?;
     Ok(respond(&state, &event_id, answer, true))
@@ -326,9 +299,10 @@ async fn join_handler(
 async fn poll_handler(
     State(state): State<AppState>,
     buyer: Buyer,
-    EventId(event_id): EventId,
+    extract::EventId(event_id): extract::EventId,
     headers: HeaderMap,
 ) -> Result<Response> {
+    let event_id = EventId::from(event_id);
     let proof = Proof::from_headers(&state, &headers, &buyer.id, &event_id);
     let answer = poll(&state, &buyer.id, &event_id, &proof).await?;
     Ok(respond(&state, &event_id, answer, false))

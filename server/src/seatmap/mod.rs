@@ -22,7 +22,7 @@ use crate::{
     devdata,
     error::{Error, Result},
     state::AppState,
-    tokens::admission::AdmittedBuyer,
+    tokens::gate::AdmittedBuyer,
 };
 
 /// How long a copy is fresh.

@@ -6,15 +6,18 @@
 use axum::{
     Json, Router,
     extract::{FromRequestParts, State},
-    http::{HeaderValue, StatusCode, header, request::Parts},
+    http::{StatusCode, request::Parts},
     response::{IntoResponse, Response},
     routing::post,
 };
 use serde::Deserialize;
 
-use crate::{error::Error, extract::ApiJson, state::AppState};
-
-pub const ADMIN_COOKIE: &str = "anteroom_admin";
+use crate::{
+    error::Error,
+    extract::ApiJson,
+    state::AppState,
+    tokens::cookies::{ADMIN_COOKIE, Cookie},
+};
 
 /// A request made by the operator, and how they signed in (for the audit).
 pub struct Admin {
@@ -70,20 +73,11 @@ async fn sign_in(
     if !is_admin_token(&state, body.token.trim()) {
         return Err(Error::Unauthorized("that is not the admin token".into()));
     }
-    let cookie = format!(
-        "{ADMIN_COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200{}",
-        state.sessions.issue_admin(),
-        if state.config.secure_cookies {
-            "; Secure"
-        } else {
-            ""
-        }
-    );
     let mut response = StatusCode::NO_CONTENT.into_response();
-    response.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_str(&cookie).expect("a token is header-safe"),
-    );
+    Cookie::Admin {
+        token: &state.sessions.issue_admin(),
+    }
+    .set(&state.config, response.headers_mut());
     Ok(response)
 }
 
@@ -92,11 +86,8 @@ async fn whoami(admin: Admin) -> Json<serde_json::Value> {
     Json(serde_json::json!({"admin": true, "via": admin.via}))
 }
 
-async fn sign_out() -> Response {
+async fn sign_out(State(state): State<AppState>) -> Response {
     let mut response = Json(serde_json::json!({"signed_out": true})).into_response();
-    response.headers_mut().insert(
-        header::SET_COOKIE,
-        HeaderValue::from_static("anteroom_admin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
-    );
+    Cookie::AdminSignedOut.set(&state.config, response.headers_mut());
     response
 }

@@ -1,26 +1,31 @@
 //! Tokens: buyer sessions (who is asking) and, with the line, admission tokens (who may pass).
 //! Invariant: a request is a buyer's only if it carries a session token this deployment
-//! signed and that has not expired; there is no other way to be a buyer.
+//! signed and that has not expired; there is no other way to be a buyer. One home per concern:
+//! `session` (buyers and their receipts), `keys` (admission key material and the JWKS), `jwt`
+//! (minting and verifying admission tokens), `gate` (the one admission check), `cookies` (every
+//! cookie set or read), `admin` (the operator's credential).
 
 pub mod admin;
-pub mod admission;
+pub mod cookies;
+pub mod gate;
+pub mod jwt;
+pub mod keys;
 pub mod session;
 
 pub use admin::Admin;
+pub use cookies::cookie;
 pub use session::{Buyer, Sessions};
 
-use axum::http::HeaderMap;
+use axum::{Router, http::HeaderMap};
 
-/// The value of cookie `name` in the request's `Cookie` headers.
-pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(http::header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
+use crate::state::AppState;
+
+/// The buyer-facing routes of tokens: sessions, the JWKS and the gate's own question.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(session::router())
+        .merge(keys::router())
+        .merge(gate::router())
 }
 
 /// The token of an `Authorization: Bearer <token>` header.

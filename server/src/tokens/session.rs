@@ -6,25 +6,30 @@
 
 use std::{net::SocketAddr, time::Duration};
 
-use app::wire::{NewSession, SessionCreated};
+use app::wire::{BuyerId, EventId, NewSession, SessionCreated};
 use axum::{
     Json, Router,
     extract::{ConnectInfo, FromRequestParts, State},
-    http::{HeaderValue, StatusCode, header, request::Parts},
+    http::{StatusCode, request::Parts},
     response::{IntoResponse, Response},
     routing::post,
 };
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
-use crate::{error::Error, extract::ApiJson, ratelimit, state::AppState};
+use crate::{
+    error::Error,
+    extract::ApiJson,
+    ratelimit,
+    state::AppState,
+    tokens::cookies::{Cookie, SESSION_COOKIE},
+};
 
-pub const SESSION_COOKIE: &str = "anteroom_session";
 const AUDIENCE: &str = "anteroom-session";
 const ADMIN_AUDIENCE: &str = "anteroom-admin";
 const PLACE_AUDIENCE: &str = "anteroom-place";
 /// How long the dashboard's sign-in lasts.
-const ADMIN_TTL_SECS: i64 = 12 * 3600;
+pub const ADMIN_TTL_SECS: i64 = 12 * 3600;
 
 #[derive(Serialize, Deserialize)]
 struct Claims {
@@ -47,8 +52,8 @@ pub struct Place {
 
 #[derive(Serialize, Deserialize)]
 struct PlaceClaims {
-    sub: String,
-    evt: String,
+    sub: BuyerId,
+    evt: EventId,
     aud: String,
     exp: i64,
     #[serde(flatten)]
@@ -63,12 +68,10 @@ pub struct Sessions {
     admin_validation: Validation,
     place_validation: Validation,
     ttl: Duration,
-    /// Whether the cookie carries `Secure` (HTTPS deployments).
-    secure_cookies: bool,
 }
 
 impl Sessions {
-    pub fn new(secret: &[u8], ttl: Duration, secure_cookies: bool) -> Self {
+    pub fn new(secret: &[u8], ttl: Duration) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
@@ -84,7 +87,6 @@ impl Sessions {
             decoding: DecodingKey::from_secret(secret),
             validation,
             ttl,
-            secure_cookies,
         }
     }
 
@@ -123,18 +125,18 @@ impl Sessions {
     }
 
     /// The buyer id of a valid token.
-    pub fn verify(&self, token: &str) -> Option<String> {
+    pub fn verify(&self, token: &str) -> Option<BuyerId> {
         jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .ok()
-            .map(|d| d.claims.sub)
+            .map(|d| d.claims.sub.into())
     }
 
     /// A signed receipt of `buyer`'s `place` in the line of `event_id`, valid as long as a
     /// session.
-    pub fn issue_place(&self, buyer: &str, event_id: &str, place: Place) -> String {
+    pub fn issue_place(&self, buyer: &BuyerId, event_id: &EventId, place: Place) -> String {
         let claims = PlaceClaims {
-            sub: buyer.to_owned(),
-            evt: event_id.to_owned(),
+            sub: buyer.clone(),
+            evt: event_id.clone(),
             aud: PLACE_AUDIENCE.to_owned(),
             exp: chrono::Utc::now().timestamp() + self.ttl.as_secs() as i64,
             place,
@@ -144,26 +146,21 @@ impl Sessions {
     }
 
     /// The place of a valid receipt of `buyer` in the line of `event_id`.
-    pub fn verify_place(&self, receipt: &str, buyer: &str, event_id: &str) -> Option<Place> {
+    pub fn verify_place(
+        &self,
+        receipt: &str,
+        buyer: &BuyerId,
+        event_id: &EventId,
+    ) -> Option<Place> {
         let claims =
             jsonwebtoken::decode::<PlaceClaims>(receipt, &self.decoding, &self.place_validation)
                 .ok()?
                 .claims;
-        (claims.sub == buyer && claims.evt == event_id).then_some(claims.place)
-    }
-
-    /// The `Set-Cookie` value that hands `token` to a browser.
-    pub fn cookie(&self, token: &str) -> HeaderValue {
-        let secure = if self.secure_cookies { "; Secure" } else { "" };
-        HeaderValue::from_str(&format!(
-            "{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-            self.ttl.as_secs()
-        ))
-        .expect("a token is base64url and dots")
+        (claims.sub == *buyer && claims.evt == *event_id).then_some(claims.place)
     }
 
     /// The buyer of a request: the bearer token first, then the cookie.
-    pub fn buyer_of(&self, headers: &http::HeaderMap) -> Option<String> {
+    pub fn buyer_of(&self, headers: &http::HeaderMap) -> Option<BuyerId> {
         super::bearer(headers)
             .or_else(|| super::cookie(headers, SESSION_COOKIE))
             .and_then(|t| self.verify(t))
@@ -173,7 +170,8 @@ impl Sessions {
 /// The buyer making the request. Without a valid session: 401 `unauthorized`.
 #[derive(Clone, Debug)]
 pub struct Buyer {
-    pub id: String,
+    /// The buyer id the session names.
+    pub id: BuyerId,
 }
 
 impl FromRequestParts<AppState> for Buyer {
@@ -221,9 +219,11 @@ async fn create(
     )
     .await?;
     let created = state.sessions.issue();
-    let cookie = state.sessions.cookie(&created.token);
-    let mut response = (StatusCode::CREATED, Json(created)).into_response();
-    response.headers_mut().insert(header::SET_COOKIE, cookie);
+    let mut response = (StatusCode::CREATED, Json(&created)).into_response();
+    Cookie::Session {
+        token: &created.token,
+    }
+    .set(&state.config, response.headers_mut());
     Ok(response)
 }
 
@@ -233,10 +233,13 @@ mod tests {
 
     #[test]
     fn a_session_verifies_only_with_its_own_secret_and_untampered() {
-        let s = Sessions::new(b"one secret", Duration::from_secs(60), false);
-        let other = Sessions::new(b"another secret", Duration::from_secs(60), false);
+        let s = Sessions::new(b"one secret", Duration::from_secs(60));
+        let other = Sessions::new(b"another secret", Duration::from_secs(60));
         let created = s.issue();
-        assert_eq!(s.verify(&created.token), Some(created.buyer_id.clone()));
+        assert_eq!(
+            s.verify(&created.token),
+            Some(BuyerId::from(created.buyer_id.clone()))
+        );
         assert_eq!(other.verify(&created.token), None);
         let mut tampered = created.token.clone();
         tampered.insert(tampered.len() / 2, 'x');
@@ -246,18 +249,24 @@ mod tests {
 
     #[test]
     fn a_place_receipt_verifies_for_its_buyer_and_event_only() {
-        let s = Sessions::new(b"one secret", Duration::from_secs(60), false);
+        let s = Sessions::new(b"one secret", Duration::from_secs(60));
         let place = Place {
             arrival: 1_764_417_600_123_456,
             position: 42,
         };
-        let receipt = s.issue_place("b1", "e1", place);
-        assert_eq!(s.verify_place(&receipt, "b1", "e1"), Some(place));
-        assert_eq!(s.verify_place(&receipt, "b2", "e1"), None);
-        assert_eq!(s.verify_place(&receipt, "b1", "e2"), None);
+        let (b1, b2, e1, e2) = (
+            BuyerId::from("b1"),
+            BuyerId::from("b2"),
+            EventId::from("e1"),
+            EventId::from("e2"),
+        );
+        let receipt = s.issue_place(&b1, &e1, place);
+        assert_eq!(s.verify_place(&receipt, &b1, &e1), Some(place));
+        assert_eq!(s.verify_place(&receipt, &b2, &e1), None);
+        assert_eq!(s.verify_place(&receipt, &b1, &e2), None);
         let session = s.issue();
         assert_eq!(
-            s.verify_place(&session.token, &session.buyer_id, "e1"),
+            s.verify_place(&session.token, &session.buyer_id.clone().into(), &e1),
             None
         );
         assert_eq!(s.verify(&receipt), None, "a receipt is no session");

@@ -1,0 +1,156 @@
+//! Every cookie Anteroom sets, and the reading of the cookies a request carries.
+//! Invariants: each cookie is HttpOnly (no script, ours or injected, reads a token), has
+//! `Path=/`, carries `Secure` on HTTPS deployments (`secure_cookies`), and lives no longer than
+//! the token in it; only the session cookie is `SameSite=Lax` (a link from another site to an
+//! event page must find the buyer's session), every other one is `Strict`. These are decided
+//! here and nowhere else: [`Cookie::header`] is the only place a `Set-Cookie` is written.
+
+use axum::http::{HeaderMap, HeaderValue, header};
+use chrono::{DateTime, Utc};
+
+use crate::{config::Config, tokens::session::ADMIN_TTL_SECS};
+
+/// The browser cookie of a buyer's session.
+pub const SESSION_COOKIE: &str = "anteroom_session";
+/// The browser cookie of the dashboard's admin session.
+pub const ADMIN_COOKIE: &str = "anteroom_admin";
+
+/// The cookie that carries the admission token of one event in a browser.
+pub fn admission_cookie_name(event_id: &str) -> String {
+    format!("anteroom_admission_{event_id}")
+}
+
+/// The cookie that carries a buyer's place receipt for one event in a browser.
+pub fn place_cookie_name(event_id: &str) -> String {
+    format!("anteroom_place_{event_id}")
+}
+
+/// A cookie to hand to a browser, by what it carries.
+pub enum Cookie<'a> {
+    /// A buyer's session token, as long as a session lasts.
+    Session { token: &'a str },
+    /// An admission token of one event, gone when the token expires.
+    Admission {
+        event_id: &'a str,
+        token: &'a str,
+        expires_at: DateTime<Utc>,
+    },
+    /// A place receipt of one event, as long as a session lasts.
+    Place { event_id: &'a str, receipt: &'a str },
+    /// The dashboard's admin session.
+    Admin { token: &'a str },
+    /// Clears the admin session (signing out).
+    AdminSignedOut,
+}
+
+impl Cookie<'_> {
+    /// The `Set-Cookie` value of this cookie under `config`.
+    pub fn header(&self, config: &Config) -> HeaderValue {
+        let session_secs = u64::from(config.session_ttl_hours) * 3600;
+        let (name, value, same_site, max_age) = match self {
+            Cookie::Session { token } => (SESSION_COOKIE.into(), *token, "Lax", session_secs),
+            Cookie::Admission {
+                event_id,
+                token,
+                expires_at,
+            } => (
+                admission_cookie_name(event_id),
+                *token,
+                "Strict",
+                (*expires_at - Utc::now()).num_seconds().max(0) as u64,
+            ),
+            Cookie::Place { event_id, receipt } => (
+                place_cookie_name(event_id),
+                *receipt,
+                "Strict",
+                session_secs,
+            ),
+            Cookie::Admin { token } => {
+                (ADMIN_COOKIE.into(), *token, "Strict", ADMIN_TTL_SECS as u64)
+            }
+            Cookie::AdminSignedOut => (ADMIN_COOKIE.into(), "", "Strict", 0),
+        };
+        let secure = if config.secure_cookies {
+            "; Secure"
+        } else {
+            ""
+        };
+        HeaderValue::from_str(&format!(
+            "{name}={value}; Path=/; HttpOnly; SameSite={same_site}; Max-Age={max_age}{secure}"
+        ))
+        .expect("ids are [a-z0-9-] and tokens base64url and dots")
+    }
+
+    /// Adds this cookie to a response's headers (beside any other cookie set there).
+    pub fn set(&self, config: &Config, headers: &mut HeaderMap) {
+        headers.append(header::SET_COOKIE, self.header(config));
+    }
+}
+
+/// The value of cookie `name` in the request's `Cookie` headers.
+pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cookie_is_http_only_and_secure_only_when_configured() {
+        let mut config = Config::defaults();
+        let soon = Utc::now() + chrono::Duration::seconds(600);
+        let cookies = [
+            Cookie::Session { token: "t" },
+            Cookie::Admission {
+                event_id: "e",
+                token: "t",
+                expires_at: soon,
+            },
+            Cookie::Place {
+                event_id: "e",
+                receipt: "r",
+            },
+            Cookie::Admin { token: "t" },
+            Cookie::AdminSignedOut,
+        ];
+        for secure in [false, true] {
+            config.secure_cookies = secure;
+            for cookie in &cookies {
+                let value = cookie.header(&config);
+                let value = value.to_str().unwrap();
+                assert!(value.contains("; Path=/; HttpOnly; SameSite="), "{value}");
+                assert_eq!(value.ends_with("; Secure"), secure, "{value}");
+            }
+        }
+        config.secure_cookies = false;
+        let admission = cookies[1].header(&config);
+        let admission = admission.to_str().unwrap();
+        assert!(admission.starts_with("anteroom_admission_e=t; "));
+        let max_age: u64 = admission
+            .rsplit_once("Max-Age=")
+            .unwrap()
+            .1
+            .parse()
+            .unwrap();
+        assert!((598..=600).contains(&max_age), "{admission}");
+        assert!(
+            cookies[0]
+                .header(&config)
+                .to_str()
+                .unwrap()
+                .contains("SameSite=Lax")
+        );
+        assert_eq!(
+            cookies[4].header(&config).to_str().unwrap(),
+            "anteroom_admin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+        );
+    }
+}

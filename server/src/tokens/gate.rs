@@ -1,0 +1,148 @@
+//! The gate in front of the seat map and the hold path, and the one way a token a request
+//! presents is found (a header for API clients, else the event's cookie for browsers).
+//!
+//! Invariant (DESIGN.md 7): while an event's room is on, [`AdmittedBuyer`] lets a request
+//! through only with an admission token valid now for that event and for the session's buyer
+//! (checked by [`AdmissionKeys::verify`]); anything else is 403 `not_admitted` with the queue
+//! URL, 401 without a session, 404 for an unknown event. With the room off, every buyer
+//! passes. No other code decides who is admitted.
+
+use app::wire::{AdmissionClaims, BuyerId, EventId, Room};
+use axum::{
+    Json, Router,
+    extract::FromRequestParts,
+    http::{HeaderMap, request::Parts},
+    routing::get,
+};
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::{
+    error::{Error, Result},
+    extract,
+    state::AppState,
+    tokens::{
+        Buyer,
+        cookies::{admission_cookie_name, cookie},
+        keys::AdmissionKeys,
+    },
+};
+
+/// The header in which API clients present their admission token.
+pub const ADMISSION_HEADER: &str = "admission-token";
+
+/// The token a request presents: the `header` (API clients), else the cookie `cookie_name`
+/// (browsers), surrounding blanks trimmed. Whether it is valid is the caller's question.
+pub fn presented<'a>(headers: &'a HeaderMap, header: &str, cookie_name: &str) -> Option<&'a str> {
+    headers
+        .get(header)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| cookie(headers, cookie_name))
+        .map(str::trim)
+}
+
+/// The claims of the admission token in `headers` if it admits `buyer` to `event` now.
+pub fn admission(
+    keys: &AdmissionKeys,
+    headers: &HeaderMap,
+    event: &EventId,
+    buyer: &BuyerId,
+) -> Option<AdmissionClaims> {
+    presented(headers, ADMISSION_HEADER, &admission_cookie_name(event))
+        .and_then(|token| keys.verify(token, event, buyer))
+}
+
+/// A buyer who may see the seat map and hold seats of the event in the path: admitted with a
+/// valid token, or any buyer while the event's room is off.
+pub struct AdmittedBuyer {
+    /// Who passed.
+    pub buyer: Buyer,
+    /// Into which event.
+    pub event_id: EventId,
+    /// The event's room, as the gate read it (handlers need not read it again).
+    pub room: Room,
+    /// The token's claims; `None` when the room is off.
+    pub claims: Option<AdmissionClaims>,
+}
+
+impl AdmittedBuyer {
+    /// The gate itself: whether `buyer`, with the admission token in `headers`, may pass into
+    /// `event_id`.
+    pub async fn check(
+        state: &AppState,
+        buyer: Buyer,
+        event_id: EventId,
+        headers: &HeaderMap,
+    ) -> Result<Self> {
+        let room = state.rooms.get(&state.db, &event_id).await?;
+        let claims = if room.enabled {
+            match admission(&state.admission, headers, &event_id, &buyer.id) {
+                Some(claims) => Some(claims),
+                None => {
+                    return Err(Error::NotAdmitted {
+                        event_id: event_id.into(),
+                    });
+                }
+            }
+        } else {
+            None
+        };
+        Ok(Self {
+            buyer,
+            event_id,
+            room,
+            claims,
+        })
+    }
+}
+
+impl FromRequestParts<AppState> for AdmittedBuyer {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
+        let buyer = Buyer::from_request_parts(parts, state).await?;
+        let extract::EventId(event_id) = extract::EventId::from_request_parts(parts, state).await?;
+        Self::check(state, buyer, event_id.into(), &parts.headers).await
+    }
+}
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/events/{event_id}/admission", get(admission_handler))
+}
+
+/// `GET /api/events/{id}/admission`: whether this request passes the gate, and until when.
+async fn admission_handler(admitted: AdmittedBuyer) -> Json<Value> {
+    Json(json!({
+        "event_id": admitted.event_id,
+        "buyer_id": admitted.buyer.id,
+        "admitted": true,
+        "expires_at": admitted.claims.map(|c| DateTime::<Utc>::from_timestamp(c.exp, 0)),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_presented_token_is_the_header_first_then_the_cookie() {
+        let mut h = HeaderMap::new();
+        h.append(
+            "cookie",
+            "a=1; anteroom_admission_e=from-cookie".parse().unwrap(),
+        );
+        assert_eq!(
+            presented(&h, ADMISSION_HEADER, "anteroom_admission_e"),
+            Some("from-cookie")
+        );
+        assert_eq!(
+            presented(&h, ADMISSION_HEADER, "anteroom_admission_f"),
+            None
+        );
+        h.append(ADMISSION_HEADER, " from-header ".parse().unwrap());
+        assert_eq!(
+            presented(&h, ADMISSION_HEADER, "anteroom_admission_e"),
+            Some("from-header")
+        );
+    }
+}
