@@ -34,6 +34,7 @@ use serde_json::{Value, json};
 use crate::{
     devdata,
     error::{Error, Result},
+    ids,
     state::AppState,
     tokens::{Buyer, cookie},
 };
@@ -67,7 +68,7 @@ impl KeyMaterial {
         let kid = format!(
             "{}-{}",
             Utc::now().format("%Y%m%d%H%M%S"),
-            &devdata::random_token(4)
+            &ids::random_id(4)
         );
         Self::from_pkcs8(kid, doc.as_ref().to_vec()).expect("a key ring just made")
     }
@@ -175,7 +176,7 @@ impl AdmissionKeys {
             aud: self.audience.clone(),
             iat: Utc::now().timestamp(),
             exp: expires_at.timestamp(),
-            jti: devdata::random_token(12),
+            jti: ids::random_id(12),
         };
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.signing_kid.clone());
@@ -465,7 +466,7 @@ mod tests {
 
     #[test]
     fn keys_survive_a_restart_through_their_folder() {
-        let dir = std::env::temp_dir().join(format!("anteroom-keys-{}", devdata::random_token(6)));
+        let dir = std::env::temp_dir().join(format!("anteroom-keys-{}", ids::random_id(6)));
         let first = AdmissionKeys::load_or_generate(&dir, None, "anteroom").unwrap();
         let token = first.issue("b", "e", soon());
         let second = AdmissionKeys::load_or_generate(&dir, None, "anteroom").unwrap();
