@@ -30,7 +30,7 @@ use crate::{
 };
 
 /// S seats as sections of at most 25 rows of 20 (a last short row if S is not a multiple).
-pub fn layout(seats: u32) -> Vec<NewSection> {
+fn layout(seats: u32) -> Vec<NewSection> {
     let mut sections = Vec::new();
     let mut left = seats;
     while left > 0 {
@@ -235,7 +235,7 @@ impl Night {
 /// One place in the line: from a join to the tick that admitted it.
 
 /// The operator's per-second series, read every few seconds (the API keeps 10 minutes).
-pub async fn watch_stats(
+async fn watch_stats(
     client: reqwest::Client,
     url: String,
     admin_token: String,

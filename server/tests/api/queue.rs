@@ -1,10 +1,10 @@
 use futures::future::join_all;
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::helpers::{
-    Backend, TestApp, event_body, expect_error, join, on_single_and_cluster, poll, spawn_app,
-    spawn_with, test_config, three_instances,
+    Backend, event_body, expect_error, join, on_single_and_cluster, poll, spawn_app, spawn_with,
+    test_config, three_instances,
 };
 
 on_single_and_cluster!(two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_each);
