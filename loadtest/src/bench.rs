@@ -16,8 +16,11 @@ use anteroom::config::Config;
 use app::wire::{NewEvent, NewSection, RoomUpdate};
 use clap::{Parser, Subcommand};
 use http_body_util::Empty;
-use loadtest::{Deployment, Sample, create_event, measure, measure_http, redis_bytes, sessions};
+use loadtest::{
+    Sample, create_event, measure, measure_http, quantile, redis_bytes, sessions, sorted,
+};
 use serde_json::json;
+use testkit::deployment::Deployment;
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of Anteroom's hot paths against raw Redis and Postgres")]
@@ -107,14 +110,14 @@ struct Line {
 
 /// Fills the line of `event` to `size` with the locate script itself, in pipelines.
 async fn fill(run: &Deployment, event: &str, size: usize) {
-    let keys = &run.state.keys;
-    let mut redis = run.state.redis.clone();
+    let keys = &run.state().keys;
+    let mut redis = run.state().redis.clone();
     let mut filled = 0;
     while filled < size {
         let mut pipe = redis::pipe();
         let chunk = (size - filled).min(2_000);
         for i in 0..chunk {
-            let mut inv = run.state.scripts.locate.key(keys.queue(event));
+            let mut inv = run.state().scripts.locate.key(keys.queue(event));
             inv.key(keys.seq(event))
                 .key(keys.admitted(event))
                 .key(keys.head(event))
@@ -134,7 +137,7 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
 /// buyers are new to both lines, and poll after they join.
 async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: usize) {
     let run = start().await;
-    let base = &run.bases[0];
+    let base = &run.servers[0].base;
     let addr = base.trim_start_matches("http://");
     let client = reqwest::Client::new();
     let room = RoomUpdate {
@@ -161,7 +164,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
             polls: Vec::new(),
         });
     }
-    let tokens: Vec<String> = sessions(&client, &run.bases, requests * rounds, 16)
+    let tokens: Vec<String> = sessions(&client, &run.bases(), requests * rounds, 16)
         .await
         .expect("sessions")
         .into_iter()
@@ -200,8 +203,8 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
         raw.push(zadd.zip(zrank));
     }
 
-    let mut redis = run.state.redis.clone();
-    let keys = &run.state.keys;
+    let mut redis = run.state().redis.clone();
+    let keys = &run.state().keys;
     let _: () = redis::cmd("DEL")
         .arg("bench:zset")
         .query_async(&mut redis)
@@ -236,7 +239,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
         let p99s: Vec<String> = line
             .joins
             .iter()
-            .map(|s| format!("{:.2}", s.pct(0.99)))
+            .map(|s| format!("{:.2}", s.quantile_ms(0.99)))
             .collect();
         println!("join p99 by round (ms): {}", p99s.join(", "));
         pooled.push((joins, polls));
@@ -246,8 +249,8 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
     println!(
         "\njoin p99 at {} / at 1,000: {:.2}   (p50: {:.2})",
         lines[1].label,
-        long_joins.pct(0.99) / short_joins.pct(0.99),
-        long_joins.pct(0.5) / short_joins.pct(0.5)
+        long_joins.quantile_ms(0.99) / short_joins.quantile_ms(0.99),
+        long_joins.quantile_ms(0.5) / short_joins.quantile_ms(0.5)
     );
     let long = &lines[1];
     let ratios: Option<Vec<(f64, f64, f64, f64)>> = raw
@@ -270,15 +273,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
                     round + 1
                 );
             }
-            let median = |mut v: Vec<f64>| {
-                v.sort_by(f64::total_cmp);
-                let m = v.len() / 2;
-                if v.len().is_multiple_of(2) {
-                    (v[m - 1] + v[m]) / 2.0
-                } else {
-                    v[m]
-                }
-            };
+            let median = |v: Vec<f64>| quantile(&sorted(v), 0.5);
             println!(
                 "joins / raw ZADD: {:.3}   polls / raw ZRANK: {:.3}   (medians over the rounds, \
                  on the long line)",
@@ -312,7 +307,7 @@ COMMIT;
 
 async fn bench_holds(concurrency: usize, requests: usize) {
     let run = start().await;
-    let base = &run.bases[0];
+    let base = &run.servers[0].base;
     let client = reqwest::Client::new();
     let rows = (requests as u32).div_ceil(200).max(1) * 2;
     let room = RoomUpdate {
@@ -330,10 +325,10 @@ async fn bench_holds(concurrency: usize, requests: usize) {
     .id;
     let seats: Vec<i64> = sqlx::query_scalar("select id from seat where event_id = $1 order by id")
         .bind(&event)
-        .fetch_all(&run.state.db)
+        .fetch_all(&run.state().db)
         .await
         .unwrap();
-    let tokens: Vec<String> = sessions(&client, &run.bases, requests, 16)
+    let tokens: Vec<String> = sessions(&client, &run.bases(), requests, 16)
         .await
         .expect("sessions")
         .into_iter()

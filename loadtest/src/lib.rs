@@ -1,10 +1,8 @@
-//! What the two load tools (`bench` and `onsale`) share: latency samples and their
-//! percentiles, a closed-loop driver of N requests from C workers, Anteroom started in-process
-//! on a scratch deployment (one or several instances, removed at the end), and the few API
-//! calls every run begins with (an event, buyer sessions), through the `app` wire types.
-//!
-//! Invariant: a [`Deployment`] owns its scratch database and Redis prefix; [`Deployment::stop`]
-//! stops every instance before it removes them, so nothing outlives the run.
+//! What the two load tools (`bench` and `onsale`) share: latency samples and the one
+//! [`quantile`] every figure is read with, a closed-loop driver of N requests from C workers,
+//! and the few API calls every run begins with (an event, buyer sessions), through the `app`
+//! wire types. Anteroom itself is started in-process by `testkit::deployment`, as the tests
+//! start it.
 
 use std::{
     sync::{
@@ -14,59 +12,74 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anteroom::{config::Config, scratch::Scratch, startup::Application, state::AppState};
 use app::wire::{Event, NewEvent, SessionCreated};
 use futures::future::join_all;
 use http_body_util::{BodyExt, Empty};
 use hyper::{body::Bytes, client::conn::http1::handshake};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 
-/// Latencies of one measurement (sorted), its length and its failures.
+/// The `p` quantile (0 to 1) of `sorted` (ascending), interpolated between the two nearest
+/// values (so the median of an even number is the mean of the middle two); 0 when empty.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    let Some(last) = sorted.len().checked_sub(1) else {
+        return 0.0;
+    };
+    let at = last as f64 * p.clamp(0.0, 1.0);
+    let (below, above) = (at.floor() as usize, at.ceil() as usize);
+    sorted[below] + (sorted[above] - sorted[below]) * (at - below as f64)
+}
+
+/// `values` sorted ascending, for [`quantile`].
+pub fn sorted(mut values: Vec<f64>) -> Vec<f64> {
+    values.sort_by(f64::total_cmp);
+    values
+}
+
+/// Latencies of one measurement, its length and its failures.
 pub struct Sample {
-    micros: Vec<u64>,
+    /// In ms, sorted, for [`quantile`].
+    ms: Vec<f64>,
     elapsed: Duration,
     pub errors: usize,
 }
 
 impl Sample {
-    pub fn new(mut micros: Vec<u64>, elapsed: Duration, errors: usize) -> Self {
-        micros.sort_unstable();
+    pub fn new(micros: Vec<u64>, elapsed: Duration, errors: usize) -> Self {
+        let ms = micros.into_iter().map(|us| us as f64 / 1000.0).collect();
         Self {
-            micros,
+            ms: sorted(ms),
             elapsed,
             errors,
         }
     }
 
-    /// The `p` quantile (0 to 1) in ms; 0 for an empty sample.
-    pub fn pct(&self, p: f64) -> f64 {
-        if self.micros.is_empty() {
-            return 0.0;
-        }
-        let i = ((self.micros.len() as f64 - 1.0) * p).round() as usize;
-        self.micros[i] as f64 / 1000.0
+    /// The `p` quantile (0 to 1) of the latencies, in ms; 0 for an empty sample.
+    pub fn quantile_ms(&self, p: f64) -> f64 {
+        quantile(&self.ms, p)
     }
 
     /// The measurements together, as one: their latencies pooled, their times added.
     pub fn pooled<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Self {
-        let (mut micros, mut elapsed, mut errors) = (Vec::new(), Duration::ZERO, 0);
+        let (mut ms, mut elapsed, mut errors) = (Vec::new(), Duration::ZERO, 0);
         for s in samples {
-            micros.extend_from_slice(&s.micros);
+            ms.extend_from_slice(&s.ms);
             elapsed += s.elapsed;
             errors += s.errors;
         }
-        Self::new(micros, elapsed, errors)
+        Self {
+            ms: sorted(ms),
+            elapsed,
+            errors,
+        }
     }
 
     pub fn count(&self) -> usize {
-        self.micros.len()
+        self.ms.len()
     }
 
     pub fn per_second(&self) -> f64 {
-        self.micros.len() as f64 / self.elapsed.as_secs_f64()
+        self.ms.len() as f64 / self.elapsed.as_secs_f64()
     }
 
     /// One printed line: throughput, p50, p99, max and errors.
@@ -74,9 +87,9 @@ impl Sample {
         format!(
             "{what:<28} {:>9.0}/s   p50 {:>6.2} ms   p99 {:>6.2} ms   max {:>7.2} ms   errors {}",
             self.per_second(),
-            self.pct(0.5),
-            self.pct(0.99),
-            self.pct(1.0),
+            self.quantile_ms(0.5),
+            self.quantile_ms(0.99),
+            self.quantile_ms(1.0),
             self.errors
         )
     }
@@ -175,65 +188,6 @@ fn sample(results: Vec<(Vec<u64>, usize)>, started: Instant) -> Sample {
     Sample::new(micros, elapsed, errors)
 }
 
-/// Anteroom running in this process: `instances` servers on one scratch deployment (one
-/// database, one Redis prefix), as a load balancer would see several hosts.
-pub struct Deployment {
-    /// Base URLs, one per instance.
-    pub bases: Vec<String>,
-    /// The first instance's state: its Redis connection, key names and database pool.
-    pub state: AppState,
-    shutdown: CancellationToken,
-    servers: Vec<JoinHandle<()>>,
-    scratch: Scratch,
-}
-
-impl Deployment {
-    /// Starts `instances` servers on a fresh scratch deployment of `kind`, each on the
-    /// configuration `tune` makes of the scratch one.
-    pub async fn start(kind: &str, instances: usize, tune: impl Fn(&mut Config)) -> Self {
-        let scratch = Scratch::new(kind);
-        let shutdown = CancellationToken::new();
-        let (mut bases, mut states, mut servers) = (Vec::new(), Vec::new(), Vec::new());
-        // One after the other: the first one creates and migrates the database.
-        for _ in 0..instances.max(1) {
-            let mut config = scratch.config();
-            tune(&mut config);
-            let app = Application::build(config).await.expect("anteroom starts");
-            bases.push(format!("http://{}", app.local_addr()));
-            states.push(app.state().clone());
-            let token = shutdown.clone();
-            servers.push(tokio::spawn(async move {
-                app.run(token).await.expect("anteroom serves");
-            }));
-        }
-        Self {
-            bases,
-            state: states.swap_remove(0),
-            shutdown,
-            servers,
-            scratch,
-        }
-    }
-
-    pub fn admin_token(&self) -> &str {
-        self.scratch.admin_token()
-    }
-
-    pub fn database_name(&self) -> &str {
-        self.scratch.database_name()
-    }
-
-    /// Stops every instance (draining requests, releasing ticker locks), then removes the
-    /// database, the Redis keys and the data folder.
-    pub async fn stop(self) {
-        self.shutdown.cancel();
-        for server in self.servers {
-            let _ = server.await;
-        }
-        self.scratch.cleanup().await;
-    }
-}
-
 /// `POST /api/admin/events`: the created event.
 pub async fn create_event(
     client: &reqwest::Client,
@@ -330,4 +284,20 @@ pub async fn redis_bytes(
         bytes += b.unwrap_or(0);
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quantile_interpolates_between_the_nearest_values() {
+        assert_eq!(quantile(&[], 0.5), 0.0);
+        assert_eq!(quantile(&[7.0], 0.99), 7.0);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0], 0.5), 2.0);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 10.0], 0.5), 2.5);
+        assert_eq!(quantile(&[0.0, 10.0], 0.9), 9.0);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 10.0], 0.0), 1.0);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0, 10.0], 1.0), 10.0);
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -378,10 +378,19 @@ pub struct Config {
 
 impl Config {
     /// The configuration with every default and nothing from the environment or the command
-    /// line: the starting point of tests.
+    /// line: the starting point of tests, so that an `ANTEROOM_*` variable of the shell that
+    /// runs them changes nothing.
     pub fn defaults() -> Self {
-        Cli::parse_from(["anteroom"]).config
+        let matches = defaults_only()
+            .try_get_matches_from(["anteroom"])
+            .expect("the defaults parse");
+        Self::from_arg_matches(&matches).expect("the defaults make a configuration")
     }
+}
+
+/// The settings' parser with the environment unplugged: every argument loses its `env`.
+fn defaults_only() -> clap::Command {
+    Config::augment_args(clap::Command::new("anteroom")).mut_args(|arg| arg.env(None))
 }
 
 fn parse_prefix(s: &str) -> Result<String, String> {
@@ -438,6 +447,21 @@ mod tests {
     fn secrets_never_print_their_value() {
         let s = Secret::new("hunter2");
         assert_eq!(format!("{s} {s:?}"), "[redacted] [redacted]");
+    }
+
+    #[test]
+    fn the_defaults_read_no_environment_variable() {
+        use clap::CommandFactory;
+        // The full parser reads the environment (this proves the check below can fail) ...
+        let full = Cli::command();
+        assert!(full.get_arguments().any(|a| a.get_env().is_some()));
+        // ... the one behind `Config::defaults` does not, for any setting.
+        let defaults = defaults_only();
+        let read: Vec<_> = defaults
+            .get_arguments()
+            .filter_map(|a| a.get_env())
+            .collect();
+        assert!(read.is_empty(), "{read:?}");
     }
 
     #[test]

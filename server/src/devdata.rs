@@ -4,8 +4,7 @@
 
 use std::{fs, io, path::Path};
 
-use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
-use rand::RngCore;
+use crate::ids::random_id;
 
 /// The value kept in `dir/name`, created with 32 random bytes (base64url) if absent.
 /// Returns the value and whether it was created now.
@@ -18,16 +17,9 @@ pub fn secret_file(dir: &Path, name: &str) -> io::Result<(String, bool)> {
         Err(e) => return Err(e),
     }
     fs::create_dir_all(dir)?;
-    let value = random_token(32);
+    let value = random_id(32);
     write_private(&path, value.as_bytes())?;
     Ok((value, true))
-}
-
-/// `bytes` random bytes as base64url.
-pub fn random_token(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    rand::rngs::OsRng.fill_bytes(&mut buf);
-    URL_SAFE_NO_PAD.encode(buf)
 }
 
 /// Writes a file readable by its owner only.

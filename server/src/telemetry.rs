@@ -24,7 +24,7 @@ pub struct RequestIds {
 impl RequestIds {
     pub fn new() -> Self {
         Self {
-            prefix: crate::devdata::random_token(8).into(),
+            prefix: crate::ids::random_id(8).into(),
             next: Arc::new(AtomicU64::new(1)),
         }
     }

@@ -10,10 +10,14 @@ use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
 
 use anteroom::keys::Keys;
 use app::wire::StatsPoint;
-use loadtest::{Sample, redis_bytes};
+use loadtest::{Sample, quantile, redis_bytes, sorted};
 use serde::Serialize;
 
-use super::{BuyerLog, Night, Plan, TallyView};
+use crate::{
+    buyer::BuyerLog,
+    cli::Plan,
+    night::{Night, TallyView},
+};
 
 /// Seats sold or held against the rules, counted in Postgres.
 #[derive(Serialize, Default)]
@@ -214,13 +218,6 @@ fn inversions(mut places: Vec<(u64, i64)>) -> usize {
         latest = latest.max(admitted);
     }
     inverted
-}
-
-fn quantile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
 fn rate(values: impl Iterator<Item = u64>) -> Rate {
@@ -427,17 +424,16 @@ pub fn report(
         .flat_map(|l| &l.entries)
         .filter_map(|e| Some((e.arrival?, e.admitted_ms?)))
         .collect();
-    let mut errors: Vec<f64> = Vec::new();
-    let mut abs_errors: Vec<f64> = Vec::new();
-    for e in logs.iter().filter_map(|l| l.entries.first()) {
-        if let (Some(estimate), Some(admitted)) = (e.estimate, e.admitted_ms) {
-            let error = (admitted - e.joined_ms) as f64 / 1000.0 - estimate as f64;
-            errors.push(error);
-            abs_errors.push(error.abs());
-        }
-    }
-    errors.sort_by(f64::total_cmp);
-    abs_errors.sort_by(f64::total_cmp);
+    let errors: Vec<f64> = logs
+        .iter()
+        .filter_map(|l| l.entries.first())
+        .filter_map(|e| {
+            let (estimate, admitted) = (e.estimate?, e.admitted_ms?);
+            Some((admitted - e.joined_ms) as f64 / 1000.0 - estimate as f64)
+        })
+        .collect();
+    let abs_errors = sorted(errors.iter().map(|e| e.abs()).collect());
+    let errors = sorted(errors);
 
     let mut outcomes = BTreeMap::new();
     for l in &logs {
@@ -472,9 +468,9 @@ pub fn report(
         first_joins: Latency {
             count: joins.count(),
             per_second: joins.per_second(),
-            p50_ms: joins.pct(0.5),
-            p99_ms: joins.pct(0.99),
-            max_ms: joins.pct(1.0),
+            p50_ms: joins.quantile_ms(0.5),
+            p99_ms: joins.quantile_ms(0.99),
+            max_ms: joins.quantile_ms(1.0),
         },
         joins: t.joins.view(),
         polls: t.polls.view(),

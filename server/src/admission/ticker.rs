@@ -15,7 +15,7 @@ use std::{
 use app::wire::Room;
 use tokio_util::sync::CancellationToken;
 
-use crate::{devdata, error::Result, state::AppState};
+use crate::{error::Result, ids, state::AppState};
 
 /// How often the loop looks for due ticks; bounds how late a tick can be.
 const RESOLUTION: Duration = Duration::from_millis(20);
@@ -38,7 +38,7 @@ fn owner_token() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_owned())
         .unwrap_or_else(|_| "host".to_owned());
-    format!("{host}/{}/{}", std::process::id(), devdata::random_token(9))
+    format!("{host}/{}/{}", std::process::id(), ids::random_id(9))
 }
 
 /// One instance's ticker, with its own owner token.

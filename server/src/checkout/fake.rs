@@ -191,7 +191,7 @@ async fn charge(State(fake): State<Arc<Fake>>, Json(req): Json<ChargeRequest>) -
     }
     let charge = {
         let mut ledger = fake.ledger.lock().expect("not poisoned");
-        let id = format!("ch_{}", crate::devdata::random_token(9));
+        let id = format!("ch_{}", crate::ids::random_id(9));
         ledger
             .charges
             .entry(req.idempotency_key.clone())

@@ -19,9 +19,9 @@ use chrono::Utc;
 use sqlx::PgPool;
 
 use crate::{
-    devdata,
     error::{Error, Result},
     holds::{self, after_seat_change, idempotency_key},
+    ids,
     state::AppState,
     tokens::Buyer,
 };
@@ -54,7 +54,7 @@ async fn checkout(
     let lock = state
         .keys
         .event(&hold.event_id, &format!("checkout:{hold_id}"));
-    let owner = devdata::random_token(8);
+    let owner = ids::random_id(8);
     let ttl_ms = (hold.expires_at - Utc::now()).num_milliseconds().max(1000);
     let locked: Option<String> = redis::cmd("SET")
         .arg(&lock)
@@ -143,7 +143,7 @@ async fn confirm(
     if status != "active" || !alive {
         return Ok(None);
     }
-    let order_id = format!("ord_{}", devdata::random_token(9));
+    let order_id = format!("ord_{}", ids::random_id(9));
     sqlx::query("update hold set status = 'purchased', updated_at = now() where id = $1")
         .bind(hold_id)
         .execute(&mut *tx)

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{devdata, error::Result, holds::after_seat_change, state::AppState};
+use crate::{error::Result, holds::after_seat_change, ids, state::AppState};
 
 /// One sweep, if no other instance is sweeping. Returns the holds it expired.
 pub async fn sweep(state: &AppState) -> Result<u64> {
     let mut redis = state.redis.clone();
-    let owner = devdata::random_token(8);
+    let owner = ids::random_id(8);
     let lease_ms = u64::from(state.rooms.sweep_interval(state.config.hold_sweep_seconds)) * 1000;
     let locked: Option<String> = redis::cmd("SET")
         .arg(state.keys.sweep_lock())

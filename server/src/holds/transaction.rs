@@ -8,8 +8,8 @@ use chrono::{SubsecRound, Utc};
 use sqlx::{PgConnection, PgPool};
 
 use crate::{
-    devdata,
     error::{Error, Result},
+    ids,
 };
 
 /// How many free seats best-available locks at most to find an adjacent run.
@@ -75,7 +75,7 @@ pub async fn create(
             lock_best(&mut tx, event_id, section, *quantity as usize).await?
         }
     };
-    let hold_id = devdata::random_token(12);
+    let hold_id = ids::random_id(12);
     // Postgres keeps microseconds: the answer must equal what a later read returns.
     let expires_at =
         Utc::now().trunc_subsecs(6) + chrono::Duration::seconds(i64::from(room.hold_ttl_seconds));

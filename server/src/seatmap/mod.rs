@@ -19,8 +19,8 @@ use axum::{
 use chrono::Utc;
 
 use crate::{
-    devdata,
     error::{Error, Result},
+    ids,
     state::AppState,
     tokens::gate::AdmittedBuyer,
 };
@@ -85,7 +85,7 @@ fn parse_entry(entry: &str) -> Option<(i64, &str)> {
 async fn rebuild_if_first(state: &AppState, event_id: &str) -> Result<Option<String>> {
     let mut redis = state.redis.clone();
     let keys = &state.keys;
-    let owner = devdata::random_token(8);
+    let owner = ids::random_id(8);
     let locked: Option<String> = redis::cmd("SET")
         .arg(keys.seatmap_lock(event_id))
         .arg(&owner)

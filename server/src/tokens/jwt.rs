@@ -11,7 +11,7 @@ use app::wire::{AdmissionClaims, BuyerId, EventId, QueueStatus};
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, Header, Validation};
 
-use crate::{devdata, tokens::keys::AdmissionKeys};
+use crate::{ids, tokens::keys::AdmissionKeys};
 
 impl AdmissionKeys {
     /// The answer that admits `buyer` to `event` until `expires_at`, with its fresh token;
@@ -39,7 +39,7 @@ impl AdmissionKeys {
             aud: self.audience.clone(),
             iat: Utc::now().timestamp(),
             exp: expires_at.timestamp(),
-            jti: devdata::random_token(12),
+            jti: ids::random_id(12),
         };
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.signing_kid.clone());
@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn keys_survive_a_restart_through_their_folder() {
-        let dir = std::env::temp_dir().join(format!("anteroom-keys-{}", devdata::random_token(6)));
+        let dir = std::env::temp_dir().join(format!("anteroom-keys-{}", ids::random_id(6)));
         let first = AdmissionKeys::load_or_generate(&dir, None, "anteroom").unwrap();
         let token = first.sign(&b("b"), &e("e"), soon());
         let second = AdmissionKeys::load_or_generate(&dir, None, "anteroom").unwrap();

@@ -22,7 +22,7 @@ use jsonwebtoken::{DecodingKey, EncodingKey};
 use ring::signature::{Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
 
-use crate::{devdata, state::AppState};
+use crate::{devdata, ids, state::AppState};
 
 /// DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 key bytes follow it.
 const SPKI_ED25519_PREFIX: [u8; 12] = [
@@ -61,7 +61,7 @@ impl KeyMaterial {
         let kid = format!(
             "{}-{}",
             Utc::now().format("%Y%m%d%H%M%S"),
-            &devdata::random_token(4)
+            &ids::random_id(4)
         );
         Self::from_pkcs8(kid, doc.as_ref().to_vec()).expect("a key ring just made")
     }

@@ -93,7 +93,7 @@ impl Sessions {
     /// A new buyer: a random 128-bit id (22 characters, short because it is the member of
     /// every sorted set the buyer is in) and its signed token.
     pub fn issue(&self) -> SessionCreated {
-        let buyer_id = crate::devdata::random_token(16);
+        let buyer_id = crate::ids::random_id(16);
         let now = chrono::Utc::now().timestamp();
         let claims = Claims {
             sub: buyer_id.clone(),

@@ -5,12 +5,10 @@ use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::{
-    helpers::{
-        ADMIN_TOKEN, Backend, JsonBody, TestApp, event_body, expect_error, on_single_and_cluster,
-        spawn_with, test_config, test_config_on, two_instances_and_an_event,
-    },
-    queue::{join, poll, three_instances},
+use crate::helpers::{
+    ADMIN_TOKEN, Backend, JsonBody, TestApp, event_body, expect_error, join, on_single_and_cluster,
+    poll, put_room, spawn_with, test_config, test_config_on, three_instances,
+    two_instances_and_an_event,
 };
 
 /// `n` buyers who joined in order; returns their tokens, first in line first.
@@ -179,16 +177,6 @@ async fn releasing_the_lock_lets_the_next_instance_admit_at_once() {
     assert!(!second.acquire(event).await.unwrap());
     first.release(event).await.unwrap();
     assert!(second.acquire(event).await.unwrap());
-}
-
-pub async fn put_room(app: &TestApp, event: &str, body: Value) -> reqwest::Response {
-    app.client
-        .put(app.url(&format!("/api/admin/events/{event}/room")))
-        .bearer_auth(ADMIN_TOKEN)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
 }
 
 #[tokio::test]

@@ -5,9 +5,8 @@ use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::{
-    helpers::{TestApp, expect_error, spawn_with, test_config},
-    holds::{hold, open_event},
+use crate::helpers::{
+    TestApp, checkout, expect_error, hold, hold_body, open_event, spawn_with, test_config,
 };
 
 /// An app whose payment provider is a fake on port 0 with `settings`; returns the fake's URL.
@@ -46,21 +45,10 @@ async fn set_fake(url: &str, patch: Value) {
         .unwrap();
 }
 
-async fn checkout(app: &TestApp, session: &str, hold_id: &str, key: &str) -> reqwest::Response {
-    app.client
-        .post(app.url(&format!("/api/holds/{hold_id}/checkout")))
-        .bearer_auth(session)
-        .header("idempotency-key", key)
-        .send()
-        .await
-        .unwrap()
-}
-
 /// A buyer holding `seats` seats: (session, hold id).
 async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, String) {
     let (_, session) = app.session().await;
-    let ids: Vec<String> = seat_ids.iter().map(|i| i.to_string()).collect();
-    let r = hold(app, event, &session, "hold", json!({"seat_ids": ids})).await;
+    let r = hold(app, event, &session, "hold", hold_body(seat_ids)).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     let body: Value = r.json().await.unwrap();
     (session, body["hold_id"].as_str().unwrap().to_owned())

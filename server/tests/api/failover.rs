@@ -10,10 +10,9 @@ use anteroom::admission::ticker::{Tick, Ticker};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::{
-    cluster::{Cluster, cli, wait_until},
-    helpers::{TestApp, test_config_on_cluster, two_instances_and_an_event},
-};
+use testkit::cluster::{Cluster, cli, wait_until};
+
+use crate::helpers::{TestApp, test_config_on_cluster, two_instances_and_an_event};
 
 /// A buyer as a client that keeps what the line hands out: the place receipt of the last
 /// waiting answer and the admission token.

@@ -16,12 +16,11 @@ use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::{
-    admission::put_room,
-    helpers::{TestApp, event_body, expect_error, spawn_with, test_config},
-    holds::{hold, open_event},
-    procs::{Instance, OwnRedis, Proxy},
-    queue::{join, poll},
+use testkit::procs::{Instance, OwnRedis, Proxy};
+
+use crate::helpers::{
+    TestApp, checkout, event_body, expect_error, hold, hold_body, join, open_event, poll, put_room,
+    spawn_with, test_config,
 };
 
 /// Joins `n` new buyers one after the other; returns (buyer id, token), first in line first.
@@ -179,21 +178,14 @@ async fn postgres_cut_off_mid_burst_is_503_never_a_partial_hold_and_recovers() {
     let (event, seats) = open_event(&app, 4, 50).await;
     let buyers = join_all((0..150).map(|_| app.session())).await;
     let (_, first) = &buyers[0];
-    let r = hold(
-        &app,
-        &event,
-        first,
-        "k0",
-        json!({"seat_ids": [seats[0].to_string()]}),
-    )
-    .await;
+    let r = hold(&app, &event, first, "k0", hold_body(&[seats[0]])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     let held: Value = r.json().await.unwrap();
 
     // A burst of holds, and Postgres cut off while it runs.
     let (app_ref, event_ref) = (&app, &event);
     let burst = join_all(buyers[1..].iter().enumerate().map(|(i, (_, token))| {
-        let body = json!({"seat_ids": [seats[i + 1].to_string()]});
+        let body = hold_body(&[seats[i + 1]]);
         async move {
             hold(app_ref, event_ref, token, &format!("k{i}"), body)
                 .await
@@ -230,27 +222,10 @@ async fn postgres_cut_off_mid_burst_is_503_never_a_partial_hold_and_recovers() {
 
     // While it is down: holds, checkout and readiness say 503.
     let (_, token) = &buyers[149];
-    let r = hold(
-        &app,
-        &event,
-        token,
-        "down",
-        json!({"seat_ids": [seats[199].to_string()]}),
-    )
-    .await;
+    let r = hold(&app, &event, token, "down", hold_body(&[seats[199]])).await;
     assert_eq!(r.headers()["retry-after"], "1");
     expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
-    let r = app
-        .client
-        .post(app.url(&format!(
-            "/api/holds/{}/checkout",
-            held["hold_id"].as_str().unwrap()
-        )))
-        .bearer_auth(first)
-        .header("idempotency-key", "pay")
-        .send()
-        .await
-        .unwrap();
+    let r = checkout(&app, first, held["hold_id"].as_str().unwrap(), "pay").await;
     expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
     let r = app.client.get(app.url("/readyz")).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
@@ -264,15 +239,9 @@ async fn postgres_cut_off_mid_burst_is_503_never_a_partial_hold_and_recovers() {
     proxy.restore();
     let mut status = StatusCode::SERVICE_UNAVAILABLE;
     for _ in 0..50 {
-        status = hold(
-            &app,
-            &event,
-            token,
-            "up",
-            json!({"seat_ids": [seats[199].to_string()]}),
-        )
-        .await
-        .status();
+        status = hold(&app, &event, token, "up", hold_body(&[seats[199]]))
+            .await
+            .status();
         if status != StatusCode::SERVICE_UNAVAILABLE {
             break;
         }
@@ -286,6 +255,9 @@ async fn postgres_cut_off_mid_burst_is_503_never_a_partial_hold_and_recovers() {
     holds_are_whole(&db, &event).await;
     db.close().await;
 }
+
+/// The `anteroom` binary cargo built for these tests.
+const ANTEROOM: &str = env!("CARGO_BIN_EXE_anteroom");
 
 /// The scratch deployment's config for processes: the ticker on, a short lease.
 fn process_config(lease_ms: u32) -> Config {
@@ -332,8 +304,8 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
         .await;
     let event = event["id"].as_str().unwrap();
     let line = fill_line(&app, &app.base, event, 400).await;
-    let mut instances = vec![Instance::serve(&config).await];
-    instances.push(Instance::serve(&config).await);
+    let mut instances = vec![Instance::serve(ANTEROOM, &config).await];
+    instances.push(Instance::serve(ANTEROOM, &config).await);
 
     let r = put_room(&app, event, json!({"paused": false})).await;
     assert_eq!(r.status(), StatusCode::OK);
@@ -424,7 +396,7 @@ async fn sigterm_in_a_burst_of_holds_leaves_each_hold_whole_and_frees_the_ticker
     fill_line(&app, &app.base, room, 3).await;
     let (event, seats) = open_event(&app, 5, 50).await;
     let buyers = join_all((0..300).map(|_| app.session())).await;
-    let mut process = Instance::serve(&config).await;
+    let mut process = Instance::serve(ANTEROOM, &config).await;
     let mut held = false;
     for _ in 0..100 {
         if lock_holder_pid(&app, room).await == Some(process.pid()) {
@@ -441,7 +413,7 @@ async fn sigterm_in_a_burst_of_holds_leaves_each_hold_whole_and_frees_the_ticker
             .post(process.url(&format!("/api/events/{event}/holds")))
             .bearer_auth(token)
             .header("idempotency-key", format!("burst-{i}"))
-            .json(&json!({"seat_ids": [seats[i].to_string()]}));
+            .json(&hold_body(&[seats[i]]));
         async move { req.send().await.map(|r| r.status()).ok() }
     }));
     let term = async {

@@ -1,22 +1,42 @@
 //! `spawn_app()`: a real Anteroom on port 0 with its own Postgres database and its own Redis
-//! key prefix (an `anteroom::scratch::Scratch`), both removed when the test ends, so tests run
-//! in parallel and never see what another run left behind.
+//! key prefix (a `testkit::scratch::Scratch`), both removed when the test ends, so tests run
+//! in parallel and never see what another run left behind. And the steps of the buyer's path
+//! and the operator's that many tests take (join, poll, open an event, hold, put a room,
+//! check out).
 
-use anteroom::{config::Config, scratch::Scratch, startup::Application, state::AppState};
+use std::ops::{Deref, DerefMut};
+
+use anteroom::config::{Config, Secret};
 use reqwest::{Client, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
+use testkit::{
+    cluster::{self, Cluster},
+    deployment::Server,
+    scratch::Scratch,
+};
 
 pub const ADMIN_TOKEN: &str = "test-admin-token";
 
+/// One instance under test (its base URL, state and shutdown through `Deref`), with a client.
 pub struct TestApp {
-    pub base: String,
+    server: Server,
     pub client: Client,
-    pub state: AppState,
-    pub shutdown: CancellationToken,
-    pub server: Option<JoinHandle<()>>,
-    scratch: Option<Scratch>,
+    /// Removed when the app is dropped (idempotent: instances of one deployment share it).
+    scratch: Scratch,
+}
+
+impl Deref for TestApp {
+    type Target = Server;
+
+    fn deref(&self) -> &Server {
+        &self.server
+    }
+}
+
+impl DerefMut for TestApp {
+    fn deref_mut(&mut self) -> &mut Server {
+        &mut self.server
+    }
 }
 
 /// The configuration of a test app: its own database and Redis prefix, a fixed admin token,
@@ -27,7 +47,7 @@ pub struct TestApp {
 pub fn test_config() -> Config {
     let mut config = Scratch::new("t").config();
     config.ticker = false;
-    config.admin_token = Some(anteroom::config::Secret::new(ADMIN_TOKEN));
+    config.admin_token = Some(Secret::new(ADMIN_TOKEN));
     config.sessions_per_minute = 1_000_000;
     // A thousand calls queued on one connection of a debug build on a busy machine can take
     // over the production second; the fault tests kill Redis instead of hanging it.
@@ -59,7 +79,7 @@ pub async fn spawn_app() -> TestApp {
 pub enum Backend {
     /// This machine's Redis on 127.0.0.1:6379.
     Single,
-    /// The shared 3-master Redis Cluster of this test process (`cluster::shared`).
+    /// The shared 3-master Redis Cluster of this test process ([`cluster::shared`]).
     Cluster,
 }
 
@@ -67,18 +87,14 @@ pub enum Backend {
 pub fn test_config_on(backend: Backend) -> Config {
     match backend {
         Backend::Single => test_config(),
-        Backend::Cluster => test_config_on_cluster(crate::cluster::shared()),
+        Backend::Cluster => test_config_on_cluster(cluster::shared()),
     }
 }
 
 /// [`test_config`] on the Redis Cluster `cluster`.
-pub fn test_config_on_cluster(cluster: &crate::cluster::Cluster) -> Config {
+pub fn test_config_on_cluster(cluster: &Cluster) -> Config {
     let mut config = test_config();
-    config.redis_cluster_nodes = cluster
-        .nodes()
-        .into_iter()
-        .map(anteroom::config::Secret::new)
-        .collect();
+    config.redis_cluster_nodes = cluster.nodes().into_iter().map(Secret::new).collect();
     config
 }
 
@@ -125,30 +141,15 @@ pub(crate) use on_single_and_cluster;
 /// Starts an app on `config`. Every app cleans up its scratch deployment when dropped; apps
 /// that share one (instances of one deployment) are dropped together at the test's end.
 pub async fn spawn_with(config: Config) -> TestApp {
-    let scratch = Some(Scratch::of(&config));
-    let app = Application::build(config).await.expect("the app builds");
-    let base = format!("http://{}", app.local_addr());
-    let state = app.state().clone();
-    let shutdown = CancellationToken::new();
-    let token = shutdown.clone();
-    let server = tokio::spawn(async move {
-        app.run(token).await.expect("the server runs");
-    });
+    let scratch = Scratch::of(&config);
     TestApp {
-        base,
+        server: Server::start(config).await,
         client: Client::new(),
-        state,
-        shutdown,
-        server: Some(server),
         scratch,
     }
 }
 
 impl TestApp {
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{}", self.base, path)
-    }
-
     pub fn admin(&self, req: RequestBuilder) -> RequestBuilder {
         req.bearer_auth(ADMIN_TOKEN)
     }
@@ -269,22 +270,100 @@ pub async fn expect_error(r: reqwest::Response, status: StatusCode, code: &str) 
 
 impl Drop for TestApp {
     fn drop(&mut self) {
-        self.shutdown.cancel();
-        if let Some(server) = self.server.take() {
-            server.abort();
-        }
-        if let Some(scratch) = self.scratch.take() {
-            // Drop runs inside the test's runtime, which cannot block on itself: clean up from
-            // a thread with a runtime of its own.
-            std::thread::spawn(move || {
-                tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .unwrap()
-                    .block_on(scratch.cleanup());
-            })
-            .join()
-            .ok();
-        }
+        // The server first, so that nothing writes to the scratch deployment while it goes.
+        self.server.abort();
+        self.scratch.cleanup_blocking();
     }
+}
+
+/// Three instances on one database and one Redis prefix, tickers off (tests drive them).
+pub async fn three_instances(backend: Backend) -> Vec<TestApp> {
+    let config = test_config_on(backend);
+    let mut apps = Vec::new();
+    for _ in 0..3 {
+        apps.push(spawn_with(config.clone()).await);
+    }
+    apps
+}
+
+/// `POST /api/events/{event}/queue` as the buyer of session `token`.
+pub async fn join(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/queue")))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    (r.status(), r.json().await.unwrap())
+}
+
+/// `GET /api/events/{event}/queue` as the buyer of session `token`.
+pub async fn poll(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
+    let r = app.get(&format!("/api/events/{event}/queue"), token).await;
+    (r.status(), r.json().await.unwrap())
+}
+
+/// An event with the room off (the gate open), `rows` x `seats` in sections A and B: its id
+/// and its seat ids in order.
+pub async fn open_event(app: &TestApp, rows: u32, seats: u32) -> (String, Vec<i64>) {
+    let event = app
+        .create_event(event_body(rows, seats, json!({"enabled": false})))
+        .await;
+    let id = event["id"].as_str().unwrap().to_owned();
+    let seat_ids: Vec<i64> =
+        sqlx::query_scalar("select id from seat where event_id = $1 order by id")
+            .bind(&id)
+            .fetch_all(&app.state.db)
+            .await
+            .unwrap();
+    (id, seat_ids)
+}
+
+/// `POST /api/events/{event}/holds` with `body`, as the buyer of `session`, under the
+/// Idempotency-Key `key`.
+pub async fn hold(
+    app: &TestApp,
+    event: &str,
+    session: &str,
+    key: &str,
+    body: Value,
+) -> reqwest::Response {
+    app.client
+        .post(app.url(&format!("/api/events/{event}/holds")))
+        .bearer_auth(session)
+        .header("idempotency-key", key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The body of a hold of exactly the seats `ids`.
+pub fn hold_body(ids: &[i64]) -> Value {
+    json!({"seat_ids": ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()})
+}
+
+/// `POST /api/holds/{hold_id}/checkout` as the buyer of `session`, under the Idempotency-Key
+/// `key`.
+pub async fn checkout(app: &TestApp, session: &str, hold_id: &str, key: &str) -> reqwest::Response {
+    app.client
+        .post(app.url(&format!("/api/holds/{hold_id}/checkout")))
+        .bearer_auth(session)
+        .header("idempotency-key", key)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// `PUT /api/admin/events/{event}/room` with `body`, as the operator.
+pub async fn put_room(app: &TestApp, event: &str, body: Value) -> reqwest::Response {
+    app.admin(
+        app.client
+            .put(app.url(&format!("/api/admin/events/{event}/room"))),
+    )
+    .json(&body)
+    .send()
+    .await
+    .unwrap()
 }

@@ -6,44 +6,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    JsonBody, TestApp, event_body, expect_error, spawn_app, spawn_with, test_config,
+    JsonBody, TestApp, event_body, expect_error, hold, hold_body, join, open_event, poll,
+    spawn_app, spawn_with, test_config,
 };
-
-/// An event with the room off (the gate open), `rows` x `seats` in sections A and B.
-pub async fn open_event(app: &TestApp, rows: u32, seats: u32) -> (String, Vec<i64>) {
-    let event = app
-        .create_event(event_body(rows, seats, json!({"enabled": false})))
-        .await;
-    let id = event["id"].as_str().unwrap().to_owned();
-    let seat_ids: Vec<i64> =
-        sqlx::query_scalar("select id from seat where event_id = $1 order by id")
-            .bind(&id)
-            .fetch_all(&app.state.db)
-            .await
-            .unwrap();
-    (id, seat_ids)
-}
-
-pub async fn hold(
-    app: &TestApp,
-    event: &str,
-    session: &str,
-    key: &str,
-    body: Value,
-) -> reqwest::Response {
-    app.client
-        .post(app.url(&format!("/api/events/{event}/holds")))
-        .bearer_auth(session)
-        .header("idempotency-key", key)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-}
-
-fn seats(ids: &[i64]) -> Value {
-    json!({"seat_ids": ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()})
-}
 
 async fn seat_status(app: &TestApp, seat: i64) -> (String, Option<String>) {
     sqlx::query_as("select status, hold_id from seat where id = $1")
@@ -75,7 +40,7 @@ async fn the_night_in_small_never_holds_a_seat_twice() {
                 let quantity = rng.gen_range(1..=3);
                 let body = if rng.gen_bool(0.5) {
                     let start = rng.gen_range(0..seat_ids.len() - quantity);
-                    seats(&seat_ids[start..start + quantity])
+                    hold_body(&seat_ids[start..start + quantity])
                 } else {
                     json!({"section": if rng.gen_bool(0.5) { "A" } else { "B" }, "quantity": quantity})
                 };
@@ -150,18 +115,18 @@ async fn the_same_key_returns_the_same_hold_and_holds_nothing_new() {
     let app = spawn_app().await;
     let (event, ids) = open_event(&app, 1, 10).await;
     let (_, session) = app.session().await;
-    let first = hold(&app, &event, &session, "key-1", seats(&ids[0..2])).await;
+    let first = hold(&app, &event, &session, "key-1", hold_body(&ids[0..2])).await;
     assert_eq!(first.status(), StatusCode::CREATED);
     let first: Value = first.json().await.unwrap();
     assert_eq!(first["status"], "active");
     assert_eq!(first["total_cents"], 10_000);
-    let again = hold(&app, &event, &session, "key-1", seats(&ids[0..2])).await;
+    let again = hold(&app, &event, &session, "key-1", hold_body(&ids[0..2])).await;
     assert_eq!(again.status(), StatusCode::CREATED);
     assert_eq!(again.json::<Value>().await.unwrap(), first);
     assert_eq!(app.count("select count(*) from hold").await, 1);
     // Another buyer's same key is their own.
     let (_, other) = app.session().await;
-    let r = hold(&app, &event, &other, "key-1", seats(&ids[2..3])).await;
+    let r = hold(&app, &event, &other, "key-1", hold_body(&ids[2..3])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     assert_eq!(app.count("select count(*) from hold").await, 2);
 }
@@ -173,12 +138,12 @@ async fn a_taken_seat_is_409_naming_it_and_nothing_is_held() {
     let (_, first) = app.session().await;
     let (_, second) = app.session().await;
     assert_eq!(
-        hold(&app, &event, &first, "a", seats(&ids[1..2]))
+        hold(&app, &event, &first, "a", hold_body(&ids[1..2]))
             .await
             .status(),
         StatusCode::CREATED
     );
-    let r = hold(&app, &event, &second, "b", seats(&ids[0..3])).await;
+    let r = hold(&app, &event, &second, "b", hold_body(&ids[0..3])).await;
     let body = expect_error(r, StatusCode::CONFLICT, "seat_unavailable").await;
     assert_eq!(body["seat_ids"], json!([ids[1].to_string()]));
     assert_eq!(seat_status(&app, ids[0]).await.0, "available");
@@ -193,7 +158,7 @@ async fn best_available_takes_adjacent_seats_in_one_row() {
     let (_, a) = app.session().await;
     let (_, b) = app.session().await;
     // Seats 1, 2 and 4 of row 1 of A are taken: 3 together must come from row 2.
-    let r = hold(&app, &event, &a, "a", seats(&[ids[0], ids[1], ids[3]])).await;
+    let r = hold(&app, &event, &a, "a", hold_body(&[ids[0], ids[1], ids[3]])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     let r = hold(
         &app,
@@ -228,27 +193,27 @@ async fn per_buyer_limits_are_422_for_seats_and_429_for_attempts() {
     let app = spawn_with(config).await;
     let (event, ids) = open_event(&app, 2, 10).await;
     let (_, session) = app.session().await;
-    let r = hold(&app, &event, &session, "seven", seats(&ids[0..7])).await;
+    let r = hold(&app, &event, &session, "seven", hold_body(&ids[0..7])).await;
     expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
     assert_eq!(
-        hold(&app, &event, &session, "four", seats(&ids[0..4]))
+        hold(&app, &event, &session, "four", hold_body(&ids[0..4]))
             .await
             .status(),
         StatusCode::CREATED
     );
-    let r = hold(&app, &event, &session, "three", seats(&ids[4..7])).await;
+    let r = hold(&app, &event, &session, "three", hold_body(&ids[4..7])).await;
     expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
     assert_eq!(
-        hold(&app, &event, &session, "two", seats(&ids[4..6]))
+        hold(&app, &event, &session, "two", hold_body(&ids[4..6]))
             .await
             .status(),
         StatusCode::CREATED
     );
     // Attempts so far: four, three, two (the 7-seat one was refused as bad input, before the
     // limiter). One more is allowed, then 429.
-    let r = hold(&app, &event, &session, "x1", seats(&ids[10..11])).await;
+    let r = hold(&app, &event, &session, "x1", hold_body(&ids[10..11])).await;
     expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
-    let r = hold(&app, &event, &session, "x2", seats(&ids[10..11])).await;
+    let r = hold(&app, &event, &session, "x2", hold_body(&ids[10..11])).await;
     let retry: u64 = r.headers()["retry-after"]
         .to_str()
         .unwrap()
@@ -258,7 +223,7 @@ async fn per_buyer_limits_are_422_for_seats_and_429_for_attempts() {
     expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
     // A replay of an earlier answer is not an attempt.
     assert_eq!(
-        hold(&app, &event, &session, "four", seats(&ids[0..4]))
+        hold(&app, &event, &session, "four", hold_body(&ids[0..4]))
             .await
             .status(),
         StatusCode::CREATED
@@ -280,7 +245,7 @@ async fn an_expired_holds_seats_are_holdable_at_once_and_the_sweep_frees_the_res
     let (event, ids) = open_event(&app, 1, 10).await;
     let (_, first) = app.session().await;
     let (_, second) = app.session().await;
-    let old: Value = hold(&app, &event, &first, "old", seats(&ids[0..2]))
+    let old: Value = hold(&app, &event, &first, "old", hold_body(&ids[0..2]))
         .await
         .json()
         .await
@@ -288,7 +253,7 @@ async fn an_expired_holds_seats_are_holdable_at_once_and_the_sweep_frees_the_res
     let old_id = old["hold_id"].as_str().unwrap();
     expire_now(&app, old_id).await;
 
-    let r = hold(&app, &event, &second, "new", seats(&ids[0..1])).await;
+    let r = hold(&app, &event, &second, "new", hold_body(&ids[0..1])).await;
     assert_eq!(
         r.status(),
         StatusCode::CREATED,
@@ -329,7 +294,7 @@ async fn only_one_instance_sweeps_per_interval() {
     let app = spawn_app().await;
     let (event, ids) = open_event(&app, 1, 10).await;
     let (_, session) = app.session().await;
-    let h: Value = hold(&app, &event, &session, "k", seats(&ids[0..1]))
+    let h: Value = hold(&app, &event, &session, "k", hold_body(&ids[0..1]))
         .await
         .json()
         .await
@@ -352,7 +317,7 @@ async fn a_released_hold_frees_its_seats_at_once_and_only_its_owner_sees_it() {
     let (event, ids) = open_event(&app, 1, 10).await;
     let (_, owner) = app.session().await;
     let (_, stranger) = app.session().await;
-    let h: Value = hold(&app, &event, &owner, "k", seats(&ids[0..2]))
+    let h: Value = hold(&app, &event, &owner, "k", hold_body(&ids[0..2]))
         .await
         .json()
         .await
@@ -391,7 +356,7 @@ async fn a_released_hold_frees_its_seats_at_once_and_only_its_owner_sees_it() {
     );
     let got: Value = app.client.get(&url).bearer_auth(&owner).json_body().await;
     assert_eq!(got["status"], "released");
-    let r = hold(&app, &event, &stranger, "k2", seats(&ids[0..2])).await;
+    let r = hold(&app, &event, &stranger, "k2", hold_body(&ids[0..2])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
 }
 
@@ -405,7 +370,7 @@ async fn malformed_hold_requests_are_refused_and_write_nothing() {
         .client
         .post(&url)
         .bearer_auth(&session)
-        .json(&seats(&ids[0..1]))
+        .json(&hold_body(&ids[0..1]))
         .send()
         .await
         .unwrap();
@@ -441,7 +406,7 @@ async fn malformed_hold_requests_are_refused_and_write_nothing() {
         .client
         .post(&url)
         .header("idempotency-key", "k")
-        .json(&seats(&ids[0..1]))
+        .json(&hold_body(&ids[0..1]))
         .send()
         .await
         .unwrap();
@@ -477,13 +442,13 @@ async fn with_the_room_on_holds_and_the_seat_map_need_an_admission_token() {
         .await;
     expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
 
-    crate::queue::join(&app, event, &session).await;
+    join(&app, event, &session).await;
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
     anteroom::admission::ticker::Ticker::new(app.state.clone())
         .tick(event, &room, 0)
         .await
         .unwrap();
-    let (_, admitted) = crate::queue::poll(&app, event, &session).await;
+    let (_, admitted) = poll(&app, event, &session).await;
     let token = admitted["admission_token"].as_str().unwrap();
     let r = app
         .client

@@ -14,7 +14,6 @@ mod holds;
 mod operator;
 mod ops;
 mod pages;
-mod procs;
 mod queue;
 mod seatmap;
 mod sessions;

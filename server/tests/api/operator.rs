@@ -2,9 +2,8 @@ use anteroom::admission::ticker::Ticker;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::{
-    helpers::{ADMIN_TOKEN, JsonBody, event_body, expect_error, spawn_with, test_config},
-    queue::join,
+use crate::helpers::{
+    ADMIN_TOKEN, JsonBody, event_body, expect_error, join, spawn_with, test_config,
 };
 
 #[tokio::test]

@@ -88,7 +88,7 @@ async fn shutdown_lets_an_in_flight_request_finish() {
 
     app.shutdown.cancel();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let server = app.server.take().unwrap();
+    let server = app.task.take().unwrap();
     assert!(
         !server.is_finished(),
         "the server waits for the request in flight"

@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{event_body, spawn_app};
+use crate::helpers::{event_body, join, spawn_app};
 
 #[tokio::test]
 async fn the_events_page_is_rendered_on_the_server_and_issues_a_session_cookie() {
@@ -77,12 +77,12 @@ async fn the_waiting_room_is_rendered_with_the_real_place_and_keeps_it_on_reload
     let id = event["id"].as_str().unwrap();
     let (_, ahead) = app.session().await;
     for _ in 0..2 {
-        crate::queue::join(&app, id, &ahead).await;
+        join(&app, id, &ahead).await;
     }
     for n in 0..4 {
         let (_, other) = app.session().await;
         if n < 3 {
-            crate::queue::join(&app, id, &other).await;
+            join(&app, id, &other).await;
         }
     }
     let (html, cookies) = page(&app, &format!("/events/{id}"), None).await;

@@ -1,37 +1,11 @@
 use futures::future::join_all;
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::helpers::{
-    Backend, TestApp, event_body, expect_error, on_single_and_cluster, spawn_app, spawn_with,
-    test_config, test_config_on,
+    Backend, event_body, expect_error, join, on_single_and_cluster, poll, spawn_app, spawn_with,
+    test_config, three_instances,
 };
-
-pub async fn join(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
-    let r = app
-        .client
-        .post(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap();
-    (r.status(), r.json().await.unwrap())
-}
-
-pub async fn poll(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
-    let r = app.get(&format!("/api/events/{event}/queue"), token).await;
-    (r.status(), r.json().await.unwrap())
-}
-
-/// Three instances on one database and one Redis prefix, tickers off (tests drive them).
-pub async fn three_instances(backend: Backend) -> Vec<TestApp> {
-    let config = test_config_on(backend);
-    let mut apps = Vec::new();
-    for _ in 0..3 {
-        apps.push(spawn_with(config.clone()).await);
-    }
-    apps
-}
 
 on_single_and_cluster!(two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_each);
 

@@ -2,9 +2,8 @@ use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::{
-    helpers::{Backend, TestApp, on_single_and_cluster, spawn_on},
-    holds::{hold, open_event},
+use crate::helpers::{
+    Backend, TestApp, hold, hold_body, on_single_and_cluster, open_event, spawn_on,
 };
 
 on_single_and_cluster!(
@@ -59,17 +58,11 @@ async fn a_hold_and_a_release_show_in_the_next_read(backend: Backend) {
         status_of(&seat_map(&app, &event, &session).await, ids[2]),
         "available"
     );
-    let h: Value = hold(
-        &app,
-        &event,
-        &session,
-        "k",
-        json!({"seat_ids": [ids[2].to_string()]}),
-    )
-    .await
-    .json()
-    .await
-    .unwrap();
+    let h: Value = hold(&app, &event, &session, "k", hold_body(&[ids[2]]))
+        .await
+        .json()
+        .await
+        .unwrap();
     assert_eq!(
         status_of(&seat_map(&app, &event, &session).await, ids[2]),
         "held"
@@ -112,14 +105,7 @@ async fn a_rebuild_that_raced_a_change_is_not_stored(backend: Backend) {
         .query_async(&mut app.state.redis.clone())
         .await
         .unwrap();
-    hold(
-        &app,
-        &event,
-        &session,
-        "k",
-        json!({"seat_ids": [ids[0].to_string()]}),
-    )
-    .await;
+    hold(&app, &event, &session, "k", hold_body(&[ids[0]])).await;
     let stored: i64 = app
         .state
         .scripts

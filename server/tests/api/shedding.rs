@@ -9,11 +9,9 @@ use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::{
-    admission::put_room,
-    helpers::{Backend, TestApp, event_body, expect_error, spawn_with, test_config},
-    holds::{hold, open_event},
-    queue::{join, three_instances},
+use crate::helpers::{
+    Backend, TestApp, event_body, expect_error, hold, hold_body, join, open_event, put_room,
+    spawn_with, test_config, three_instances,
 };
 
 async fn shed_count(app: &TestApp, lane: &str) -> u64 {
@@ -75,14 +73,7 @@ async fn a_storm_that_fills_the_general_budget_is_shed_at_once_but_admitted_buye
         .get(&format!("/api/events/{open}/seats"), &admitted)
         .await;
     assert_eq!(r.status(), StatusCode::OK);
-    let r = hold(
-        &app,
-        &open,
-        &admitted,
-        "k",
-        json!({"seat_ids": [seats[0].to_string()]}),
-    )
-    .await;
+    let r = hold(&app, &open, &admitted, "k", hold_body(&[seats[0]])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     // The operator is never shed: the room can be paused in the middle of the storm.
     let r = put_room(&app, room, json!({"paused": true})).await;
@@ -103,14 +94,7 @@ async fn each_hot_path_has_its_own_bound_inside_its_budget() {
     let holds: Vec<_> = (0..2)
         .map(|_| app.state.shed.try_enter(Lane::Hot(HotPath::Hold)).unwrap())
         .collect();
-    let r = hold(
-        &app,
-        &open,
-        &buyer,
-        "k",
-        json!({"seat_ids": [seats[0].to_string()]}),
-    )
-    .await;
+    let r = hold(&app, &open, &buyer, "k", hold_body(&[seats[0]])).await;
     expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
     let held: i64 = app.count("select count(*) from hold").await;
     assert_eq!(held, 0, "a shed hold writes nothing");
@@ -118,14 +102,7 @@ async fn each_hot_path_has_its_own_bound_inside_its_budget() {
     let r = app.get(&format!("/api/events/{open}/seats"), &buyer).await;
     assert_eq!(r.status(), StatusCode::OK);
     drop(holds);
-    let r = hold(
-        &app,
-        &open,
-        &buyer,
-        "k",
-        json!({"seat_ids": [seats[0].to_string()]}),
-    )
-    .await;
+    let r = hold(&app, &open, &buyer, "k", hold_body(&[seats[0]])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
 }
 
@@ -200,7 +177,7 @@ async fn the_per_buyer_hold_limit_holds_across_instances() {
             &event,
             &buyer,
             &format!("k{i}"),
-            json!({"seat_ids": [seats[i].to_string()]}),
+            hold_body(&[seats[i]]),
         )
         .await;
         statuses.push(r.status().as_u16());

@@ -4,12 +4,9 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::{
-    helpers::{
-        Backend, JsonBody, TestApp, event_body, expect_error, on_single_and_cluster, spawn_app,
-        spawn_on,
-    },
-    queue::{join, poll},
+use crate::helpers::{
+    Backend, JsonBody, TestApp, event_body, expect_error, join, on_single_and_cluster, poll,
+    spawn_app, spawn_on,
 };
 
 /// An event with the room on and a buyer admitted to it: (event, session, admission token,

@@ -5,17 +5,17 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rand::Rng;
-use sqlx::{Connection, PgConnection};
-
-use crate::{
+use anteroom::{
     config::{Config, Secret},
     store,
 };
+use rand::Rng;
+use sqlx::{Connection, PgConnection};
 
 /// Scratch databases older than this are a killed run's leftovers.
 const STALE_AFTER: Duration = Duration::from_secs(3600);
 
+#[derive(Clone)]
 pub struct Scratch {
     kind: String,
     database: String,
@@ -115,6 +115,21 @@ impl Scratch {
             let _ = delete_prefix(&master, &self.prefix).await;
         }
         let _ = std::fs::remove_dir_all(&self.data_dir);
+    }
+
+    /// [`Scratch::cleanup`] from code that cannot await, such as a `Drop` inside a runtime
+    /// (which cannot block on itself): on a thread with a runtime of its own, waited for.
+    pub fn cleanup_blocking(&self) {
+        let scratch = self.clone();
+        std::thread::spawn(move || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime")
+                .block_on(scratch.cleanup());
+        })
+        .join()
+        .ok();
     }
 }
 

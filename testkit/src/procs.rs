@@ -1,11 +1,13 @@
 //! What the fault tests start besides the app: a redis-server of their own (AOF on, in a folder
 //! of its own, on a free port), `anteroom serve` processes (the real binary, killed with real
 //! signals), and a TCP proxy in front of Postgres that can cut every connection and refuse new
-//! ones. Each is stopped and its files removed when dropped.
+//! ones.
+//!
+//! Invariant: each is stopped, and its files removed, when dropped.
 
 use std::{
     io::{BufRead, BufReader},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     sync::{Arc, Mutex},
     time::Duration,
@@ -37,7 +39,9 @@ pub async fn wait_for_port(port: u16) {
 /// production runs it).
 pub struct OwnRedis {
     pub port: u16,
+    /// The AOF's folder: kept across restarts, removed on drop.
     dir: PathBuf,
+    /// `None` while killed.
     child: Option<Child>,
 }
 
@@ -113,15 +117,17 @@ impl Drop for OwnRedis {
 
 /// A running `anteroom serve` process.
 pub struct Instance {
+    /// `http://127.0.0.1:<port>`, as the process printed it.
     pub base: String,
     child: Child,
 }
 
 impl Instance {
-    /// Starts the binary on `config` (every setting through its environment variable) and
-    /// waits until it serves.
-    pub async fn serve(config: &Config) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_anteroom"));
+    /// Starts the `anteroom` binary at `binary` on `config` (every setting through its
+    /// environment variable) and waits until it serves. Cargo tells only the server's own
+    /// tests where it built the binary (`CARGO_BIN_EXE_anteroom`), hence the parameter.
+    pub async fn serve(binary: impl AsRef<Path>, config: &Config) -> Self {
+        let mut command = Command::new(binary.as_ref());
         command
             .arg("serve")
             .env("ANTEROOM_ADDR", "127.0.0.1:0")

@@ -1,0 +1,422 @@
+//! One buyer of the night, as the page behaves: arrives at their moment of the window, joins,
+//! polls every `--poll-ms` until admitted, reads the seat map and holds 1 to 4 seats
+//! best-available in a section picked at random (weighted by its free seats), pays if they are
+//! one in `--pay-one-in`, and joins again when nothing was free for them. What they saw is
+//! kept in their [`BuyerLog`] for the report.
+
+use std::{
+    sync::{Arc, atomic::Ordering},
+    time::{Duration, Instant},
+};
+
+use app::wire::{Hold, HoldRequest, QueueStatus, SeatMap, SeatStatus, SessionCreated};
+use chrono::{DateTime, Utc};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use reqwest::StatusCode;
+use serde::Serialize;
+
+use crate::night::{Night, Reply};
+
+pub struct Entry {
+    /// `None` from a server that does not say (then this place is not checked for FIFO).
+    pub arrival: Option<u64>,
+    pub joined_ms: i64,
+    pub estimate: Option<u64>,
+    /// When the tick that admitted this place ran (Redis time, epoch ms).
+    pub admitted_ms: Option<i64>,
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Still in line or looking when the night ended.
+    #[default]
+    Unfinished,
+    Bought,
+    /// Held, and let the hold expire.
+    Abandoned,
+    SoldOut,
+    /// Held, but the payment was declined or failed.
+    PaymentFailed,
+}
+
+#[derive(Default)]
+pub struct BuyerLog {
+    /// Whether the buyer has tried to join at all (the first try belongs to the first wave).
+    pub tried: bool,
+    pub first_join_micros: Option<u64>,
+    pub entries: Vec<Entry>,
+    pub outcome: Outcome,
+}
+
+/// What a visit to the seat map ended in.
+enum Visit {
+    Done(Outcome),
+    /// Nothing (or nothing more) to do with this admission: join again.
+    Again,
+}
+
+struct Buyer<'a> {
+    night: &'a Night,
+    i: usize,
+    base: &'a str,
+    token: &'a str,
+    rng: StdRng,
+    /// Distinguishes this buyer's hold attempts (their Idempotency-Keys).
+    attempts: u32,
+}
+
+impl Buyer<'_> {
+    fn queue_url(&self) -> String {
+        format!("{}/api/events/{}/queue", self.base, self.night.event_id)
+    }
+
+    /// Joins (again) and polls until admitted: the admission token and its expiry, or `None`
+    /// when the night stopped.
+    async fn wait_turn(&mut self, log: &mut BuyerLog) -> Option<(String, DateTime<Utc>)> {
+        let night = self.night;
+        let ttl_ms = i64::from(night.plan.admission_ttl_seconds) * 1000;
+        'join: loop {
+            let joined_ms = Utc::now().timestamp_millis();
+            let reply = night
+                .call(
+                    &night.tallies.joins,
+                    night.client.post(self.queue_url()).bearer_auth(self.token),
+                )
+                .await;
+            let first = !log.tried;
+            log.tried = true;
+            let status = self.read_queue(reply, true, first, log);
+            if first && night.first_joins.fetch_add(1, Ordering::Relaxed) + 1 == night.plan.buyers {
+                *night.first_wave_seconds.lock().expect("not poisoned") = Some(night.seconds());
+                night.first_wave.notify_one();
+            }
+            match status {
+                Some(QueueStatus::Admitted {
+                    admission_token,
+                    expires_at,
+                    ..
+                }) => return Some((admission_token, expires_at)),
+                Some(QueueStatus::Waiting {
+                    arrival,
+                    estimated_wait_seconds,
+                    ..
+                }) => log.entries.push(Entry {
+                    arrival,
+                    joined_ms,
+                    estimate: estimated_wait_seconds,
+                    admitted_ms: None,
+                }),
+                None => {
+                    if !night.sleep(night.poll_interval()).await {
+                        return None;
+                    }
+                    continue 'join;
+                }
+            }
+            loop {
+                if !night.sleep(night.poll_interval()).await {
+                    return None;
+                }
+                let reply = night
+                    .call(
+                        &night.tallies.polls,
+                        night.client.get(self.queue_url()).bearer_auth(self.token),
+                    )
+                    .await;
+                if reply
+                    .as_ref()
+                    .is_ok_and(|r| r.status == StatusCode::NOT_FOUND)
+                {
+                    // Out of the line (an admission that lapsed unseen): join again.
+                    night.tallies.polls.ok.fetch_add(1, Ordering::Relaxed);
+                    night.count_poll();
+                    continue 'join;
+                }
+                match self.read_queue(reply, false, false, log) {
+                    Some(QueueStatus::Admitted {
+                        admission_token,
+                        expires_at,
+                        ..
+                    }) => {
+                        night.count_poll();
+                        if let Some(entry) = log.entries.last_mut() {
+                            entry.admitted_ms = Some(expires_at.timestamp_millis() - ttl_ms);
+                        }
+                        return Some((admission_token, expires_at));
+                    }
+                    Some(QueueStatus::Waiting { .. }) => night.count_poll(),
+                    None => {}
+                }
+            }
+        }
+    }
+
+    /// Tallies a join (`first_join` says if it is the buyer's first) or a poll, and reads it.
+    fn read_queue(
+        &self,
+        reply: Result<Reply, reqwest::Error>,
+        joining: bool,
+        first_join: bool,
+        log: &mut BuyerLog,
+    ) -> Option<QueueStatus> {
+        let tallies = &self.night.tallies;
+        let (tally, what) = if joining {
+            (&tallies.joins, "joins")
+        } else {
+            (&tallies.polls, "polls")
+        };
+        let reply = match reply {
+            Ok(r) => r,
+            Err(_) => {
+                tally.client_errors.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+        };
+        if first_join {
+            log.first_join_micros = Some(reply.micros);
+        }
+        let status = reply
+            .status
+            .is_success()
+            .then(|| serde_json::from_slice::<QueueStatus>(&reply.body).ok())
+            .flatten();
+        match status {
+            Some(s) => {
+                tally.ok.fetch_add(1, Ordering::Relaxed);
+                Some(s)
+            }
+            None => {
+                tallies.unexpected(tally, what, reply.status);
+                None
+            }
+        }
+    }
+
+    /// The admitted buyer at the seat map: hold, maybe pay, or find nothing and wait for the
+    /// admission to lapse.
+    async fn visit(&mut self, admission: &str, expires_at: DateTime<Utc>) -> Visit {
+        let night = self.night;
+        let lapse = (expires_at - Utc::now()).to_std().unwrap_or_default() + night.poll_interval();
+        for _ in 0..3 {
+            let Some(map) = self.seat_map(admission).await else {
+                return Visit::Again;
+            };
+            let seats = map
+                .sections
+                .iter()
+                .flat_map(|s| &s.rows)
+                .flat_map(|r| &r.seats);
+            if seats.clone().all(|s| s.status == SeatStatus::Sold) {
+                night.sold_out();
+                return Visit::Done(Outcome::SoldOut);
+            }
+            // A section at random, weighted by its free seats: buyers spread as people do.
+            let free: Vec<(u32, &str)> = map
+                .sections
+                .iter()
+                .map(|s| {
+                    let n = s.rows.iter().flat_map(|r| &r.seats);
+                    let n = n.filter(|s| s.status == SeatStatus::Available).count() as u32;
+                    (n, s.name.as_str())
+                })
+                .filter(|(n, _)| *n > 0)
+                .collect();
+            let total: u32 = free.iter().map(|(n, _)| n).sum();
+            if total == 0 {
+                break;
+            }
+            let mut pick = self.rng.gen_range(0..total);
+            let (available, section) = free
+                .iter()
+                .find(|(n, _)| {
+                    let here = pick < *n;
+                    pick = pick.saturating_sub(*n);
+                    here
+                })
+                .map(|(n, name)| (*n, name.to_string()))
+                .expect("pick < total");
+            let quantity = self.rng.gen_range(1..=4).min(available);
+            match self.hold(admission, section, quantity).await {
+                Ok(hold) => {
+                    if !self.i.is_multiple_of(night.plan.pay_one_in) {
+                        return Visit::Done(Outcome::Abandoned);
+                    }
+                    return Visit::Done(self.pay(&hold).await);
+                }
+                Err(StatusCode::CONFLICT) => continue,
+                Err(StatusCode::FORBIDDEN) => return Visit::Again,
+                Err(_) => break,
+            }
+        }
+        // Nothing free for us this time: the turn lapses and the page puts us back in line.
+        if night.sleep(lapse).await {
+            Visit::Again
+        } else {
+            Visit::Done(Outcome::Unfinished)
+        }
+    }
+
+    async fn seat_map(&mut self, admission: &str) -> Option<SeatMap> {
+        let night = self.night;
+        let url = format!("{}/api/events/{}/seats", self.base, night.event_id);
+        let reply = night
+            .call(
+                &night.tallies.seat_maps,
+                night
+                    .client
+                    .get(url)
+                    .bearer_auth(self.token)
+                    .header("admission-token", admission),
+            )
+            .await;
+        let tally = &night.tallies.seat_maps;
+        match reply {
+            Ok(r) if r.status.is_success() => match serde_json::from_slice(&r.body) {
+                Ok(map) => {
+                    tally.ok.fetch_add(1, Ordering::Relaxed);
+                    Some(map)
+                }
+                Err(_) => {
+                    night.tallies.unexpected(tally, "seat maps", r.status);
+                    None
+                }
+            },
+            Ok(r) => {
+                if r.status != StatusCode::FORBIDDEN {
+                    night.tallies.unexpected(tally, "seat maps", r.status);
+                }
+                None
+            }
+            Err(_) => {
+                tally.client_errors.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// Holds `quantity` best-available seats in `section`; the status of a refusal.
+    async fn hold(
+        &mut self,
+        admission: &str,
+        section: String,
+        quantity: u32,
+    ) -> Result<Hold, StatusCode> {
+        let night = self.night;
+        self.attempts += 1;
+        let body = HoldRequest {
+            section: Some(section),
+            quantity: Some(quantity),
+            seat_ids: None,
+        };
+        let req = night
+            .client
+            .post(format!("{}/api/events/{}/holds", self.base, night.event_id))
+            .bearer_auth(self.token)
+            .header("admission-token", admission)
+            .header(
+                "idempotency-key",
+                format!("onsale-{}-{}", self.i, self.attempts),
+            )
+            .json(&body);
+        let tally = &night.tallies.holds;
+        match night.call(tally, req).await {
+            Ok(r) if r.status == StatusCode::CREATED => {
+                match serde_json::from_slice::<Hold>(&r.body) {
+                    Ok(hold) => {
+                        tally.ok.fetch_add(1, Ordering::Relaxed);
+                        Ok(hold)
+                    }
+                    Err(_) => {
+                        night.tallies.unexpected(tally, "holds", r.status);
+                        Err(StatusCode::INTERNAL_SERVER_ERROR)
+                    }
+                }
+            }
+            Ok(r) => {
+                if r.status == StatusCode::CONFLICT {
+                    night.tallies.hold_conflicts.fetch_add(1, Ordering::Relaxed);
+                } else if r.status == StatusCode::FORBIDDEN {
+                    night.tallies.lapsed.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    night.tallies.unexpected(tally, "holds", r.status);
+                }
+                Err(r.status)
+            }
+            Err(_) => {
+                tally.client_errors.fetch_add(1, Ordering::Relaxed);
+                Err(StatusCode::BAD_GATEWAY)
+            }
+        }
+    }
+
+    /// Pays for `hold`, waiting out 429 and 503 answers as their Retry-After says while the
+    /// hold lasts; the same Idempotency-Key every time, so a retry never pays twice.
+    async fn pay(&self, hold: &Hold) -> Outcome {
+        let night = self.night;
+        let tally = &night.tallies.checkouts;
+        let url = format!("{}/api/holds/{}/checkout", self.base, hold.hold_id);
+        while Utc::now() < hold.expires_at {
+            let req = night
+                .client
+                .post(&url)
+                .bearer_auth(self.token)
+                .header("idempotency-key", format!("pay-{}", hold.hold_id));
+            let wait = match night.call(tally, req).await {
+                Ok(r) if r.status == StatusCode::OK => {
+                    tally.ok.fetch_add(1, Ordering::Relaxed);
+                    night.record_sale(&hold.seat_ids);
+                    return Outcome::Bought;
+                }
+                Ok(r) if r.status == StatusCode::PAYMENT_REQUIRED => {
+                    night.tallies.declines.fetch_add(1, Ordering::Relaxed);
+                    return Outcome::PaymentFailed;
+                }
+                Ok(r)
+                    if r.status == StatusCode::TOO_MANY_REQUESTS
+                        || r.status == StatusCode::SERVICE_UNAVAILABLE =>
+                {
+                    r.retry_after.unwrap_or(1)
+                }
+                Ok(r) => {
+                    night.tallies.unexpected(tally, "checkouts", r.status);
+                    return Outcome::PaymentFailed;
+                }
+                Err(_) => {
+                    tally.client_errors.fetch_add(1, Ordering::Relaxed);
+                    1
+                }
+            };
+            if !night.sleep(Duration::from_secs(wait)).await {
+                break;
+            }
+        }
+        Outcome::PaymentFailed
+    }
+}
+
+pub async fn buyer(night: Arc<Night>, i: usize, session: SessionCreated) -> BuyerLog {
+    let mut log = BuyerLog::default();
+    let arrives = Duration::from_secs_f64(
+        night.plan.window_seconds * i as f64 / night.plan.buyers.max(1) as f64,
+    );
+    let until = (night.open + arrives).saturating_duration_since(Instant::now());
+    if !night.sleep(until).await {
+        return log;
+    }
+    let mut me = Buyer {
+        night: &night,
+        i,
+        base: &night.bases[i % night.bases.len()],
+        token: &session.token,
+        rng: StdRng::seed_from_u64(i as u64),
+        attempts: 0,
+    };
+    while let Some((admission, expires_at)) = me.wait_turn(&mut log).await {
+        if let Visit::Done(outcome) = me.visit(&admission, expires_at).await {
+            log.outcome = outcome;
+            break;
+        }
+    }
+    log
+}

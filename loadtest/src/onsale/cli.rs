@@ -1,0 +1,205 @@
+//! The command line of `onsale`: the flags, the night's [`Plan`] (its clocks after
+//! compression), and the [`Target`] it runs against: running instances (`--url`), or
+//! `--instances` started in this process on a scratch deployment (`testkit`).
+
+use std::path::PathBuf;
+
+use anteroom::{
+    checkout::fake::{self, FakeSettings},
+    config::Config,
+    keys::Keys,
+};
+use clap::Parser;
+use serde::Serialize;
+use testkit::deployment::Deployment;
+
+#[derive(Parser)]
+#[command(about = "Replays the night of an on-sale against Anteroom and measures it")]
+pub struct Cli {
+    /// Base URL of a running Anteroom; repeat for several instances. None: start
+    /// `--instances` in this process on a scratch deployment.
+    #[arg(long = "url")]
+    pub urls: Vec<String>,
+    /// The targets' database, to count oversold seats (required with `--url`).
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// The targets' admin token, to create the event and read its stats (required with `--url`).
+    #[arg(long, env = "ANTEROOM_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+    /// The targets' Redis, for bytes per queued buyer (optional with `--url`).
+    #[arg(long)]
+    pub redis_url: Option<String>,
+    /// The targets' Redis key prefix.
+    #[arg(long, default_value = "ar")]
+    pub redis_prefix: String,
+    /// The targets' admission time in seconds (with `--url`; in-process it is set from
+    /// `--compress`): turns an admission's expiry back into the tick that admitted it.
+    #[arg(long, default_value_t = 600)]
+    pub admission_ttl_seconds: u32,
+    /// The targets' fake payment provider, set to the night's latency and rate (with `--url`).
+    #[arg(long)]
+    pub fake_payments_url: Option<String>,
+    /// In-process instances sharing one deployment.
+    #[arg(long, default_value_t = 1)]
+    pub instances: usize,
+    /// Buyers (B).
+    #[arg(long, default_value_t = 20_000)]
+    pub buyers: usize,
+    /// The seconds within which they all arrive (W), evenly spread.
+    #[arg(long, default_value_t = 1.0)]
+    pub window: f64,
+    /// Seats (S), in sections of 25 rows of 20.
+    #[arg(long, default_value_t = 2_000)]
+    pub seats: u32,
+    /// Admissions a second (N).
+    #[arg(long, short = 'n', default_value_t = 300)]
+    pub admit_rate: u32,
+    /// Time compression: the hold time (600 s), the admission time (600 s, in-process, at
+    /// least 60 s), the
+    /// expiry sweep (30 s) and the payment latency (400 ms) are divided by it, within the
+    /// server's bounds (holds last at least 10 s). Rates (N, 100 charges a second) are not.
+    #[arg(long, default_value_t = 1.0)]
+    pub compress: f64,
+    /// How often a waiting buyer polls, in ms. Not compressed: it sets the line's load
+    /// (queue length / interval), which compression must not multiply.
+    #[arg(long, default_value_t = 3000)]
+    pub poll_ms: u64,
+    /// One buyer in this many pays for their hold.
+    #[arg(long, default_value_t = 3)]
+    pub pay_one_in: usize,
+    /// Stop after this many seconds even if seats are left.
+    #[arg(long, default_value_t = 900.0)]
+    pub max_seconds: f64,
+    /// Requests in flight at most (the load generator's own bound).
+    #[arg(long, default_value_t = 256)]
+    pub max_in_flight: usize,
+    /// Write the figures as JSON here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Draw the night as an SVG chart here.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// Exit with an error unless inversions, oversold seats and failed joins are all 0.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// The night's clocks after compression.
+#[derive(Clone, Serialize)]
+pub struct Plan {
+    pub buyers: usize,
+    pub window_seconds: f64,
+    pub seats: u32,
+    pub admit_rate_per_second: u32,
+    pub compress: f64,
+    pub poll_ms: u64,
+    pub pay_one_in: usize,
+    pub hold_ttl_seconds: u32,
+    pub admission_ttl_seconds: u32,
+    pub hold_sweep_seconds: u32,
+    pub payment_latency_ms: u64,
+    pub instances: usize,
+}
+
+impl Plan {
+    pub fn new(cli: &Cli) -> Self {
+        let f = cli.compress.max(1.0);
+        let scaled = |secs: f64, least: f64| (secs / f).max(least).round() as u32;
+        Self {
+            buyers: cli.buyers,
+            window_seconds: cli.window,
+            seats: cli.seats,
+            admit_rate_per_second: cli.admit_rate,
+            compress: f,
+            poll_ms: cli.poll_ms,
+            pay_one_in: cli.pay_one_in.max(1),
+            hold_ttl_seconds: scaled(600.0, 10.0),
+            // A turn shorter than a minute is shorter than a loaded machine's queueing: the
+            // buyers' holds would all come too late.
+            admission_ttl_seconds: if cli.urls.is_empty() {
+                scaled(600.0, 60.0)
+            } else {
+                cli.admission_ttl_seconds
+            },
+            hold_sweep_seconds: scaled(30.0, 1.0),
+            payment_latency_ms: (400.0 / f).round() as u64,
+            instances: if cli.urls.is_empty() {
+                cli.instances.max(1)
+            } else {
+                cli.urls.len()
+            },
+        }
+    }
+}
+
+/// Where the night runs.
+pub struct Target {
+    pub bases: Vec<String>,
+    pub admin_token: String,
+    pub database_url: String,
+    pub redis: Option<(String, Keys)>,
+    /// Present when the instances run in this process.
+    pub deployment: Option<Deployment>,
+}
+
+pub async fn in_process(plan: &Plan) -> Target {
+    // One fake provider for all instances: the merchant's limit is one limit.
+    let settings = FakeSettings {
+        latency_ms: plan.payment_latency_ms,
+        ..FakeSettings::default()
+    };
+    let payments = fake::spawn(settings, "127.0.0.1:0".parse().expect("an address"))
+        .await
+        .expect("the fake payment provider starts");
+    let (ttl, compress) = (plan.admission_ttl_seconds, plan.compress);
+    let deployment = Deployment::start("onsale", plan.instances, |config: &mut Config| {
+        config.ticker = true;
+        // Every buyer comes from this one address; a compressed minute is shorter.
+        config.sessions_per_minute = u32::MAX;
+        config.hold_attempts_per_minute = (10.0 * compress) as u32;
+        config.admission_ttl_seconds = ttl;
+        config.payments_url = Some(payments.clone());
+    })
+    .await;
+    let state = deployment.state();
+    Target {
+        bases: deployment.bases(),
+        admin_token: deployment.admin_token().to_owned(),
+        database_url: state.config.database_url.expose().to_owned(),
+        redis: Some((
+            state.config.redis_url.expose().to_owned(),
+            state.keys.clone(),
+        )),
+        deployment: Some(deployment),
+    }
+}
+
+pub async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
+    let (Some(admin_token), Some(database_url)) = (&cli.admin_token, &cli.database_url) else {
+        return Err("with --url, give --admin-token and --database-url too".into());
+    };
+    if let Some(url) = &cli.fake_payments_url {
+        reqwest::Client::new()
+            .put(format!("{}/settings", url.trim_end_matches('/')))
+            .json(
+                &serde_json::json!({"latency_ms": plan.payment_latency_ms, "rate_per_second": 100}),
+            )
+            .send()
+            .await
+            .map_err(|e| format!("setting the fake payment provider: {e}"))?;
+    }
+    Ok(Target {
+        bases: cli
+            .urls
+            .iter()
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .collect(),
+        admin_token: admin_token.clone(),
+        database_url: database_url.clone(),
+        redis: cli
+            .redis_url
+            .clone()
+            .map(|url| (url, Keys::new(cli.redis_prefix.clone()))),
+        deployment: None,
+    })
+}

@@ -1,0 +1,15 @@
+//! Test support, shared by the integration tests (`server/tests`), the benchmark and the
+//! on-sale simulator (`loadtest`); never linked into the production server.
+//!
+//! - [`scratch`]: a database, a Redis key prefix and a data folder of a run's own, and their
+//!   removal (also of what killed runs left).
+//! - [`deployment`]: Anteroom started in this process on a scratch deployment, one instance or
+//!   several.
+//! - [`cluster`]: real Redis Clusters on free ports.
+//! - [`procs`]: processes and faults: `anteroom serve`, a redis-server of one's own, a proxy
+//!   that cuts Postgres.
+
+pub mod cluster;
+pub mod deployment;
+pub mod procs;
+pub mod scratch;
