@@ -19,6 +19,7 @@ use tower_http::{
 };
 
 use crate::{
+    admin,
     admission::{self, rooms::Rooms, ticker::Ticker},
     checkout::{self, provider::Payments},
     config::{Config, Secret},
@@ -156,10 +157,9 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(tokens::session::router())
         .merge(tokens::admission::router())
-        .merge(tokens::admin::router())
         .merge(events::router())
         .merge(queue::router())
-        .merge(admission::router())
+        .merge(admin::router())
         .merge(seatmap::router())
         .merge(holds::router())
         .merge(checkout::router())
