@@ -9,7 +9,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::{
     api::Api,
-    wire::{Event, NewEvent, NewSection, RoomChange, RoomUpdate, Stats, StatsPoint},
+    wire::{AuditEntry, Event, NewEvent, NewSection, RoomUpdate, Stats, StatsPoint},
     words::grouped,
 };
 
@@ -216,7 +216,7 @@ fn LivePanel(event_id: String) -> impl IntoView {
     let id = StoredValue::new(event_id);
     let event = RwSignal::new(None::<Event>);
     let stats = RwSignal::new(None::<Stats>);
-    let audit = RwSignal::new(Vec::<RoomChange>::new());
+    let audit = RwSignal::new(Vec::<AuditEntry>::new());
     let message = RwSignal::new(None::<String>);
     let refresh = move || {
         leptos::task::spawn_local(async move {

@@ -7,8 +7,8 @@
 use serde::{Serialize, de::DeserializeOwned};
 
 use crate::wire::{
-    ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, QueueStatus, Room,
-    RoomChange, RoomUpdate, SeatMap, Stats,
+    AuditEntry, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, QueueStatus,
+    Room, RoomUpdate, SeatMap, Stats,
 };
 
 #[cfg(feature = "ssr")]
@@ -185,7 +185,7 @@ impl Api {
         .await
     }
 
-    pub async fn audit(&self, event_id: &str) -> Result<Vec<RoomChange>, ErrorBody> {
+    pub async fn audit(&self, event_id: &str) -> Result<Vec<AuditEntry>, ErrorBody> {
         call(
             "GET",
             &format!("/api/admin/events/{event_id}/audit"),

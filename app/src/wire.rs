@@ -338,7 +338,8 @@ impl HoldRequest {
     }
 }
 
-/// The state of a hold.
+/// The state of a hold: the JSON of API.md and, through the server's `sql::Text`, the `status`
+/// column of the `hold` table (the same four words).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HoldStatus {
@@ -375,9 +376,16 @@ pub struct Hold {
 pub struct Order {
     pub order_id: String,
     pub hold_id: String,
-    /// `confirmed`.
-    pub status: String,
+    pub status: OrderStatus,
     pub total_cents: i64,
+}
+
+/// The state of an order. An order exists only once its sale is recorded, so it is always
+/// `confirmed`; the type says so instead of a free string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderStatus {
+    Confirmed,
 }
 
 /// What the event page starts from: the event, the buyer's place in its line (joined while
@@ -419,11 +427,31 @@ pub struct Stats {
     pub series: Vec<StatsPoint>,
 }
 
-/// One entry of `GET /api/admin/events/{id}/audit`.
+/// What an operator did (the `action` of an audit entry, and of the `operator_action` table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OperatorAction {
+    CreateEvent,
+    ChangeRoom,
+    SignIn,
+    SignOut,
+}
+
+/// One entry of `GET /api/admin/audit` and `GET /api/admin/events/{id}/audit`: who did what,
+/// when, and the state before and after.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoomChange {
+pub struct AuditEntry {
+    pub action: OperatorAction,
+    /// The event acted on (none for signing in and out).
+    pub event_id: Option<String>,
+    /// Who: the credential used and the client address.
     pub actor: String,
-    pub change: RoomUpdate,
+    /// What was asked (a room change: the fields sent; an event: its definition).
+    pub change: serde_json::Value,
+    /// The state before (a room change: the room settings; null for a creation).
+    pub before: Option<serde_json::Value>,
+    /// The state after (the room settings, the event created).
+    pub after: Option<serde_json::Value>,
     pub at: DateTime<Utc>,
 }
 

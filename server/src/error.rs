@@ -1,5 +1,7 @@
-//! The one error type at the HTTP boundary. Every variant maps to a code and status of API.md;
-//! database, Redis and internal failures are logged here and answered without details.
+//! The one error type at the HTTP boundary. Every variant maps to a status and a code of
+//! API.md, the codes from one table ([`code_for_status`]); database, Redis and internal
+//! failures are logged here and answered without details (DESIGN.md 10: a clear JSON error
+//! with the right status; an unreachable Redis or Postgres is 503 with `Retry-After`, not 500).
 
 use app::wire::ErrorBody;
 use axum::{
@@ -70,22 +72,14 @@ impl Error {
         }
     }
 
+    /// The API's error code: [`code_for_status`], except for the variants API.md gives a code
+    /// of their own beside their status's general one.
     fn code(&self) -> &'static str {
-        match self.status_code() {
-            StatusCode::BAD_REQUEST => "bad_request",
-            StatusCode::UNAUTHORIZED => "unauthorized",
-            StatusCode::FORBIDDEN if matches!(self, Error::NotAdmitted { .. }) => "not_admitted",
-            StatusCode::FORBIDDEN => "forbidden",
-            StatusCode::NOT_FOUND if matches!(self, Error::NotInQueue) => "not_in_queue",
-            StatusCode::NOT_FOUND => "not_found",
-            StatusCode::CONFLICT if matches!(self, Error::SeatUnavailable(_)) => "seat_unavailable",
-            StatusCode::CONFLICT => "conflict",
-            StatusCode::PAYMENT_REQUIRED => "payment_declined",
-            StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
-            StatusCode::UNPROCESSABLE_ENTITY => "unprocessable",
-            StatusCode::TOO_MANY_REQUESTS => "rate_limited",
-            StatusCode::SERVICE_UNAVAILABLE => "unavailable",
-            _ => "internal",
+        match self {
+            Error::NotAdmitted { .. } => "not_admitted",
+            Error::NotInQueue => "not_in_queue",
+            Error::SeatUnavailable(_) => "seat_unavailable",
+            _ => code_for_status(self.status_code()),
         }
     }
 
@@ -148,12 +142,14 @@ impl IntoResponse for Error {
     }
 }
 
-/// The API's error code for a bare status (for answers that did not come from a handler, such
-/// as an unknown route or method).
+/// The API's error code for a status: the one table of API.md's codes. Handlers' errors use it
+/// through [`Error::code`]; answers that did not come from a handler (an unknown route or
+/// method, a rejected body) use it directly.
 pub fn code_for_status(status: StatusCode) -> &'static str {
     match status {
         StatusCode::BAD_REQUEST => "bad_request",
         StatusCode::UNAUTHORIZED => "unauthorized",
+        StatusCode::PAYMENT_REQUIRED => "payment_declined",
         StatusCode::FORBIDDEN => "forbidden",
         StatusCode::NOT_FOUND => "not_found",
         StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",

@@ -11,6 +11,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod admin;
 pub mod admission;
 pub mod checkout;
 pub mod config;
@@ -27,6 +28,7 @@ pub mod queue;
 pub mod ratelimit;
 pub mod scripts;
 pub mod seatmap;
+pub mod sql;
 pub mod startup;
 pub mod state;
 pub mod store;

@@ -19,6 +19,7 @@ use tower_http::{
 };
 
 use crate::{
+    admin,
     admission::{self, rooms::Rooms, ticker::Ticker},
     checkout::{self, provider::Payments},
     config::{Config, Secret},
@@ -154,10 +155,9 @@ impl Application {
 pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(tokens::router())
-        .merge(tokens::admin::router())
         .merge(events::router())
         .merge(queue::router())
-        .merge(admission::router())
+        .merge(admin::router())
         .merge(seatmap::router())
         .merge(holds::router())
         .merge(checkout::router())

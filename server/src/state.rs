@@ -35,25 +35,37 @@ impl Deref for AppState {
     }
 }
 
-/// What [`AppState`] shares.
+/// What [`AppState`] shares: everything a handler, a background task or a page render needs,
+/// built once at startup (`startup::Application::build`).
 pub struct Shared {
+    /// The Postgres pool: events, seats, holds, sales and the audit, the durable truth.
     pub db: PgPool,
     /// One Redis or Redis Cluster handle shared by all requests (multiplexed connections that
     /// reconnect by themselves after Redis comes back or a cluster fails over).
     pub redis: Redis,
+    /// Every Redis key name, under this deployment's prefix (tests run side by side on one
+    /// Redis with a prefix each).
     pub keys: Keys,
+    /// The Lua scripts, loaded once per Redis and called by SHA.
     pub scripts: Scripts,
+    /// The configuration the instance started with (limits, timeouts, cookie flags).
     pub config: Config,
+    /// Signs and verifies buyer sessions and the dashboard's admin session.
     pub sessions: Sessions,
+    /// The operator's credential, compared in constant time by `tokens::Admin`; resolved at
+    /// startup (configuration or the data folder), so never re-read per request.
     pub admin_token: Secret,
+    /// The admission tokens' signing key and the public keys served as the JWKS.
     pub admission: AdmissionKeys,
     /// The payment provider's client (bulkhead, breaker).
     pub payments: Payments,
     /// Room settings, re-read from Postgres every `room_refresh_ms`.
     pub rooms: Rooms,
+    /// This instance's Prometheus metrics (`/metrics`).
     pub metrics: Metrics,
     /// The concurrency budgets of this instance (load shedding).
     pub shed: Shed,
+    /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
 }
 

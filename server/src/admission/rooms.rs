@@ -6,7 +6,7 @@
 use std::{collections::HashMap, sync::RwLock};
 
 use app::wire::{Event, Room, RoomUpdate};
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 
 use crate::{
     error::{Error, Result},
@@ -38,7 +38,8 @@ impl Rooms {
         Ok(event.room)
     }
 
-    fn remember(&self, event: &Event) {
+    /// Keeps `event`'s room as this instance's copy (a new event, or one just changed here).
+    pub fn remember(&self, event: &Event) {
         self.map
             .write()
             .expect("not poisoned")
@@ -69,18 +70,19 @@ impl Rooms {
             .unwrap_or(default)
     }
 
-    /// Applies `update` in Postgres and here; other instances see it at their next refresh.
-    /// The change and `actor` are recorded in the audit table in the same transaction.
-    pub async fn update(
-        &self,
-        db: &PgPool,
+    /// Applies `update` in Postgres inside the caller's transaction `tx`, and answers the room
+    /// before and the event after. The caller records the change in the audit before committing, then
+    /// [`remember`](Self::remember)s the new room here; other instances see it at their next
+    /// refresh.
+    pub async fn apply(
+        tx: &mut PgConnection,
         event_id: &str,
         update: &RoomUpdate,
-        actor: &str,
-    ) -> Result<Room> {
+    ) -> Result<(Room, Event)> {
         update
             .validate()
             .map_err(|e| Error::Unprocessable(e.message))?;
+        let before = events::lock_event(tx, event_id).await?.room;
         let query = sqlx::query_as(
             "update event set \
                 room_enabled = coalesce($2, room_enabled), \
@@ -94,22 +96,8 @@ impl Rooms {
              where id = $1 returning id",
         )
         .bind(event_id);
-        let mut tx = db.begin().await?;
-        let updated: Option<(String,)> = events::bind_room(query, update)
-            .fetch_optional(&mut *tx)
-            .await?;
-        if updated.is_none() {
-            return Err(Error::NotFound(format!("there is no event {event_id:?}")));
-        }
-        sqlx::query("insert into room_change (event_id, actor, change) values ($1, $2, $3)")
-            .bind(event_id)
-            .bind(actor)
-            .bind(sqlx::types::Json(update))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        let event = events::get_event(db, event_id).await?;
-        self.remember(&event);
-        Ok(event.room)
+        let _: (String,) = events::bind_room(query, update).fetch_one(&mut *tx).await?;
+        let after = events::get_event(&mut *tx, event_id).await?;
+        Ok((before, after))
     }
 }

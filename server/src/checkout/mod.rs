@@ -13,7 +13,7 @@ pub mod fake;
 pub mod provider;
 
 use crate::extract::HoldId;
-use app::wire::{HoldStatus, Order};
+use app::wire::{HoldStatus, Order, OrderStatus};
 use axum::{Json, Router, extract::State, http::HeaderMap, routing::post};
 use chrono::Utc;
 use sqlx::PgPool;
@@ -22,6 +22,7 @@ use crate::{
     error::{Error, Result},
     holds::{self, after_seat_change, idempotency_key},
     ids,
+    sql::Text,
     state::AppState,
     tokens::Buyer,
 };
@@ -129,7 +130,7 @@ async fn confirm(
     charge_id: &str,
 ) -> Result<Option<Order>> {
     let mut tx = db.begin().await?;
-    let row: Option<(String, String, bool, i64)> = sqlx::query_as(
+    let row: Option<(String, Text<HoldStatus>, bool, i64)> = sqlx::query_as(
         "select event_id, status, expires_at > now(), total_cents from hold \
          where id = $1 and buyer_id = $2 for update",
     )
@@ -137,10 +138,10 @@ async fn confirm(
     .bind(buyer)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((event_id, status, alive, total_cents)) = row else {
+    let Some((event_id, Text(status), alive, total_cents)) = row else {
         return Ok(None);
     };
-    if status != "active" || !alive {
+    if status != HoldStatus::Active || !alive {
         return Ok(None);
     }
     let order_id = format!("ord_{}", ids::random_id(9));
@@ -172,7 +173,7 @@ async fn confirm(
     Ok(Some(Order {
         order_id,
         hold_id: hold_id.to_owned(),
-        status: "confirmed".into(),
+        status: OrderStatus::Confirmed,
         total_cents,
     }))
 }
@@ -188,7 +189,7 @@ async fn find_order(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Option<Or
     Ok(row.map(|(order_id, total_cents)| Order {
         order_id,
         hold_id: hold_id.to_owned(),
-        status: "confirmed".into(),
+        status: OrderStatus::Confirmed,
         total_cents,
     }))
 }

@@ -1,31 +1,24 @@
-//! Events and their seat layouts. Invariants: an event and all its seats are created in one
-//! transaction (a failed creation leaves nothing); room settings live here, in Postgres, the
-//! durable source of truth that every instance re-reads.
+//! Events and their seat layouts: the public `GET /api/events` and `GET /api/events/{id}`, and
+//! the creation the operator API calls (`crate::admin`). Invariants: an event and all its seats
+//! are created in one transaction (a failed creation leaves nothing); room settings live here,
+//! in Postgres, the durable source of truth that every instance re-reads.
 
 use crate::extract::EventId;
 use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
-use axum::{
-    Json, Router,
-    extract::State,
-    http::StatusCode,
-    routing::{get, post},
-};
+use axum::{Json, Router, extract::State, routing::get};
 use chrono::{DateTime, Utc};
 use rand::Rng;
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgExecutor, PgPool};
 
 use crate::{
     error::{Error, Result},
-    extract::ApiJson,
     state::AppState,
-    tokens::Admin,
 };
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/events", get(list_handler))
         .route("/api/events/{event_id}", get(get_handler))
-        .route("/api/admin/events", post(create_handler))
 }
 
 async fn list_handler(State(state): State<AppState>) -> Result<Json<Vec<Event>>> {
@@ -37,19 +30,6 @@ async fn get_handler(
     EventId(event_id): EventId,
 ) -> Result<Json<Event>> {
     Ok(Json(get_event(&state.db, &event_id).await?))
-}
-
-async fn create_handler(
-    _: Admin,
-    State(state): State<AppState>,
-    ApiJson(new): ApiJson<NewEvent>,
-) -> Result<(StatusCode, Json<Event>)> {
-    new.validate()
-        .map_err(|e| Error::Unprocessable(e.message))?;
-    let event = create(&state.db, &new_event_id(), &new)
-        .await?
-        .ok_or_else(|| Error::Internal("a fresh event id collided".into()))?;
-    Ok((StatusCode::CREATED, Json(event)))
 }
 
 #[derive(sqlx::FromRow)]
@@ -99,7 +79,7 @@ pub fn is_event_id(id: &str) -> bool {
 }
 
 /// A new random event id: 12 characters of [a-z0-9].
-fn new_event_id() -> String {
+pub fn new_event_id() -> String {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     let mut rng = rand::thread_rng();
     (0..12)
@@ -117,24 +97,43 @@ pub async fn list(db: &PgPool) -> Result<Vec<Event>> {
 }
 
 /// One event, or 404 `not_found`.
-pub async fn get_event(db: &PgPool, event_id: &str) -> Result<Event> {
+pub async fn get_event<'e>(db: impl PgExecutor<'e>, event_id: &str) -> Result<Event> {
+    read_event(db, event_id, "").await
+}
+
+/// One event, its row locked until the end of the transaction `tx` (so that what a change
+/// records as "before" is what it changed), or 404 `not_found`.
+pub async fn lock_event(tx: &mut PgConnection, event_id: &str) -> Result<Event> {
+    read_event(tx, event_id, " for update").await
+}
+
+async fn read_event<'e>(db: impl PgExecutor<'e>, event_id: &str, lock: &str) -> Result<Event> {
     let not_found = || Error::NotFound(format!("there is no event {event_id:?}"));
     if !is_event_id(event_id) {
         return Err(not_found());
     }
-    let row: Option<EventRow> =
-        sqlx::query_as(&format!("select {EVENT_COLUMNS} from event where id = $1"))
-            .bind(event_id)
-            .fetch_optional(db)
-            .await?;
+    let row: Option<EventRow> = sqlx::query_as(&format!(
+        "select {EVENT_COLUMNS} from event where id = $1{lock}"
+    ))
+    .bind(event_id)
+    .fetch_optional(db)
+    .await?;
     row.map(Event::from).ok_or_else(not_found)
 }
 
 /// Creates the event `id` and every seat of its layout in one transaction. `None` when an
 /// event with this id exists already (nothing is written then). `new` must be validated.
 pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Event>> {
-    let room = &new.room;
     let mut tx = db.begin().await?;
+    let event = create_in(&mut tx, id, new).await?;
+    tx.commit().await?;
+    Ok(event)
+}
+
+/// [`create`] inside the caller's transaction `tx` (the operator API records the creation in
+/// the same one). Commits nothing.
+pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Result<Option<Event>> {
+    let room = &new.room;
     let sql = format!(
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
              admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
@@ -168,7 +167,6 @@ pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Even
         .execute(&mut *tx)
         .await?;
     }
-    tx.commit().await?;
     Ok(Some(row.into()))
 }
 

@@ -31,6 +31,7 @@ use crate::{
     error::{Error, Result},
     extract::ApiJson,
     ratelimit, seatmap,
+    sql::Text,
     state::AppState,
     tokens::{Buyer, gate::AdmittedBuyer},
 };
@@ -151,7 +152,7 @@ async fn release_handler(
 struct HoldRow {
     id: String,
     event_id: String,
-    status: String,
+    status: Text<HoldStatus>,
     expires_at: DateTime<Utc>,
     total_cents: i64,
 }
@@ -177,19 +178,18 @@ impl From<HeldSeatRow> for HeldSeat {
     }
 }
 
-fn hold_status(stored: &str, expires_at: DateTime<Utc>) -> HoldStatus {
+/// The status a buyer sees: an active hold past its expiry is expired already, before the
+/// sweep writes it so (invariant 9).
+fn hold_status(stored: HoldStatus, expires_at: DateTime<Utc>) -> HoldStatus {
     match stored {
-        "active" if expires_at <= Utc::now() => HoldStatus::Expired,
-        "active" => HoldStatus::Active,
-        "released" => HoldStatus::Released,
-        "purchased" => HoldStatus::Purchased,
-        _ => HoldStatus::Expired,
+        HoldStatus::Active if expires_at <= Utc::now() => HoldStatus::Expired,
+        stored => stored,
     }
 }
 
 fn to_hold(row: HoldRow, seats: Vec<HeldSeat>) -> Hold {
     Hold {
-        status: hold_status(&row.status, row.expires_at),
+        status: hold_status(row.status.0, row.expires_at),
         hold_id: row.id,
         event_id: row.event_id,
         seat_ids: seats.iter().map(|s| s.id.clone()).collect(),

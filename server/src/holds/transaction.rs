@@ -1,5 +1,14 @@
 //! The hold transaction and the release, each one short Postgres transaction with nothing
-//! outside Postgres inside it.
+//! outside Postgres inside it (no Redis, no provider: a slow network never holds a row lock).
+//!
+//! Invariant 8 (DESIGN.md): a seat is never held or sold twice. The hold transaction locks the
+//! seat rows it takes (`FOR UPDATE` in id order, so two holds never deadlock; best-available
+//! with `SKIP LOCKED`, so it passes over seats another hold is taking), checks that they are
+//! free, marks them held with `version + 1` and inserts the hold with its expiry, then commits;
+//! the table's check keeps a seat's status and its owning hold together. Invariant 9: a seat
+//! whose hold is past its expiry is free here at once, without waiting for the sweep. A buyer's
+//! limit and Idempotency-Key are checked under a per-buyer advisory lock, so two tabs of one
+//! buyer cannot both pass the limit or both create a hold for one key.
 
 use app::wire::{
     BuyerId, EventId, HeldSeat, Hold, HoldChoice, HoldId, HoldRequest, HoldStatus, Room,
@@ -10,6 +19,7 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     error::{Error, Result},
     ids,
+    sql::Text,
 };
 
 /// How many free seats best-available locks at most to find an adjacent run.
@@ -264,26 +274,27 @@ async fn free_after_expiry(tx: &mut PgConnection, seats: &[LockedSeat]) -> Resul
 /// cannot be released (409); another buyer's hold is 404.
 pub async fn release(db: &PgPool, hold_id: &HoldId, buyer: &BuyerId) -> Result<Option<String>> {
     let mut tx = db.begin().await?;
-    let row: Option<(String, String)> = sqlx::query_as(
+    let row: Option<(String, Text<HoldStatus>)> = sqlx::query_as(
         "select event_id, status from hold where id = $1 and buyer_id = $2 for update",
     )
     .bind(hold_id.as_str())
     .bind(buyer.as_str())
     .fetch_optional(&mut *tx)
     .await?;
-    let (event_id, status) =
+    let (event_id, Text(status)) =
         row.ok_or_else(|| Error::NotFound(format!("you have no hold {:?}", hold_id.as_str())))?;
-    match status.as_str() {
-        "active" => {}
-        "purchased" => {
+    match status {
+        HoldStatus::Active => {}
+        HoldStatus::Purchased => {
             return Err(Error::Conflict(
                 "this hold was paid for; it cannot be released".into(),
             ));
         }
-        _ => return Ok(None),
+        HoldStatus::Expired | HoldStatus::Released => return Ok(None),
     }
-    sqlx::query("update hold set status = 'released', updated_at = now() where id = $1")
+    sqlx::query("update hold set status = $2, updated_at = now() where id = $1")
         .bind(hold_id.as_str())
+        .bind(Text(HoldStatus::Released))
         .execute(&mut *tx)
         .await?;
     sqlx::query(

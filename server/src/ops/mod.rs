@@ -5,7 +5,6 @@
 
 pub mod metrics;
 pub mod shed;
-pub mod stats;
 
 use std::time::Duration;
 
@@ -30,7 +29,6 @@ pub fn router() -> Router<AppState> {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
-        .route("/api/admin/events/{event_id}/stats", get(stats::stats))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
 }
 

@@ -176,3 +176,148 @@ async fn the_sweep_interval_is_a_room_setting_and_the_shortest_of_the_open_rooms
         .unwrap();
     expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
 }
+
+#[tokio::test]
+async fn every_operator_write_appears_in_the_audit_with_its_actor_and_the_state_before_and_after() {
+    let app = crate::helpers::spawn_app().await;
+    let event = app
+        .create_event(event_body(1, 2, json!({"admit_rate_per_second": 7})))
+        .await;
+    let id = event["id"].as_str().unwrap();
+    let room_url = app.url(&format!("/api/admin/events/{id}/room"));
+    let room: Value = app
+        .admin(app.client.put(&room_url))
+        .json(&json!({"admit_rate_per_second": 9, "paused": true}))
+        .json_body()
+        .await;
+    let refused = app
+        .admin(app.client.put(&room_url))
+        .json(&json!({"seats_per_buyer": 0}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let guess = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": "guess"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(guess.status(), StatusCode::UNAUTHORIZED);
+    let signed_in = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": ADMIN_TOKEN}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_in.status(), StatusCode::NO_CONTENT);
+    let cookie = signed_in.headers()["set-cookie"].to_str().unwrap();
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    let signed_out = app
+        .client
+        .delete(app.url("/api/admin/session"))
+        .header("cookie", &pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(signed_out.status(), StatusCode::OK);
+    // Signing out without a credential clears a cookie but is nobody's action.
+    let anonymous = app
+        .client
+        .delete(app.url("/api/admin/session"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), StatusCode::OK);
+
+    let audit: Vec<Value> = app
+        .admin(app.client.get(app.url("/api/admin/audit")))
+        .json_body()
+        .await;
+    let actions: Vec<&str> = audit
+        .iter()
+        .map(|e| e["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actions,
+        ["sign_out", "sign_in", "change_room", "create_event"],
+        "newest first; refused writes and an anonymous sign-out are not recorded: {audit:?}"
+    );
+    let api = "admin via api from 127.0.0.1";
+    let dashboard = "admin via dashboard from 127.0.0.1";
+    let (sign_out, sign_in, change, create) = (&audit[0], &audit[1], &audit[2], &audit[3]);
+    assert_eq!(sign_out["actor"], dashboard);
+    assert_eq!(sign_in["actor"], dashboard);
+    assert_eq!(sign_in["event_id"], Value::Null);
+
+    assert_eq!(create["actor"], api);
+    assert_eq!(create["event_id"], id);
+    assert_eq!(create["before"], Value::Null, "nothing was there before");
+    assert_eq!(create["after"], event, "after is the event as created");
+    assert_eq!(create["change"]["name"], "Test night");
+
+    assert_eq!(change["actor"], api);
+    assert_eq!(change["event_id"], id);
+    assert_eq!(
+        change["change"],
+        json!({"admit_rate_per_second": 9, "paused": true})
+    );
+    assert_eq!(
+        change["before"], event["room"],
+        "before is the room as it was"
+    );
+    assert_eq!(
+        change["after"], room,
+        "after is the room as the change answered it"
+    );
+    assert_eq!(change["before"]["admit_rate_per_second"], 7);
+    assert_eq!(change["after"]["admit_rate_per_second"], 9);
+    for entry in &audit {
+        assert!(entry["at"].as_str().is_some(), "{entry}");
+    }
+
+    // One event's entries; the event's own audit keeps its room changes only.
+    let of_event: Vec<Value> = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/audit?event_id={id}&limit=1"))),
+        )
+        .json_body()
+        .await;
+    assert_eq!(of_event, [change.clone()]);
+    let room_changes: Vec<Value> = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/events/{id}/audit"))),
+        )
+        .json_body()
+        .await;
+    assert_eq!(room_changes, [change.clone()]);
+}
+
+#[tokio::test]
+async fn the_audit_is_for_the_operator_only_and_bounds_its_answer() {
+    let app = crate::helpers::spawn_app().await;
+    let (_, buyer) = app.session().await;
+    let r = app
+        .client
+        .get(app.url("/api/admin/audit"))
+        .bearer_auth(buyer)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    for limit in ["0", "1001"] {
+        let r = app
+            .admin(
+                app.client
+                    .get(app.url(&format!("/api/admin/audit?limit={limit}"))),
+            )
+            .send()
+            .await
+            .unwrap();
+        expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    }
+}

@@ -2,12 +2,11 @@
 //! counters are written to Redis by whichever instance did the work, so every instance reads
 //! the same series: one point a second for the last 10 minutes, quiet seconds as zeros.
 
-use crate::extract::EventId;
 use app::wire::{SeatCounts, Stats, StatsPoint};
 use axum::{Json, extract::State};
 use chrono::{DateTime, Utc};
 
-use crate::{error::Result, events, state::AppState, tokens::Admin};
+use crate::{error::Result, events, extract::EventId, state::AppState, tokens::Admin};
 
 /// Queue length, admitted total, ticker holder, and per second: admissions, holds,
 /// checkouts, queue length.

@@ -1,0 +1,41 @@
+//! `POST /api/admin/events`: a new event and its seats, created and audited in one transaction.
+
+use app::wire::{Event, NewEvent, OperatorAction};
+use axum::{Json, extract::State, http::StatusCode};
+
+use super::{
+    Operator,
+    audit::{self, Entry},
+};
+use crate::{
+    error::{Error, Result},
+    events,
+    extract::ApiJson,
+    state::AppState,
+};
+
+pub async fn create(
+    operator: Operator,
+    State(state): State<AppState>,
+    ApiJson(new): ApiJson<NewEvent>,
+) -> Result<(StatusCode, Json<Event>)> {
+    new.validate()
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    let mut tx = state.db.begin().await?;
+    let event = events::create_in(&mut tx, &events::new_event_id(), &new)
+        .await?
+        .ok_or_else(|| Error::Internal("a fresh event id collided".into()))?;
+    let entry = Entry {
+        action: OperatorAction::CreateEvent,
+        event_id: Some(&event.id),
+        actor: &operator.actor,
+        change: audit::json(&new),
+        before: None,
+        after: Some(audit::json(&event)),
+    };
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    state.rooms.remember(&event);
+    tracing::info!(event = %event.id, actor = %operator.actor, "event created");
+    Ok((StatusCode::CREATED, Json(event)))
+}

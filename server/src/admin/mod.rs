@@ -1,0 +1,78 @@
+//! The operator API: every `/api/admin/*` endpoint, in this one router. Invariants: every
+//! endpoint needs the operator's credential (`tokens::Admin`; a buyer's session is never one),
+//! except signing in, which checks the admin token itself; every operator write (creating an
+//! event, changing a room, signing in and out) is recorded in the audit ([`audit`]) with who,
+//! when, and the state before and after, in the same transaction as the write, so a change
+//! that committed is always in the audit and a refused one never is.
+
+pub mod audit;
+mod events;
+mod room;
+mod session;
+pub mod stats;
+
+use std::net::SocketAddr;
+
+use axum::{
+    Router,
+    extract::{ConnectInfo, FromRequestParts},
+    http::request::Parts,
+    routing::{get, post, put},
+};
+
+use crate::{error::Error, state::AppState, tokens::Admin};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        // The dashboard's sign-in (cookie) for the admin token.
+        .route(
+            "/api/admin/session",
+            post(session::sign_in)
+                .delete(session::sign_out)
+                .get(session::whoami),
+        )
+        // Events and their rooms.
+        .route("/api/admin/events", post(events::create))
+        .route("/api/admin/events/{event_id}/room", put(room::update))
+        // Reading: the panel's numbers and the audit. (Payments go here too:
+        // `GET /api/admin/events/{event_id}/payments`.)
+        .route("/api/admin/events/{event_id}/stats", get(stats::stats))
+        .route(
+            "/api/admin/events/{event_id}/audit",
+            get(audit::room_changes),
+        )
+        .route("/api/admin/audit", get(audit::recent))
+}
+
+/// The operator making a request, named as the audit records them: the credential they used
+/// and the address they came from.
+pub struct Operator {
+    /// `admin via api from 127.0.0.1`: what the audit's `actor` says.
+    pub actor: String,
+}
+
+impl Operator {
+    fn new(via: &str, peer: SocketAddr) -> Self {
+        Operator {
+            actor: format!("admin via {via} from {}", peer.ip()),
+        }
+    }
+}
+
+impl FromRequestParts<AppState> for Operator {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        let admin = Admin::from_request_parts(parts, state).await?;
+        let peer = peer(parts, state).await?;
+        Ok(Operator::new(admin.via, peer))
+    }
+}
+
+/// The client's address (the server is always served with connect info).
+async fn peer(parts: &mut Parts, state: &AppState) -> Result<SocketAddr, Error> {
+    let ConnectInfo(peer) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
+        .await
+        .map_err(|e| Error::Internal(format!("no client address: {e}")))?;
+    Ok(peer)
+}

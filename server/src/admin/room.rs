@@ -1,0 +1,40 @@
+//! `PUT /api/admin/events/{id}/room`: the operator changes a room's settings. The change and
+//! its audit entry commit together; this instance applies the new room at once, the others at
+//! their next refresh (within `room_refresh_ms`).
+
+use app::wire::{OperatorAction, Room, RoomUpdate};
+use axum::{Json, extract::State};
+
+use super::{
+    Operator,
+    audit::{self, Entry},
+};
+use crate::{
+    admission::rooms::Rooms,
+    error::Result,
+    extract::{ApiJson, EventId},
+    state::AppState,
+};
+
+pub async fn update(
+    operator: Operator,
+    State(state): State<AppState>,
+    EventId(event_id): EventId,
+    ApiJson(update): ApiJson<RoomUpdate>,
+) -> Result<Json<Room>> {
+    let mut tx = state.db.begin().await?;
+    let (before, after) = Rooms::apply(&mut tx, &event_id, &update).await?;
+    let entry = Entry {
+        action: OperatorAction::ChangeRoom,
+        event_id: Some(&event_id),
+        actor: &operator.actor,
+        change: audit::json(&update),
+        before: Some(audit::json(&before)),
+        after: Some(audit::json(&after.room)),
+    };
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    state.rooms.remember(&after);
+    tracing::info!(event = %event_id, actor = %operator.actor, ?update, "room settings changed");
+    Ok(Json(after.room))
+}
