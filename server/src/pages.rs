@@ -21,7 +21,7 @@ use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
-    error::Result, events, queue, ratelimit, seatmap, state::AppState,
+    error::Result, events, queue, redis::ratelimit, seatmap, state::AppState,
     tokens::admission::admission_cookie,
 };
 

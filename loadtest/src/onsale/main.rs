@@ -28,7 +28,7 @@ use std::{
 use anteroom::{
     checkout::fake::{self, FakeSettings},
     config::Config,
-    keys::Keys,
+    redis::Keys,
 };
 use app::wire::{
     Hold, HoldRequest, NewEvent, NewSection, QueueStatus, RoomUpdate, SeatMap, SeatStatus,

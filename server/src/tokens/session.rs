@@ -17,7 +17,7 @@ use axum::{
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
-use crate::{error::Error, extract::ApiJson, ratelimit, state::AppState};
+use crate::{error::Error, extract::ApiJson, redis::ratelimit, state::AppState};
 
 pub const SESSION_COOKIE: &str = "anteroom_session";
 const AUDIENCE: &str = "anteroom-session";

@@ -16,6 +16,7 @@ mod ops;
 mod pages;
 mod procs;
 mod queue;
+mod redis_lock;
 mod seatmap;
 mod sessions;
 mod shedding;
