@@ -20,7 +20,8 @@ use leptos::prelude::provide_context;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
-    error::Result, events, queue, ratelimit, seatmap, state::AppState, tokens::cookies::Cookie,
+    error::Result, events, queue, redis::ratelimit, seatmap, state::AppState,
+    tokens::cookies::Cookie,
 };
 
 /// The data source of server rendering.

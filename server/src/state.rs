@@ -11,10 +11,8 @@ use crate::{
     admission::rooms::Rooms,
     checkout::provider::Payments,
     config::{Config, Secret},
-    keys::Keys,
     ops::{metrics::Metrics, shed::Shed},
-    scripts::Scripts,
-    store::Redis,
+    redis::{Keys, Redis, Scripts},
     tokens::{Sessions, keys::AdmissionKeys},
 };
 

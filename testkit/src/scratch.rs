@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anteroom::{
     config::{Config, Secret},
-    store,
+    redis::{Keys, masters},
 };
 use rand::Rng;
 use sqlx::{Connection, PgConnection};
@@ -108,7 +108,7 @@ impl Scratch {
             drop_database(&mut conn, &self.database).await;
             drop_stale(&mut conn, &self.kind).await;
         }
-        let masters = store::masters(&self.redis_url, &self.cluster_nodes)
+        let masters = masters(&self.redis_url, &self.cluster_nodes)
             .await
             .unwrap_or_default();
         for master in masters {
@@ -145,7 +145,7 @@ async fn delete_prefix(node_url: &str, prefix: &str) -> redis::RedisResult<()> {
         let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
             .arg(cursor)
             .arg("MATCH")
-            .arg(format!("{prefix}:*"))
+            .arg(Keys::new(prefix).everything())
             .arg("COUNT")
             .arg(1000)
             .query_async(&mut conn)

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anteroom::{
     checkout::fake::{self, FakeSettings},
     config::Config,
-    keys::Keys,
+    redis::Keys,
 };
 use clap::Parser;
 use serde::Serialize;

@@ -8,7 +8,7 @@
 
 use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
 
-use anteroom::keys::Keys;
+use anteroom::redis::Keys;
 use app::wire::StatsPoint;
 use loadtest::{Sample, quantile, redis_bytes, sorted};
 use serde::Serialize;

@@ -6,10 +6,12 @@ use app::wire::{SeatCounts, Stats, StatsPoint};
 use axum::{Json, extract::State};
 use chrono::{DateTime, Utc};
 
-use crate::{error::Result, events, extract::EventId, state::AppState, tokens::Admin};
+use crate::{
+    error::Result, events, extract::EventId, redis::Counters, state::AppState, tokens::Admin,
+};
 
-/// Queue length, admitted total, ticker holder, and per second: admissions, holds,
-/// checkouts, queue length.
+/// Queue length, admitted total, ticker holder, and per second the [`Counters::SERIES`]:
+/// admissions, holds, checkouts, queue length.
 type Snapshot = (u64, Option<u64>, Option<String>, Vec<[Option<u64>; 4]>);
 
 /// Seconds in the series.
@@ -29,10 +31,7 @@ pub async fn stats(
         .get(keys.admitted_total(&event_id))
         .get(keys.ticker(&event_id));
     for t in first..=now {
-        pipe.hget(
-            keys.second(&event_id, t),
-            &["admissions", "holds", "checkouts", "queue_length"],
-        );
+        Counters::at(keys, &event_id, t).read_series(&mut pipe);
     }
     let mut redis = state.redis.clone();
     let (queue_length, admitted_total, ticker_holder, points): Snapshot = {

@@ -3,9 +3,10 @@
 //! admits the next `N * tick` buyers, carrying fractions in Redis so that N is exact over time
 //! (N = 7 with 100 ms ticks admits 7 a second).
 //!
-//! Invariants (DESIGN.md 3-5): the lock is taken with SET NX and a lease under a random owner
-//! token and renewed each tick; the admit script checks that token before it pops (fencing),
-//! so a leader that stalled past its lease admits nothing; the pop and the mark are one script.
+//! Invariants (DESIGN.md 3-5): the lock is a `Lock` (taken with a lease under an owner token
+//! that names this process, renewed each tick); the admit script checks that token before it
+//! pops (fencing), so a leader that stalled past its lease admits nothing; the pop and the
+//! mark are one script.
 
 use std::{
     collections::HashMap,
@@ -15,12 +16,15 @@ use std::{
 use app::wire::Room;
 use tokio_util::sync::CancellationToken;
 
-use crate::{error::Result, ids, state::AppState};
+use crate::{
+    error::Result,
+    ids,
+    redis::{Counter, Counters, Lock},
+    state::AppState,
+};
 
 /// How often the loop looks for due ticks; bounds how late a tick can be.
 const RESOLUTION: Duration = Duration::from_millis(20);
-/// How long a second's dashboard counters are kept: the 10 minutes the panel shows, and a bit.
-const STATS_TTL_SECS: u64 = 660;
 
 /// What one tick did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,40 +97,40 @@ impl Ticker {
         Ok(tick)
     }
 
+    /// The event's ticker lock as this ticker's owner token sees it.
+    fn lock(&self, event_id: &str) -> Lock {
+        Lock::with_owner(self.state.keys.ticker(event_id), self.owner.clone())
+    }
+
     /// Takes or renews the event's ticker lock for one lease.
     pub async fn acquire(&self, event_id: &str) -> Result<bool> {
-        let held: i64 = self
-            .state
-            .scripts
-            .ticker_lock
-            .key(self.state.keys.ticker(event_id))
-            .arg(&self.owner)
-            .arg(self.state.config.ticker_lease_ms)
-            .invoke_async(&mut self.state.redis.clone())
-            .await?;
-        Ok(held == 1)
+        let lease = Duration::from_millis(u64::from(self.state.config.ticker_lease_ms));
+        Ok(self.lock(event_id).hold(&self.state.redis, lease).await?)
     }
 
     /// The fenced admission step: admits `N * tick_ms / 1000` buyers (plus carried fractions)
     /// if this ticker still holds the lock.
     pub async fn admit(&self, event_id: &str, room: &Room, now_unix: i64) -> Result<Tick> {
         let keys = &self.state.keys;
+        let lock = self.lock(event_id);
         let credit = u64::from(room.admit_rate_per_second) * u64::from(room.tick_ms);
         let (count, queue_length): (i64, i64) = self
             .state
             .scripts
             .admit
-            .key(keys.ticker(event_id))
+            .key(lock.key())
             .key(keys.queue(event_id))
             .key(keys.admitted(event_id))
             .key(keys.credit(event_id))
-            .key(keys.second(event_id, now_unix))
+            .key(Counters::at(keys, event_id, now_unix).key())
             .key(keys.admitted_total(event_id))
             .key(keys.head(event_id))
-            .arg(&self.owner)
+            .arg(lock.owner())
             .arg(credit)
             .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)
-            .arg(STATS_TTL_SECS)
+            .arg(Counters::TTL_SECS)
+            .arg(Counter::Admissions.field())
+            .arg(Counter::QueueLength.field())
             .invoke_async(&mut self.state.redis.clone())
             .await?;
         if count < 0 {
@@ -140,14 +144,7 @@ impl Ticker {
 
     /// Gives up the event's lock if this ticker holds it, so the next instance admits at once.
     pub async fn release(&self, event_id: &str) -> Result<()> {
-        let _: i64 = self
-            .state
-            .scripts
-            .release_lock
-            .key(self.state.keys.ticker(event_id))
-            .arg(&self.owner)
-            .invoke_async(&mut self.state.redis.clone())
-            .await?;
+        self.lock(event_id).release(&self.state.redis).await?;
         Ok(())
     }
 

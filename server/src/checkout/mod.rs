@@ -3,7 +3,7 @@
 //! records the sale.
 //!
 //! Invariants: only the hold's owner pays, and only for an active hold; one payment at a time
-//! per hold (a Redis lock for the call's duration); the provider's idempotency key is the hold
+//! per hold (a `Lock` for the call's duration); the provider's idempotency key is the hold
 //! and the buyer's Idempotency-Key, so a retry never charges twice and the same key returns the
 //! same order; a decline (402) leaves the hold active; a hold that ended while its payment ran
 //! is refunded and answered 409; no call to the provider happens inside a transaction.
@@ -17,11 +17,12 @@ use app::wire::{HoldStatus, Order, OrderStatus};
 use axum::{Json, Router, extract::State, http::HeaderMap, routing::post};
 use chrono::Utc;
 use sqlx::PgPool;
+use std::time::Duration;
 
 use crate::{
     error::{Error, Result},
     holds::{self, after_seat_change, idempotency_key},
-    ids,
+    redis::{Counter, Lock},
     sql::Text,
     state::AppState,
     tokens::Buyer,
@@ -52,32 +53,19 @@ async fn checkout(
                 .unwrap_or_default()
         )));
     }
-    let lock = state
-        .keys
-        .event(&hold.event_id, &format!("checkout:{hold_id}"));
-    let owner = ids::random_id(8);
-    let ttl_ms = (hold.expires_at - Utc::now()).num_milliseconds().max(1000);
-    let locked: Option<String> = redis::cmd("SET")
-        .arg(&lock)
-        .arg(&owner)
-        .arg("NX")
-        .arg("PX")
-        .arg(ttl_ms)
-        .query_async(&mut state.redis.clone())
-        .await?;
-    if locked.is_none() {
+    let lock = Lock::new(state.keys.checkout_lock(&hold.event_id, &hold_id));
+    let lease = (hold.expires_at - Utc::now())
+        .to_std()
+        .unwrap_or_default()
+        .max(Duration::from_secs(1));
+    if !lock.acquire(&state.redis, lease).await? {
         return Err(Error::Conflict(
             "a payment for this hold is already in progress".into(),
         ));
     }
     let outcome = pay(&state, &hold, &buyer.id, &key).await;
-    let _: redis::RedisResult<i64> = state
-        .scripts
-        .release_lock
-        .key(&lock)
-        .arg(&owner)
-        .invoke_async(&mut state.redis.clone())
-        .await;
+    // A release that fails leaves the lock to its lease; the payment's outcome stands.
+    let _ = lock.release(&state.redis).await;
     outcome.map(Json)
 }
 
@@ -103,7 +91,7 @@ async fn pay(state: &AppState, hold: &app::wire::Hold, buyer: &str, key: &str) -
     match confirm(&state.db, &hold.hold_id, buyer, key, &charge_id).await? {
         Some(order) => {
             state.metrics.checkouts.with_label_values(&["ok"]).inc();
-            after_seat_change(state, &hold.event_id, "checkouts").await;
+            after_seat_change(state, &hold.event_id, Counter::Checkouts).await;
             Ok(order)
         }
         None => {

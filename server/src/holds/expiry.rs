@@ -1,29 +1,29 @@
 //! The expiry sweep: every `hold_sweep_seconds` (per event, the operator's setting; the
-//! shortest among the rooms that are on wins), marks active holds past their expiry as expired and frees the seats they
-//! still own, in one transaction. One instance sweeps at a time (a Redis lock with a lease);
-//! the hold transaction does not wait for it, since it already treats an expired hold's seats
-//! as free.
+//! shortest among the rooms that are on wins), marks active holds past their expiry as expired
+//! and frees the seats they still own, in one transaction (DESIGN.md 9). One instance sweeps
+//! at a time (a `Lock` with a lease); the hold transaction does not wait for it, since it
+//! already treats an expired hold's seats as free.
 
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{error::Result, holds::after_seat_change, ids, state::AppState};
+use crate::{
+    error::Result,
+    holds::after_seat_change,
+    redis::{Counter, Lock},
+    state::AppState,
+};
 
 /// One sweep, if no other instance is sweeping. Returns the holds it expired.
 pub async fn sweep(state: &AppState) -> Result<u64> {
-    let mut redis = state.redis.clone();
-    let owner = ids::random_id(8);
-    let lease_ms = u64::from(state.rooms.sweep_interval(state.config.hold_sweep_seconds)) * 1000;
-    let locked: Option<String> = redis::cmd("SET")
-        .arg(state.keys.sweep_lock())
-        .arg(&owner)
-        .arg("NX")
-        .arg("PX")
-        .arg(lease_ms)
-        .query_async(&mut redis)
-        .await?;
-    if locked.is_none() {
+    let lease = Duration::from_secs(u64::from(
+        state.rooms.sweep_interval(state.config.hold_sweep_seconds),
+    ));
+    if !Lock::new(state.keys.sweep_lock())
+        .acquire(&state.redis, lease)
+        .await?
+    {
         return Ok(0);
     }
     let expired: Vec<(String, String)> = sqlx::query_as(
@@ -43,7 +43,7 @@ pub async fn sweep(state: &AppState) -> Result<u64> {
     events.sort_unstable();
     events.dedup();
     for event_id in events {
-        after_seat_change(state, event_id, "expiries").await;
+        after_seat_change(state, event_id, Counter::Expiries).await;
     }
     // The lock stays until its lease ends: one sweep per interval across all instances.
     Ok(expired.len() as u64)

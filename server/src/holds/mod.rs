@@ -30,7 +30,8 @@ use sqlx::PgPool;
 use crate::{
     error::{Error, Result},
     extract::ApiJson,
-    ratelimit, seatmap,
+    redis::{Counter, Counters, ratelimit},
+    seatmap,
     sql::Text,
     state::AppState,
     tokens::{Buyer, gate::AdmittedBuyer},
@@ -106,7 +107,7 @@ async fn create_handler(
     state.metrics.holds.with_label_values(&[label]).inc();
     let (hold, created) = outcome?;
     if created {
-        after_seat_change(&state, event_id, "holds").await;
+        after_seat_change(&state, event_id, Counter::Holds).await;
     }
     Ok((StatusCode::CREATED, Json(hold)).into_response())
 }
@@ -114,18 +115,19 @@ async fn create_handler(
 /// After a commit that changed seats: forget the cached seat map and count the change in this
 /// second's dashboard counters. Failures are logged, not answered: the commit stands, and the
 /// cached copy expires by itself within its logical life.
-pub async fn after_seat_change(state: &AppState, event_id: &str, counter: &str) {
-    let second = state.keys.second(event_id, Utc::now().timestamp());
+pub async fn after_seat_change(state: &AppState, event_id: &str, counter: Counter) {
     let mut pipe = redis::pipe();
     seatmap::invalidate(&mut pipe, &state.keys, event_id);
-    pipe.hincr(&second, counter, 1)
-        .ignore()
-        .expire(&second, 660)
-        .ignore();
+    Counters::at(&state.keys, event_id, Utc::now().timestamp()).count(&mut pipe, counter);
     // One round trip for both.
     let sent: redis::RedisResult<()> = pipe.query_async(&mut state.redis.clone()).await;
     if let Err(e) = sent {
-        tracing::warn!(event = %event_id, error = %e, "could not invalidate the seat map or count a {counter}");
+        tracing::warn!(
+            event = %event_id,
+            error = %e,
+            "could not invalidate the seat map or count {}",
+            counter.field()
+        );
     }
 }
 
@@ -143,7 +145,7 @@ async fn release_handler(
     HoldId(hold_id): HoldId,
 ) -> Result<StatusCode> {
     if let Some(event_id) = transaction::release(&state.db, &hold_id, &buyer.id).await? {
-        after_seat_change(&state, &event_id, "releases").await;
+        after_seat_change(&state, &event_id, Counter::Releases).await;
     }
     Ok(StatusCode::NO_CONTENT)
 }

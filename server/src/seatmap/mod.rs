@@ -20,7 +20,7 @@ use chrono::Utc;
 
 use crate::{
     error::{Error, Result},
-    ids,
+    redis::{Keys, Lock},
     state::AppState,
     tokens::gate::AdmittedBuyer,
 };
@@ -85,16 +85,8 @@ fn parse_entry(entry: &str) -> Option<(i64, &str)> {
 async fn rebuild_if_first(state: &AppState, event_id: &str) -> Result<Option<String>> {
     let mut redis = state.redis.clone();
     let keys = &state.keys;
-    let owner = ids::random_id(8);
-    let locked: Option<String> = redis::cmd("SET")
-        .arg(keys.seatmap_lock(event_id))
-        .arg(&owner)
-        .arg("NX")
-        .arg("PX")
-        .arg(REBUILD_LOCK.as_millis() as u64)
-        .query_async(&mut redis)
-        .await?;
-    if locked.is_none() {
+    let lock = Lock::new(keys.seatmap_lock(event_id));
+    if !lock.acquire(&redis, REBUILD_LOCK).await? {
         return Ok(None);
     }
     let generation: Option<String> = redis::cmd("GET")
@@ -115,19 +107,13 @@ async fn rebuild_if_first(state: &AppState, event_id: &str) -> Result<Option<Str
             .invoke_async(&mut redis)
             .await?;
     }
-    let _: i64 = state
-        .scripts
-        .release_lock
-        .key(keys.seatmap_lock(event_id))
-        .arg(&owner)
-        .invoke_async(&mut redis)
-        .await?;
+    lock.release(&redis).await?;
     built.map(Some)
 }
 
 /// Adds to `pipe` what forgets the cached copy after a commit that changed seats of
 /// `event_id` (the caller sends it, with whatever else it has to say to Redis).
-pub fn invalidate(pipe: &mut redis::Pipeline, keys: &crate::keys::Keys, event_id: &str) {
+pub fn invalidate(pipe: &mut redis::Pipeline, keys: &Keys, event_id: &str) {
     pipe.incr(keys.seatmap_generation(event_id), 1)
         .ignore()
         .del(keys.seatmap(event_id))

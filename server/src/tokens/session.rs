@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     error::Error,
     extract::ApiJson,
-    ratelimit,
+    redis::ratelimit,
     state::AppState,
     tokens::cookies::{Cookie, SESSION_COOKIE},
 };

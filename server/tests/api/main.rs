@@ -15,6 +15,7 @@ mod operator;
 mod ops;
 mod pages;
 mod queue;
+mod redis_lock;
 mod seatmap;
 mod sessions;
 mod shedding;

@@ -5,13 +5,13 @@
 //! Invariants: every multi-key command, pipeline and script names keys of one hash slot only
 //! (the event's `{E}` tag, see `keys.rs`), so on a cluster each runs on the one node that owns
 //! the event and never fails with CROSSSLOT; a call waits at most the configured connection
-//! and response timeouts (`ANTEROOM_REDIS_*_TIMEOUT_MS`; plus the cluster client's few short retries while a failover moves a slot),
-//! never indefinitely. Scripts are sent by SHA; a node that lacks one (a promoted replica)
+//! and response timeouts (`ANTEROOM_REDIS_*_TIMEOUT_MS`; plus the cluster client's few short
+//! retries while a failover moves a slot), never indefinitely. Scripts are sent by SHA; a node that lacks one (a promoted replica)
 //! answers NOSCRIPT and `redis::Script` loads it on every master before retrying.
 
 use std::time::Duration;
 
-use redis::{
+use ::redis::{
     Cmd, Pipeline, RedisFuture, RedisResult, Value,
     aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig},
     cluster::ClusterClientBuilder,
@@ -42,7 +42,7 @@ impl Redis {
         let connection_timeout = Duration::from_millis(config.redis_connect_timeout_ms);
         let response_timeout = Duration::from_millis(config.redis_response_timeout_ms);
         if config.redis_cluster_nodes.is_empty() {
-            let manager = redis::Client::open(config.redis_url.expose())?
+            let manager = ::redis::Client::open(config.redis_url.expose())?
                 .get_connection_manager_with_config(
                     ConnectionManagerConfig::new()
                         .set_connection_timeout(connection_timeout)
@@ -107,10 +107,10 @@ pub async fn masters(redis_url: &str, cluster_nodes: &[String]) -> RedisResult<V
     let mut last_error = None;
     for node in cluster_nodes {
         let answer: RedisResult<String> = async {
-            let mut conn = redis::Client::open(node.as_str())?
+            let mut conn = ::redis::Client::open(node.as_str())?
                 .get_multiplexed_async_connection()
                 .await?;
-            redis::cmd("CLUSTER")
+            ::redis::cmd("CLUSTER")
                 .arg("NODES")
                 .query_async(&mut conn)
                 .await

@@ -1,5 +1,7 @@
 //! Rate limits shared by all instances: a fixed-window counter per subject in Redis, counted
-//! by one script, so two instances never both let the limit+1-th request through.
+//! by one script, so two instances never both let the limit+1-th request through. A window
+//! starts at a subject's first attempt and its counter expires with it, so a limit never
+//! keeps a key longer than one window.
 
 use std::time::Duration;
 

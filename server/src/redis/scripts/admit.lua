@@ -5,7 +5,8 @@
 -- between ticks), KEYS[5] this second's stats hash, KEYS[6] admitted total, KEYS[7] head (the
 -- greatest arrival number admitted: places behind it that the line lacks were lost, not used).
 -- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms), ARGV[3] admission ttl
--- ms, ARGV[4] stats ttl s.
+-- ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of admissions and of the
+-- queue length (all three from counters.rs, where the stats hash is defined).
 -- Returns {-1, 0} when not the holder, else {admitted, queue length after}.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return {-1, 0}
@@ -32,9 +33,9 @@ if n > 0 then
 end
 local remaining = redis.call('ZCARD', KEYS[2])
 if admitted > 0 then
-  redis.call('HINCRBY', KEYS[5], 'admissions', admitted)
+  redis.call('HINCRBY', KEYS[5], ARGV[5], admitted)
   redis.call('INCRBY', KEYS[6], admitted)
 end
-redis.call('HSET', KEYS[5], 'queue_length', remaining)
+redis.call('HSET', KEYS[5], ARGV[6], remaining)
 redis.call('EXPIRE', KEYS[5], ARGV[4])
 return {admitted, remaining}

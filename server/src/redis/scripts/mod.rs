@@ -1,16 +1,17 @@
 //! The Lua scripts, one `.lua` file each, compiled into the binary. `redis::Script` sends
 //! EVALSHA and loads the script only when Redis answers NOSCRIPT (after a restart, on a new
 //! node), so each script crosses the network once per Redis, not once per call. Every script
-//! touches the keys of one event only, all with the event's hash tag.
+//! touches one key, or the keys of one event only, all with the event's hash tag; DESIGN.md's
+//! invariants 1-5 rest on each script running as one step. The lock's two scripts
+//! (`renew_lock.lua`, `release_lock.lua`) are private to `Lock`, so that no caller renews or
+//! releases without comparing the token.
 
-use redis::Script;
+use ::redis::Script;
 
-/// Every script the server runs, built once at start.
+/// Every script the server runs (but the lock's), built once at start.
 pub struct Scripts {
     pub rate_limit: Script,
     pub locate: Script,
-    pub ticker_lock: Script,
-    pub release_lock: Script,
     pub admit: Script,
     pub set_if_generation: Script,
 }
@@ -20,8 +21,6 @@ impl Scripts {
         Self {
             rate_limit: Script::new(include_str!("rate_limit.lua")),
             locate: Script::new(include_str!("locate.lua")),
-            ticker_lock: Script::new(include_str!("ticker_lock.lua")),
-            release_lock: Script::new(include_str!("release_lock.lua")),
             admit: Script::new(include_str!("admit.lua")),
             set_if_generation: Script::new(include_str!("set_if_generation.lua")),
         }

@@ -1,5 +1,8 @@
-//! Every Redis key name, in one place. Keys of one event carry the event's hash tag (`{E}`), so
-//! all of them live in one slot of a Redis Cluster and one script can touch them together.
+//! Every Redis key name, in one place: no key is built anywhere else. Invariants: every key
+//! starts with the deployment's prefix (tests and benchmarks use their own, so they never see
+//! each other's data, and [`Keys::everything`] finds all of a deployment's keys); keys of one
+//! event carry the event's hash tag (`{E}`), so all of them live in one slot of a Redis
+//! Cluster and one script or pipeline can touch them together.
 
 /// Key names under this deployment's prefix (tests use a prefix of their own).
 #[derive(Clone, Debug)]
@@ -59,7 +62,7 @@ impl Keys {
         self.event(event_id, "admitted_total")
     }
 
-    /// The per-second counters of one second (unix time) for the dashboard.
+    /// The per-second counters of one second (unix time) for the dashboard (see `Counters`).
     pub fn second(&self, event_id: &str, unix_second: i64) -> String {
         self.event(event_id, &format!("sec:{unix_second}"))
     }
@@ -84,9 +87,19 @@ impl Keys {
         format!("{}:sweep", self.prefix)
     }
 
+    /// Held by the one request paying for a hold (one payment at a time per hold).
+    pub fn checkout_lock(&self, event_id: &str, hold_id: &str) -> String {
+        self.event(event_id, &format!("checkout:{hold_id}"))
+    }
+
     /// The fixed-window counter of one rate limit for one subject (a client address, a buyer).
     pub fn rate_limit(&self, limit: &str, subject: &str) -> String {
         format!("{}:rl:{}:{}", self.prefix, limit, subject)
+    }
+
+    /// The SCAN pattern that matches every key of this deployment.
+    pub fn everything(&self) -> String {
+        format!("{}:*", self.prefix)
     }
 }
 

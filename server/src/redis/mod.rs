@@ -1,0 +1,26 @@
+//! Everything Anteroom says to Redis goes through this folder: the one handle ([`store`]), the
+//! name of every key ([`keys`]), the Lua scripts ([`scripts`]), the lock with a lease
+//! ([`lock`]), the per-second dashboard counters ([`counters`]) and the shared rate limits
+//! ([`ratelimit`]).
+//!
+//! Invariants: no key name is built outside [`keys`], and every key of an event carries the
+//! event's hash tag, so each command, pipeline and script touches one slot of a Redis Cluster;
+//! mutual exclusion between instances (the ticker, a seat map rebuild, the expiry sweep, a
+//! payment) is only ever a [`Lock`]: taken with `SET NX PX` under an owner token, renewed and
+//! released only by that owner (DESIGN.md 3, 4).
+//!
+//! Inside this folder the `redis` crate is written `::redis`, so that no reader mistakes it
+//! for this module.
+
+pub mod counters;
+pub mod keys;
+pub mod lock;
+pub mod ratelimit;
+pub mod scripts;
+pub mod store;
+
+pub use counters::{Counter, Counters};
+pub use keys::Keys;
+pub use lock::Lock;
+pub use scripts::Scripts;
+pub use store::{Redis, masters};
