@@ -12,7 +12,9 @@
 //! admissions, holds and checkouts a second, FIFO inversions, the error of the estimate, oversold
 //! seats (checked in Postgres), the time to sell out and Redis bytes per queued buyer, and draws
 //! the night (`--svg`). Invariants checked (`--check` exits non-zero otherwise): 0 inversions,
-//! 0 oversold seats, 0 failed joins.
+//! 0 oversold seats, 0 failed joins, and no money lost: provider charges = sales + refunds, 0
+//! charges without an order or a refund (counted at the fake provider once the payments left
+//! pending are reconciled).
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -26,7 +28,10 @@ use std::{
 };
 
 use anteroom::{
-    checkout::fake::{self, FakeSettings},
+    checkout::{
+        fake::{self, FakeSettings, MoneyAudit},
+        reconcile,
+    },
     config::Config,
     keys::Keys,
 };
@@ -112,7 +117,8 @@ struct Cli {
     /// Draw the night as an SVG chart here.
     #[arg(long)]
     svg: Option<PathBuf>,
-    /// Exit with an error unless inversions, oversold seats and failed joins are all 0.
+    /// Exit with an error unless inversions, oversold seats and failed joins are all 0 and
+    /// provider charges = sales + refunds.
     #[arg(long)]
     check: bool,
 }
@@ -171,6 +177,8 @@ struct Target {
     admin_token: String,
     database_url: String,
     redis: Option<(String, Keys)>,
+    /// The fake payment provider, whose ledger the money invariant is counted against.
+    payments_url: Option<String>,
     /// Present when the instances run in this process.
     deployment: Option<Deployment>,
 }
@@ -203,6 +211,7 @@ async fn in_process(plan: &Plan) -> Target {
             config.redis_url.expose().to_owned(),
             deployment.state.keys.clone(),
         )),
+        payments_url: Some(payments),
         deployment: Some(deployment),
     }
 }
@@ -233,6 +242,7 @@ async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
             .redis_url
             .clone()
             .map(|url| (url, Keys::new(cli.redis_prefix.clone()))),
+        payments_url: cli.fake_payments_url.clone(),
         deployment: None,
     })
 }
@@ -896,7 +906,7 @@ async fn main() -> ExitCode {
         Ok(report) => {
             if cli.check && report.failed() {
                 eprintln!(
-                    "onsale: the check failed (inversions, none checked, oversold seats or failed joins)"
+                    "onsale: the check failed (inversions, none checked, oversold seats, failed joins or money lost)"
                 );
                 return ExitCode::FAILURE;
             }
@@ -1000,6 +1010,9 @@ async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, String> {
     let oversold = oversold(&target.database_url, &event.id)
         .await
         .map_err(|e| format!("checking seats in Postgres: {e}"))?;
+    let money = money(target, &event.id)
+        .await
+        .map_err(|e| format!("counting the money: {e}"))?;
 
     let report = report(
         &night,
@@ -1009,6 +1022,7 @@ async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, String> {
         seconds,
         sessions_seconds,
         oversold,
+        money,
         memory,
     );
     report.print();
@@ -1020,6 +1034,32 @@ async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, String> {
         std::fs::write(path, report.svg()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(report)
+}
+
+/// The money invariant, counted at the fake provider once no payment is pending: in-process,
+/// reconciliation's step settles what the night left pending (as if its time had come); with
+/// `--url`, the targets' own reconciliation is waited for, a minute at most. `None` without
+/// the fake's ledger.
+async fn money(target: &Target, event: &str) -> Result<Option<MoneyAudit>, Box<dyn std::error::Error + Send + Sync>> {
+    let Some(url) = &target.payments_url else {
+        return Ok(None);
+    };
+    let db = sqlx::PgPool::connect(&target.database_url).await?;
+    let mut audit = fake::audit(url, &db, event).await?;
+    for _ in 0..60 {
+        if audit.pending == 0 {
+            break;
+        }
+        match &target.deployment {
+            Some(d) => {
+                reconcile::step(&d.state, Utc::now() + chrono::Duration::hours(1)).await?;
+            }
+            None => tokio::time::sleep(Duration::from_secs(1)).await,
+        }
+        audit = fake::audit(url, &db, event).await?;
+    }
+    db.close().await;
+    Ok(Some(audit))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::{
 };
 
 /// An app whose payment provider is a fake on port 0 with `settings`; returns the fake's URL.
-async fn app_with_fake(settings: FakeSettings) -> (TestApp, String) {
+pub async fn app_with_fake(settings: FakeSettings) -> (TestApp, String) {
     let url = fake::spawn(settings, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap();
@@ -21,14 +21,14 @@ async fn app_with_fake(settings: FakeSettings) -> (TestApp, String) {
     (spawn_with(config).await, url)
 }
 
-fn quick() -> FakeSettings {
+pub fn quick() -> FakeSettings {
     FakeSettings {
         latency_ms: 20,
         ..FakeSettings::default()
     }
 }
 
-async fn ledger(url: &str) -> Value {
+pub async fn ledger(url: &str) -> Value {
     reqwest::get(format!("{url}/ledger"))
         .await
         .unwrap()
@@ -46,7 +46,7 @@ async fn set_fake(url: &str, patch: Value) {
         .unwrap();
 }
 
-async fn checkout(app: &TestApp, session: &str, hold_id: &str, key: &str) -> reqwest::Response {
+pub async fn checkout(app: &TestApp, session: &str, hold_id: &str, key: &str) -> reqwest::Response {
     app.client
         .post(app.url(&format!("/api/holds/{hold_id}/checkout")))
         .bearer_auth(session)
@@ -57,7 +57,7 @@ async fn checkout(app: &TestApp, session: &str, hold_id: &str, key: &str) -> req
 }
 
 /// A buyer holding `seats` seats: (session, hold id).
-async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, String) {
+pub async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, String) {
     let (_, session) = app.session().await;
     let ids: Vec<String> = seat_ids.iter().map(|i| i.to_string()).collect();
     let r = hold(app, event, &session, "hold", json!({"seat_ids": ids})).await;
