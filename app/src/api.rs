@@ -7,8 +7,8 @@
 use serde::{Serialize, de::DeserializeOwned};
 
 use crate::wire::{
-    ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, Payments, QueueStatus,
-    Room, RoomChange, RoomUpdate, SeatMap, Stats,
+    ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, Payments, QueueStatus, Room,
+    RoomChange, RoomUpdate, SeatMap, Stats,
 };
 
 #[cfg(feature = "ssr")]

@@ -1040,7 +1040,10 @@ async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, String> {
 /// reconciliation's step settles what the night left pending (as if its time had come); with
 /// `--url`, the targets' own reconciliation is waited for, a minute at most. `None` without
 /// the fake's ledger.
-async fn money(target: &Target, event: &str) -> Result<Option<MoneyAudit>, Box<dyn std::error::Error + Send + Sync>> {
+async fn money(
+    target: &Target,
+    event: &str,
+) -> Result<Option<MoneyAudit>, Box<dyn std::error::Error + Send + Sync>> {
     let Some(url) = &target.payments_url else {
         return Ok(None);
     };

@@ -121,10 +121,14 @@ async fn wait_for(db: &PgPool, id: i64, answer_by: Instant) -> Result<Option<Res
 
 /// Drives a claimed payment: charge, then the sale transaction, or a refund. `None` when the
 /// payment turned out to have ended already (a new attempt is due).
-async fn drive(state: &AppState, hold: &app::wire::Hold, payment: &PaymentRow) -> Option<Result<Order>> {
+async fn drive(
+    state: &AppState,
+    hold: &app::wire::Hold,
+    payment: &PaymentRow,
+) -> Option<Result<Order>> {
     let db = &state.db;
-    let busy_until = Utc::now()
-        + chrono::Duration::milliseconds(i64::from(state.config.payments_busy_wait_ms));
+    let busy_until =
+        Utc::now() + chrono::Duration::milliseconds(i64::from(state.config.payments_busy_wait_ms));
     let charged = state
         .payments
         .charge(
@@ -167,7 +171,14 @@ async fn drive(state: &AppState, hold: &app::wire::Hold, payment: &PaymentRow) -
         }
         Ok(Settled::Ended(_)) => None,
         Ok(Settled::HoldGone) => Some(
-            match refund(state, payment, &charge_id, "the hold ended while the payment ran").await {
+            match refund(
+                state,
+                payment,
+                &charge_id,
+                "the hold ended while the payment ran",
+            )
+            .await
+            {
                 Ok(()) => Err(Error::Conflict(
                     "your hold ended while the payment ran; the charge was refunded".into(),
                 )),

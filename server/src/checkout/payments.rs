@@ -349,12 +349,11 @@ pub async fn admin_payments(
     EventId(event_id): EventId,
 ) -> Result<Json<Payments>> {
     events::get_event(&state.db, &event_id).await?;
-    let by_state: Vec<(String, i64)> = sqlx::query_as(
-        "select state, count(*) from payment where event_id = $1 group by state",
-    )
-    .bind(&event_id)
-    .fetch_all(&state.db)
-    .await?;
+    let by_state: Vec<(String, i64)> =
+        sqlx::query_as("select state, count(*) from payment where event_id = $1 group by state")
+            .bind(&event_id)
+            .fetch_all(&state.db)
+            .await?;
     let count = |s: &str| {
         by_state
             .iter()

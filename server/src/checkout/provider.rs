@@ -20,7 +20,10 @@ use crate::{config::Config, error::Error, ops::metrics::Metrics};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Charge {
     /// Taken; `refunded` when it has since been given back (a charge looked up again).
-    Succeeded { charge_id: String, refunded: bool },
+    Succeeded {
+        charge_id: String,
+        refunded: bool,
+    },
     Declined,
 }
 
