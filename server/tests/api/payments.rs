@@ -72,12 +72,7 @@ async fn reconcile_all(app: &TestApp, db: &sqlx::PgPool) -> reconcile::Reconcile
             sum.declined += done.declined;
             sum.failed += done.failed;
         }
-        let pending: i64 =
-            sqlx::query_scalar("select count(*) from payment where state = 'pending'")
-                .fetch_one(db)
-                .await
-                .unwrap();
-        if pending == 0 {
+        if pending_payments(db).await == 0 {
             return sum;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
