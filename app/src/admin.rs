@@ -9,7 +9,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::{
     api::Api,
-    wire::{AuditEntry, Event, NewEvent, NewSection, RoomUpdate, Stats, StatsPoint},
+    wire::{AuditEntry, Event, NewEvent, NewSection, Payments, RoomUpdate, Stats, StatsPoint},
     words::grouped,
 };
 
@@ -216,6 +216,7 @@ fn LivePanel(event_id: String) -> impl IntoView {
     let id = StoredValue::new(event_id);
     let event = RwSignal::new(None::<Event>);
     let stats = RwSignal::new(None::<Stats>);
+    let payments = RwSignal::new(None::<Payments>);
     let audit = RwSignal::new(Vec::<AuditEntry>::new());
     let message = RwSignal::new(None::<String>);
     let refresh = move || {
@@ -241,6 +242,9 @@ fn LivePanel(event_id: String) -> impl IntoView {
                 match api.stats(&id.get_value()).await {
                     Ok(s) => stats.set(Some(s)),
                     Err(e) => message.set(Some(e.message)),
+                }
+                if let Ok(p) = api.payments(&id.get_value()).await {
+                    payments.set(Some(p));
                 }
                 gloo_timers::future::TimeoutFuture::new(1_000).await;
             }
@@ -319,6 +323,7 @@ fn LivePanel(event_id: String) -> impl IntoView {
         <section class="card">
             <h2>"The last 10 minutes"</h2>
             {move || stats.get().map(|s| view! { <Panel stats=s/> })}
+            {move || payments.get().map(|p| view! { <PaymentsLine payments=p/> })}
         </section>
         <section class="card">
             <h2>"Changes"</h2>
@@ -343,6 +348,29 @@ fn confirm(question: &str) -> bool {
     {
         let _ = question;
         false
+    }
+}
+
+/// Payments by state, and the last refunds with their reason: `pending` that stays up is
+/// money reconciliation has not settled yet.
+#[component]
+fn PaymentsLine(payments: Payments) -> impl IntoView {
+    let c = &payments.counts;
+    let line = format!(
+        "{} succeeded · {} pending · {} declined · {} refunded · {} failed",
+        c.succeeded, c.pending, c.declined, c.refunded, c.failed
+    );
+    view! {
+        <p class="payments" data-figure="payments"><strong>"Payments: "</strong>{line}</p>
+        <ul class="audit refunds">
+            {payments.refunds.into_iter().take(5).map(|r| view! {
+                <li>
+                    <time>{r.updated_at.format("%H:%M:%S").to_string()}</time>" "
+                    {format!("refunded {:.2} to {} (hold {})", r.amount_cents as f64 / 100.0, r.buyer_id, r.hold_id)}
+                    <span class="muted">{r.note.map(|n| format!(": {n}")).unwrap_or_default()}</span>
+                </li>
+            }).collect_view()}
+        </ul>
     }
 }
 

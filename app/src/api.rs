@@ -7,8 +7,8 @@
 use serde::{Serialize, de::DeserializeOwned};
 
 use crate::wire::{
-    AuditEntry, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, QueueStatus,
-    Room, RoomUpdate, SeatMap, Stats,
+    AuditEntry, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, Payments,
+    QueueStatus, Room, RoomUpdate, SeatMap, Stats,
 };
 
 #[cfg(feature = "ssr")]
@@ -179,6 +179,16 @@ impl Api {
         call(
             "GET",
             &format!("/api/admin/events/{event_id}/stats"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    pub async fn payments(&self, event_id: &str) -> Result<Payments, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/admin/events/{event_id}/payments"),
             None::<&()>,
             None,
         )

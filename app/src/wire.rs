@@ -427,6 +427,43 @@ pub struct Stats {
     pub series: Vec<StatsPoint>,
 }
 
+/// `GET /api/admin/events/{id}/payments`: the event's payments by state, every refund, and
+/// the payments still pending (newest first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Payments {
+    pub counts: PaymentCounts,
+    pub refunds: Vec<PaymentEntry>,
+    pub pending: Vec<PaymentEntry>,
+}
+
+/// Payments of an event by state.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaymentCounts {
+    pub pending: u64,
+    pub succeeded: u64,
+    pub declined: u64,
+    pub refunded: u64,
+    pub failed: u64,
+}
+
+/// One payment: an attempt to pay for a hold.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaymentEntry {
+    pub payment_id: String,
+    pub hold_id: String,
+    pub buyer_id: String,
+    /// The idempotency key at the provider: the hold and the attempt.
+    pub provider_key: String,
+    pub amount_cents: i64,
+    /// `pending`, `succeeded`, `declined`, `refunded` or `failed`.
+    pub state: String,
+    pub charge_id: Option<String>,
+    /// Why it was refunded or failed.
+    pub note: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
 /// What an operator did (the `action` of an audit entry, and of the `operator_action` table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -220,6 +220,17 @@ pub struct Config {
     )]
     pub payments_timeout_ms: u32,
 
+    /// How long one checkout may wait out the payment provider's 429s, in ms; past it the
+    /// answer is 503 with Retry-After and the payment stays recoverable (a retry or
+    /// reconciliation settles it), so a busy provider never holds a request for minutes.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_PAYMENTS_BUSY_WAIT_MS",
+        default_value_t = 5000
+    )]
+    pub payments_busy_wait_ms: u32,
+
     /// Payment calls in flight per instance (the bulkhead).
     #[arg(
         long,

@@ -129,6 +129,10 @@ impl Application {
             self.state.clone(),
             background.clone(),
         )));
+        tasks.push(tokio::spawn(checkout::reconcile::run(
+            self.state.clone(),
+            background.clone(),
+        )));
         if self.state.config.ticker {
             tasks.push(tokio::spawn(
                 Ticker::new(self.state.clone()).run(background.clone()),

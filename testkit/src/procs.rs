@@ -144,6 +144,9 @@ impl Instance {
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());
+        if let Some(url) = &config.payments_url {
+            command.env("ANTEROOM_PAYMENTS_URL", url);
+        }
         for (name, secret) in [
             ("ANTEROOM_ADMIN_TOKEN", &config.admin_token),
             ("ANTEROOM_SESSION_SECRET", &config.session_secret),

@@ -79,7 +79,8 @@ pub struct Cli {
     /// Draw the night as an SVG chart here.
     #[arg(long)]
     pub svg: Option<PathBuf>,
-    /// Exit with an error unless inversions, oversold seats and failed joins are all 0.
+    /// Exit with an error unless inversions, oversold seats and failed joins are all 0 and
+    /// provider charges = sales + refunds.
     #[arg(long)]
     pub check: bool,
 }
@@ -138,6 +139,8 @@ pub struct Target {
     pub admin_token: String,
     pub database_url: String,
     pub redis: Option<(String, Keys)>,
+    /// The fake payment provider, whose ledger the money invariant is counted against.
+    pub payments_url: Option<String>,
     /// Present when the instances run in this process.
     pub deployment: Option<Deployment>,
 }
@@ -170,6 +173,7 @@ pub async fn in_process(plan: &Plan) -> Target {
             state.config.redis_url.expose().to_owned(),
             state.keys.clone(),
         )),
+        payments_url: Some(payments),
         deployment: Some(deployment),
     }
 }
@@ -200,6 +204,7 @@ pub async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
             .redis_url
             .clone()
             .map(|url| (url, Keys::new(cli.redis_prefix.clone()))),
+        payments_url: cli.fake_payments_url.clone(),
         deployment: None,
     })
 }

@@ -12,7 +12,9 @@
 //! admissions, holds and checkouts a second, FIFO inversions, the error of the estimate, oversold
 //! seats (checked in Postgres), the time to sell out and Redis bytes per queued buyer, and draws
 //! the night (`--svg`). Invariants checked (`--check` exits non-zero otherwise): 0 inversions,
-//! 0 oversold seats, 0 failed joins.
+//! 0 oversold seats, 0 failed joins, and no money lost: provider charges = sales + refunds, 0
+//! charges without an order or a refund (counted at the fake provider once the payments left
+//! pending are reconciled).
 //!
 //! By role: `cli` (the flags, the plan, the target), `night` (what the buyers share, and the
 //! run), `buyer` (one buyer's path), `report` (the figures).
@@ -51,7 +53,7 @@ async fn main() -> ExitCode {
         Ok(report) => {
             if cli.check && report.failed() {
                 eprintln!(
-                    "onsale: the check failed (inversions, none checked, oversold seats or failed joins)"
+                    "onsale: the check failed (inversions, none checked, oversold seats, failed joins or money lost)"
                 );
                 return ExitCode::FAILURE;
             }

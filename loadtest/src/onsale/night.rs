@@ -15,6 +15,10 @@ use std::{
     time::{Duration, Instant},
 };
 
+use anteroom::checkout::{
+    fake::{self, MoneyAudit},
+    reconcile,
+};
 use app::wire::{NewEvent, NewSection, RoomUpdate, Stats, StatsPoint};
 use chrono::Utc;
 use loadtest::{create_event, sessions};
@@ -353,6 +357,9 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
     let oversold = oversold(&target.database_url, &event.id)
         .await
         .map_err(|e| format!("checking seats in Postgres: {e}"))?;
+    let money = money(target, &event.id)
+        .await
+        .map_err(|e| format!("counting the money: {e}"))?;
 
     let report = report(
         &night,
@@ -362,6 +369,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         seconds,
         sessions_seconds,
         oversold,
+        money,
         memory,
     );
     report.print();
@@ -373,6 +381,35 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         std::fs::write(path, report.svg()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(report)
+}
+
+/// The money invariant, counted at the fake provider once no payment is pending: in-process,
+/// reconciliation's step settles what the night left pending (as if its time had come); with
+/// `--url`, the targets' own reconciliation is waited for, a minute at most. `None` without
+/// the fake's ledger.
+async fn money(
+    target: &Target,
+    event: &str,
+) -> Result<Option<MoneyAudit>, Box<dyn std::error::Error + Send + Sync>> {
+    let Some(url) = &target.payments_url else {
+        return Ok(None);
+    };
+    let db = sqlx::PgPool::connect(&target.database_url).await?;
+    let mut audit = fake::audit(url, &db, event).await?;
+    for _ in 0..60 {
+        if audit.pending == 0 {
+            break;
+        }
+        match &target.deployment {
+            Some(d) => {
+                reconcile::step(d.state(), Utc::now() + chrono::Duration::hours(1)).await?;
+            }
+            None => tokio::time::sleep(Duration::from_secs(1)).await,
+        }
+        audit = fake::audit(url, &db, event).await?;
+    }
+    db.close().await;
+    Ok(Some(audit))
 }
 
 #[cfg(test)]

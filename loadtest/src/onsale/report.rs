@@ -4,11 +4,11 @@
 //!
 //! Invariants of a good night, which [`Report::failed`] checks: some places were checked for
 //! FIFO and none was inverted, no seat was oversold (in Postgres or in the buyers' own count),
-//! and no join failed.
+//! no join failed, and no money was lost (provider charges = sales + refunds, nothing pending).
 
 use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
 
-use anteroom::redis::Keys;
+use anteroom::{checkout::fake::MoneyAudit, redis::Keys};
 use app::wire::StatsPoint;
 use loadtest::{Sample, quantile, redis_bytes, sorted};
 use serde::Serialize;
@@ -181,6 +181,8 @@ pub struct Report {
     fifo: Fifo,
     estimates: Estimates,
     oversold: Oversold,
+    /// Charges at the fake provider against sales and refunds (`None` without its ledger).
+    money: Option<MoneyAudit>,
     /// Seats the buyers paid for (their own count), and seats they were sold twice.
     seats_bought: usize,
     seats_bought_twice: usize,
@@ -197,6 +199,7 @@ impl Report {
         self.fifo.checked == 0
             || self.fifo.inversions > 0
             || self.oversold.total() > 0
+            || self.money.is_some_and(|m| !m.holds() || m.pending > 0)
             || self.seats_bought_twice > 0
             || self.joins.server_errors + self.joins.client_errors > 0
     }
@@ -380,6 +383,20 @@ impl Report {
             r.seats_bought,
             r.seats_bought_twice
         );
+        if let Some(m) = &r.money {
+            println!(
+                "money                    charges {} = sales {} + refunds {}: {}   (unsettled {}, \
+                 sold and refunded {}, sales without a charge {}, pending {})",
+                m.charges,
+                m.sales,
+                m.refunds,
+                if m.holds() { "holds" } else { "BROKEN" },
+                m.unsettled,
+                m.sold_and_refunded,
+                m.sales_without_charge,
+                m.pending
+            );
+        }
         match r.sold_out_seconds {
             Some(s) => println!("sold out after           {s:.1} s"),
             None => println!(
@@ -406,6 +423,7 @@ pub fn report(
     seconds: f64,
     sessions_seconds: f64,
     oversold: Oversold,
+    money: Option<MoneyAudit>,
     memory: Option<(f64, u64)>,
 ) -> Report {
     let t = &night.tallies;
@@ -496,6 +514,7 @@ pub fn report(
             median_error_seconds: quantile(&errors, 0.5),
         },
         oversold,
+        money,
         seats_bought: sold.len(),
         seats_bought_twice: sold.values().filter(|n| **n > 1).count(),
         sold_out_seconds: *night.sold_out_at.lock().expect("not poisoned"),

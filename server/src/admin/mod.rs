@@ -34,9 +34,12 @@ pub fn router() -> Router<AppState> {
         // Events and their rooms.
         .route("/api/admin/events", post(events::create))
         .route("/api/admin/events/{event_id}/room", put(room::update))
-        // Reading: the panel's numbers and the audit. (Payments go here too:
-        // `GET /api/admin/events/{event_id}/payments`.)
+        // Reading: the panel's numbers, the payments and the audit.
         .route("/api/admin/events/{event_id}/stats", get(stats::stats))
+        .route(
+            "/api/admin/events/{event_id}/payments",
+            get(crate::checkout::payments::admin_payments),
+        )
         .route(
             "/api/admin/events/{event_id}/audit",
             get(audit::room_changes),

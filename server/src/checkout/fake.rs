@@ -1,11 +1,14 @@
 //! The fake payment provider that Anteroom ships for the demo and the tests: a real HTTP
 //! service with the behaviour of the real one that matters on the night. Latency (default
 //! 400 ms), a decline rate, a per-merchant rate limit (default 100 charges a second, then 429
-//! with Retry-After), injected 5xx and hangs, idempotency keys (the same key is one charge),
-//! refunds, and a ledger that tests read, with the most calls it ever had in flight.
+//! with Retry-After), injected 5xx and hangs (a hung call has charged: the answer is what is
+//! lost, the merchant's worst case), idempotency keys (the same key is one charge), refunds,
+//! a look-up by key (as real providers have), and a ledger that tests read, with the most
+//! calls it ever had in flight.
 //!
 //! `POST /charges` `{"amount_cents", "currency", "idempotency_key", "merchant"}` → 201
-//! `{"id", "status": "succeeded"}` or 402 `{"id", "status": "declined"}`;
+//! `{"id", "status": "succeeded", "refunded"}` or 402 `{"id", "status": "declined", ...}`;
+//! `GET /charges?idempotency_key=K` → 200 the charge made under K, or 404;
 //! `POST /charges/{id}/refund`; `GET /ledger`; `PUT /settings` (any of the settings below).
 
 use std::{
@@ -20,7 +23,7 @@ use std::{
 
 use axum::{
     Json, Router,
-    extract::{Path, State},
+    extract::{Path, Query, State},
     http::{StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post, put},
@@ -47,7 +50,7 @@ pub struct FakeSettings {
     /// Share of calls answered 500 (0 to 1).
     #[arg(long, env = "FAKE_PAYMENTS_FAIL_RATE", default_value_t = 0.0)]
     pub fail_rate: f64,
-    /// Share of calls that never answer (0 to 1).
+    /// Share of calls that charge and then never answer (0 to 1).
     #[arg(long, env = "FAKE_PAYMENTS_HANG_RATE", default_value_t = 0.0)]
     pub hang_rate: f64,
 }
@@ -118,7 +121,7 @@ impl Drop for InFlight<'_> {
 
 pub fn router(fake: Arc<Fake>) -> Router {
     Router::new()
-        .route("/charges", post(charge))
+        .route("/charges", post(charge).get(lookup))
         .route("/charges/{id}/refund", post(refund))
         .route("/ledger", get(ledger))
         .route("/settings", put(update_settings))
@@ -178,9 +181,6 @@ async fn charge(State(fake): State<Arc<Fake>>, Json(req): Json<ChargeRequest>) -
             rng.gen_bool(settings.decline_rate.clamp(0.0, 1.0)),
         )
     };
-    if hang {
-        tokio::time::sleep(Duration::from_secs(3600)).await;
-    }
     tokio::time::sleep(Duration::from_millis(settings.latency_ms)).await;
     if fail {
         return (
@@ -205,16 +205,36 @@ async fn charge(State(fake): State<Arc<Fake>>, Json(req): Json<ChargeRequest>) -
             })
             .clone()
     };
+    if hang {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
     let status = if charge.status == "succeeded" {
         StatusCode::CREATED
     } else {
         StatusCode::PAYMENT_REQUIRED
     };
-    (
-        status,
-        Json(json!({"id": charge.id, "status": charge.status})),
-    )
-        .into_response()
+    (status, Json(charge.public())).into_response()
+}
+
+impl LedgerCharge {
+    /// The charge as the provider shows it to the merchant.
+    fn public(&self) -> Value {
+        json!({"id": self.id, "status": self.status, "refunded": self.refunded})
+    }
+}
+
+#[derive(Deserialize)]
+struct Lookup {
+    idempotency_key: String,
+}
+
+/// `GET /charges?idempotency_key=K`: what became of a call whose answer was lost.
+async fn lookup(State(fake): State<Arc<Fake>>, Query(q): Query<Lookup>) -> Response {
+    let ledger = fake.ledger.lock().expect("not poisoned");
+    match ledger.charges.get(&q.idempotency_key) {
+        Some(c) => Json(c.public()).into_response(),
+        None => (StatusCode::NOT_FOUND, Json(json!({"error": "not_found"}))).into_response(),
+    }
 }
 
 async fn refund(State(fake): State<Arc<Fake>>, Path(id): Path<String>) -> StatusCode {
@@ -250,4 +270,96 @@ async fn update_settings(State(fake): State<Arc<Fake>>, Json(patch): Json<Value>
         *settings = updated;
     }
     Json(serde_json::to_value(&*settings).expect("plain settings"))
+}
+
+/// The money invariant of one event, counted at the fake provider and in Postgres: every
+/// charge ends in exactly one of a sale and a refund (charges = sales + refunds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct MoneyAudit {
+    /// Charges the provider took for the event's payments.
+    pub charges: u64,
+    /// The event's sales.
+    pub sales: u64,
+    /// The event's charges given back.
+    pub refunds: u64,
+    /// Charges with neither a sale nor a refund: money taken for nothing.
+    pub unsettled: u64,
+    /// Charges both sold and refunded: seats given away.
+    pub sold_and_refunded: u64,
+    /// Sales without a charge that stands.
+    pub sales_without_charge: u64,
+    /// Payments still pending in Postgres.
+    pub pending: u64,
+}
+
+impl MoneyAudit {
+    /// Whether no money was lost or given away.
+    pub fn holds(&self) -> bool {
+        self.charges == self.sales + self.refunds
+            && self.unsettled == 0
+            && self.sold_and_refunded == 0
+            && self.sales_without_charge == 0
+    }
+}
+
+/// Audits event `event_id` against the ledger of the fake at `url`.
+pub async fn audit(
+    url: &str,
+    db: &sqlx::PgPool,
+    event_id: &str,
+) -> Result<MoneyAudit, Box<dyn std::error::Error + Send + Sync>> {
+    let ledger: Value = reqwest::get(format!("{}/ledger", url.trim_end_matches('/')))
+        .await?
+        .json()
+        .await?;
+    let keys: std::collections::HashSet<String> =
+        sqlx::query_scalar("select provider_key from payment where event_id = $1")
+            .bind(event_id)
+            .fetch_all(db)
+            .await?
+            .into_iter()
+            .collect();
+    let sales: Vec<String> =
+        sqlx::query_scalar("select coalesce(payment_id, '') from sale where event_id = $1")
+            .bind(event_id)
+            .fetch_all(db)
+            .await?;
+    let sold: std::collections::HashSet<&str> = sales.iter().map(String::as_str).collect();
+    let pending: i64 = sqlx::query_scalar(
+        "select count(*) from payment where event_id = $1 and state = 'pending'",
+    )
+    .bind(event_id)
+    .fetch_one(db)
+    .await?;
+    let mut audit = MoneyAudit {
+        sales: sales.len() as u64,
+        pending: pending as u64,
+        ..MoneyAudit::default()
+    };
+    let mut standing = std::collections::HashSet::new();
+    let charges = ledger["charges"].as_array().cloned().unwrap_or_default();
+    for c in &charges {
+        let key = c["idempotency_key"].as_str().unwrap_or_default();
+        if c["status"] != "succeeded" || !keys.contains(key) {
+            continue;
+        }
+        let id = c["id"].as_str().unwrap_or_default();
+        let refunded = c["refunded"].as_bool().unwrap_or(false);
+        audit.charges += 1;
+        audit.refunds += u64::from(refunded);
+        match (sold.contains(id), refunded) {
+            (false, false) => audit.unsettled += 1,
+            (true, true) => audit.sold_and_refunded += 1,
+            (true, false) => {
+                standing.insert(id);
+            }
+            (false, true) => {}
+        }
+    }
+    audit.sales_without_charge = sales
+        .iter()
+        .filter(|id| !standing.contains(id.as_str()))
+        .count() as u64
+        - audit.sold_and_refunded;
+    Ok(audit)
 }

@@ -1,37 +1,54 @@
 //! Checkout: `POST /api/holds/{id}/checkout` charges the hold's total through the payment
-//! provider ([`provider`]) and, in one transaction, marks the hold purchased, its seats sold and
-//! records the sale.
+//! provider ([`provider`]) and, in one transaction, marks the hold purchased, its seats sold,
+//! records the sale and the payment's success ([`payments`]).
 //!
-//! Invariants: only the hold's owner pays, and only for an active hold; one payment at a time
-//! per hold (a `Lock` for the call's duration); the provider's idempotency key is the hold
-//! and the buyer's Idempotency-Key, so a retry never charges twice and the same key returns the
-//! same order; a decline (402) leaves the hold active; a hold that ended while its payment ran
-//! is refunded and answered 409; no call to the provider happens inside a transaction.
+//! Invariants: only the hold's owner pays, and only for an active hold. Money is recorded
+//! before it moves: a `pending` payment row is written before the provider is called, under
+//! the key `<hold>:<attempt>`, and a hold has at most one pending or succeeded payment, so it
+//! is charged at most once whatever Idempotency-Keys a client sends; every retry (same key or
+//! another) and every concurrent request returns the same order. The sale and the payment's
+//! `succeeded` commit together; a charge whose sale is refused (the hold ended) or whose
+//! transaction certainly did not commit is refunded in the request; one whose outcome is
+//! unknown (the commit's answer lost, the client gone, the instance stopped) stays `pending`
+//! and [`reconcile`] settles it: provider charges = sales + refunds. A decline (402) leaves
+//! the hold active. The request answers within a bound (`payments_busy_wait_ms` caps waiting
+//! out 429s; past it, 503 with Retry-After). No call to the provider happens inside a
+//! transaction.
 
 pub mod breaker;
 pub mod fake;
+pub mod payments;
 pub mod provider;
+pub mod reconcile;
+
+use std::time::{Duration, Instant};
 
 use crate::extract::HoldId;
 use app::wire::{HoldStatus, Order, OrderStatus};
 use axum::{Json, Router, extract::State, http::HeaderMap, routing::post};
 use chrono::Utc;
 use sqlx::PgPool;
-use std::time::Duration;
 
 use crate::{
     error::{Error, Result},
     holds::{self, after_seat_change, idempotency_key},
-    redis::{Counter, Lock},
-    sql::Text,
+    redis::Counter,
     state::AppState,
     tokens::Buyer,
 };
+use payments::{Claimed, PaymentRow, SettleError, Settled};
 use provider::Charge;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/api/holds/{hold_id}/checkout", post(checkout))
 }
+
+/// How often a request waiting on another request's payment of the same hold looks again.
+const BUSY_POLL: Duration = Duration::from_millis(50);
+
+/// Rounds of claim and drive one request makes at most (a new attempt after a payment that
+/// another party ended without a sale).
+const MAX_ROUNDS: usize = 3;
 
 async fn checkout(
     State(state): State<AppState>,
@@ -40,130 +57,182 @@ async fn checkout(
     headers: HeaderMap,
 ) -> Result<Json<Order>> {
     let key = idempotency_key(&headers)?;
-    if let Some(order) = find_order(&state.db, &hold_id, &buyer.id).await? {
-        return Ok(Json(order));
+    let config = &state.config;
+    let answer_by = Instant::now()
+        + Duration::from_millis(
+            u64::from(config.checkout_wait_ms)
+                + u64::from(config.payments_busy_wait_ms)
+                + u64::from(config.payments_timeout_ms),
+        );
+    for _ in 0..MAX_ROUNDS {
+        if let Some(order) = find_order(&state.db, &hold_id, &buyer.id).await? {
+            return Ok(Json(order));
+        }
+        let hold = holds::load(&state.db, &hold_id, &buyer.id).await?;
+        if hold.status != HoldStatus::Active {
+            return Err(Error::Conflict(format!(
+                "this hold is {}; hold the seats again",
+                serde_json::to_value(hold.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            )));
+        }
+        let claim_for = payments::request_bound(config);
+        match payments::claim(&state.db, &hold, &buyer.id, &key, claim_for).await? {
+            Claimed::Paid => continue,
+            Claimed::Busy(id) => {
+                if let Some(answer) = wait_for(&state.db, id, answer_by).await? {
+                    return answer.map(Json);
+                }
+            }
+            Claimed::Drive(payment) => {
+                if let Some(answer) = drive(&state, &hold, &payment).await {
+                    return answer.map(Json);
+                }
+            }
+        }
     }
-    let hold = holds::load(&state.db, &hold_id, &buyer.id).await?;
-    if hold.status != HoldStatus::Active {
-        return Err(Error::Conflict(format!(
-            "this hold is {}; hold the seats again",
-            serde_json::to_value(hold.status)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default()
-        )));
-    }
-    let lock = Lock::new(state.keys.checkout_lock(&hold.event_id, &hold_id));
-    let lease = (hold.expires_at - Utc::now())
-        .to_std()
-        .unwrap_or_default()
-        .max(Duration::from_secs(1));
-    if !lock.acquire(&state.redis, lease).await? {
-        return Err(Error::Conflict(
-            "a payment for this hold is already in progress".into(),
-        ));
-    }
-    let outcome = pay(&state, &hold, &buyer.id, &key).await;
-    // A release that fails leaves the lock to its lease; the payment's outcome stands.
-    let _ = lock.release(&state.redis).await;
-    outcome.map(Json)
+    Err(in_progress())
 }
 
-async fn pay(state: &AppState, hold: &app::wire::Hold, buyer: &str, key: &str) -> Result<Order> {
-    let provider_key = format!("{}:{key}", hold.hold_id);
-    let charge = state
+fn in_progress() -> Error {
+    Error::Unavailable {
+        message: "your payment for this hold is being confirmed; ask again in a moment".into(),
+        retry_after_secs: 1,
+    }
+}
+
+/// Waits for another request's payment `id` to end: `None` when it ended without a sale and
+/// the caller should look again (a new attempt may be due), else the answer.
+async fn wait_for(db: &PgPool, id: i64, answer_by: Instant) -> Result<Option<Result<Order>>> {
+    loop {
+        match payments::state_of(db, id).await?.as_str() {
+            "pending" if Instant::now() + BUSY_POLL < answer_by => {
+                tokio::time::sleep(BUSY_POLL).await
+            }
+            "pending" => return Ok(Some(Err(in_progress()))),
+            "declined" => return Ok(Some(Err(Error::PaymentDeclined))),
+            // Succeeded: the order is found on the next round; refunded or failed: the hold
+            // is looked at again.
+            _ => return Ok(None),
+        }
+    }
+}
+
+/// Drives a claimed payment: charge, then the sale transaction, or a refund. `None` when the
+/// payment turned out to have ended already (a new attempt is due).
+async fn drive(
+    state: &AppState,
+    hold: &app::wire::Hold,
+    payment: &PaymentRow,
+) -> Option<Result<Order>> {
+    let db = &state.db;
+    let busy_until =
+        Utc::now() + chrono::Duration::milliseconds(i64::from(state.config.payments_busy_wait_ms));
+    let charged = state
         .payments
         .charge(
-            &provider_key,
-            hold.total_cents,
-            hold.expires_at,
+            &payment.provider_key,
+            payment.amount_cents,
+            busy_until.min(hold.expires_at),
             &state.metrics,
         )
-        .await?;
-    let Charge::Succeeded { charge_id } = charge else {
-        state
-            .metrics
-            .checkouts
-            .with_label_values(&["declined"])
-            .inc();
-        return Err(Error::PaymentDeclined);
-    };
-    match confirm(&state.db, &hold.hold_id, buyer, key, &charge_id).await? {
-        Some(order) => {
-            state.metrics.checkouts.with_label_values(&["ok"]).inc();
-            after_seat_change(state, &hold.event_id, Counter::Checkouts).await;
-            Ok(order)
+        .await;
+    let charge_id = match charged {
+        Err(e) => {
+            // Maybe charged (a timeout), maybe not (a 429, the breaker): pending, and a retry
+            // drives the same key at once.
+            hand_back(db, payment).await;
+            return Some(Err(e));
         }
-        None => {
-            state.payments.refund(&charge_id).await?;
+        Ok(Charge::Declined) => {
             state
                 .metrics
                 .checkouts
-                .with_label_values(&["refunded"])
+                .with_label_values(&["declined"])
                 .inc();
-            Err(Error::Conflict(
-                "your hold ended while the payment ran; the charge was refunded".into(),
-            ))
+            if let Err(e) = payments::end(db, payment.id, "declined", None).await {
+                return Some(Err(e));
+            }
+            return Some(Err(Error::PaymentDeclined));
+        }
+        Ok(Charge::Succeeded { refunded: true, .. }) => {
+            // An earlier request refunded it and could not record that.
+            let ended = payments::end(db, payment.id, "refunded", Some("refunded earlier")).await;
+            return ended.err().map(Err);
+        }
+        Ok(Charge::Succeeded { charge_id, .. }) => charge_id,
+    };
+    match payments::settle(db, payment, &charge_id).await {
+        Ok(Settled::Sold { order, event_id }) => {
+            state.metrics.checkouts.with_label_values(&["ok"]).inc();
+            after_seat_change(state, &event_id, Counter::Checkouts).await;
+            Some(Ok(order))
+        }
+        Ok(Settled::Ended(_)) => None,
+        Ok(Settled::HoldGone) => Some(
+            match refund(
+                state,
+                payment,
+                &charge_id,
+                "the hold ended while the payment ran",
+            )
+            .await
+            {
+                Ok(()) => Err(Error::Conflict(
+                    "your hold ended while the payment ran; the charge was refunded".into(),
+                )),
+                Err(e) => Err(e),
+            },
+        ),
+        Err(SettleError::NotCommitted(e)) => {
+            tracing::warn!(payment = payment.id, error = %e, "the sale could not be recorded: refunding");
+            Some(
+                match refund(state, payment, &charge_id, "the sale could not be recorded").await {
+                    Ok(()) => Err(Error::Unavailable {
+                        message: "your purchase could not be recorded and the charge was \
+                                  refunded; your seats are still held, try again"
+                            .into(),
+                        retry_after_secs: 1,
+                    }),
+                    Err(e) => Err(e),
+                },
+            )
+        }
+        Err(SettleError::Unknown(e)) => {
+            tracing::warn!(payment = payment.id, error = %e, "the sale's commit has no answer: left pending");
+            hand_back(db, payment).await;
+            Some(Err(in_progress()))
         }
     }
 }
 
-/// The sale transaction: if the hold is still active, it becomes purchased, its seats sold,
-/// and the order is recorded. `None` if the hold ended meanwhile (the caller refunds).
-async fn confirm(
-    db: &PgPool,
-    hold_id: &str,
-    buyer: &str,
-    key: &str,
-    charge_id: &str,
-) -> Result<Option<Order>> {
-    let mut tx = db.begin().await?;
-    let row: Option<(String, Text<HoldStatus>, bool, i64)> = sqlx::query_as(
-        "select event_id, status, expires_at > now(), total_cents from hold \
-         where id = $1 and buyer_id = $2 for update",
-    )
-    .bind(hold_id)
-    .bind(buyer)
-    .fetch_optional(&mut *tx)
-    .await?;
-    let Some((event_id, Text(status), alive, total_cents)) = row else {
-        return Ok(None);
-    };
-    if status != HoldStatus::Active || !alive {
-        return Ok(None);
+/// Refunds a charge whose sale will not be recorded and ends the payment `refunded`. If
+/// either step fails the payment stays pending and reconciliation finishes it.
+async fn refund(state: &AppState, payment: &PaymentRow, charge_id: &str, why: &str) -> Result<()> {
+    let refunded = state.payments.refund(charge_id).await;
+    if let Err(e) = refunded {
+        tracing::warn!(payment = payment.id, error = %e, "refund failed: left for reconciliation");
+        hand_back(&state.db, payment).await;
+        return Err(in_progress());
     }
-    let order_id = format!("ord_{}", ids::random_id(9));
-    sqlx::query("update hold set status = 'purchased', updated_at = now() where id = $1")
-        .bind(hold_id)
-        .execute(&mut *tx)
-        .await?;
-    sqlx::query(
-        "update seat set status = 'sold', version = version + 1, updated_at = now() \
-         where hold_id = $1 and status = 'held'",
-    )
-    .bind(hold_id)
-    .execute(&mut *tx)
-    .await?;
-    sqlx::query(
-        "insert into sale (id, hold_id, event_id, buyer_id, total_cents, payment_id, idempotency_key) \
-         values ($1, $2, $3, $4, $5, $6, $7)",
-    )
-    .bind(&order_id)
-    .bind(hold_id)
-    .bind(&event_id)
-    .bind(buyer)
-    .bind(total_cents)
-    .bind(charge_id)
-    .bind(key)
-    .execute(&mut *tx)
-    .await?;
-    tx.commit().await?;
-    Ok(Some(Order {
-        order_id,
-        hold_id: hold_id.to_owned(),
-        status: OrderStatus::Confirmed,
-        total_cents,
-    }))
+    state
+        .metrics
+        .checkouts
+        .with_label_values(&["refunded"])
+        .inc();
+    if let Err(e) = payments::end(&state.db, payment.id, "refunded", Some(why)).await {
+        tracing::warn!(payment = payment.id, error = %e, "a refund could not be recorded: reconciliation will");
+    }
+    Ok(())
+}
+
+/// Hands a pending payment back; if Postgres cannot take even that, its claim runs out.
+async fn hand_back(db: &PgPool, payment: &PaymentRow) {
+    if let Err(e) = payments::release(db, payment.id).await {
+        tracing::warn!(payment = payment.id, error = %e, "could not hand a pending payment back");
+    }
 }
 
 /// The order already made for this hold of this buyer, if any.

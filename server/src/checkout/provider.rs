@@ -1,7 +1,10 @@
 //! The payment provider's client. Every call passes a bulkhead (at most `checkout_concurrency`
 //! calls in flight per instance; a full bulkhead waits a bounded time, then 503), a timeout and
 //! the circuit breaker. A 429 is honoured: the client waits its Retry-After and tries again
-//! with the same idempotency key (so the provider charges once) while the hold has life left.
+//! with the same idempotency key (so the provider charges once) until the deadline its caller
+//! gives (`payments_busy_wait_ms` and the hold's life), then answers 503. Refunds and the
+//! look-up by key (what reconciliation asks) bypass the bulkhead: they are rare, and they must
+//! not wait behind the very charges whose answers went missing.
 
 use std::time::Duration;
 
@@ -16,7 +19,11 @@ use crate::{config::Config, error::Error, ops::metrics::Metrics};
 /// What the provider said about a charge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Charge {
-    Succeeded { charge_id: String },
+    /// Taken; `refunded` when it has since been given back (a charge looked up again).
+    Succeeded {
+        charge_id: String,
+        refunded: bool,
+    },
     Declined,
 }
 
@@ -132,21 +139,36 @@ impl Payments {
                 s => {
                     self.breaker.success();
                     let body: Value = response.json().await.unwrap_or_default();
-                    return match (s, body["status"].as_str(), body["id"].as_str()) {
-                        (_, Some("succeeded"), Some(id)) => Ok(Charge::Succeeded {
-                            charge_id: id.to_owned(),
-                        }),
-                        (_, Some("declined"), _) => Ok(Charge::Declined),
-                        _ => Err(Error::Internal(format!(
-                            "the payment provider answered {s} {body}"
-                        ))),
-                    };
+                    return parse_charge(s, &body);
                 }
             }
         }
     }
 
-    /// Refunds a charge (a hold that ended while its payment ran).
+    /// What the provider has under `key`: `None` when no charge was ever made with it.
+    pub async fn lookup(&self, key: &str) -> Result<Option<Charge>, Error> {
+        let r = self
+            .http
+            .get(format!("{}/charges", self.base))
+            .query(&[("idempotency_key", key)])
+            .send()
+            .await
+            .map_err(|e| Error::Internal(format!("looking up payment {key} failed: {e}")))?;
+        let status = r.status();
+        if status == StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        if !status.is_success() {
+            return Err(Error::Internal(format!(
+                "looking up payment {key} answered {status}"
+            )));
+        }
+        let body: Value = r.json().await.unwrap_or_default();
+        parse_charge(status, &body).map(Some)
+    }
+
+    /// Refunds a charge (a hold that ended while its payment ran, a sale that could not be
+    /// recorded). Refunding a refunded charge again is no error.
     pub async fn refund(&self, charge_id: &str) -> Result<(), Error> {
         let r = self
             .http
@@ -162,6 +184,20 @@ impl Payments {
                 r.status()
             )))
         }
+    }
+}
+
+/// A charge as the provider describes it (the answer to a charge or to a look-up).
+fn parse_charge(status: StatusCode, body: &Value) -> Result<Charge, Error> {
+    match (body["status"].as_str(), body["id"].as_str()) {
+        (Some("succeeded"), Some(id)) => Ok(Charge::Succeeded {
+            charge_id: id.to_owned(),
+            refunded: body["refunded"].as_bool().unwrap_or(false),
+        }),
+        (Some("declined"), _) => Ok(Charge::Declined),
+        _ => Err(Error::Internal(format!(
+            "the payment provider answered {status} {body}"
+        ))),
     }
 }
 

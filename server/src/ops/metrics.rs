@@ -38,6 +38,9 @@ pub struct Metrics {
     pub db_idle: IntGauge,
     /// Requests answered 503 at once by load shedding, by lane (ops/shed.rs).
     pub shed: IntCounterVec,
+    /// Payments of every event by state, from Postgres (set when scraped): `pending` that
+    /// stays above zero is money reconciliation has not settled.
+    pub payments: IntGaugeVec,
 }
 
 fn counter_vec(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
@@ -131,7 +134,14 @@ impl Metrics {
             "Requests shed with 503 at the concurrency bounds",
             &["lane"],
         );
+        let payments = gauge_vec(
+            &registry,
+            "payments",
+            "Payments by state (pending, succeeded, declined, refunded, failed)",
+            &["state"],
+        );
         Self {
+            payments,
             shed,
             queue_calls,
             admissions,

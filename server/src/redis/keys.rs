@@ -87,6 +87,11 @@ impl Keys {
         format!("{}:sweep", self.prefix)
     }
 
+    /// Held by the one instance reconciling pending payments.
+    pub fn reconcile_lock(&self) -> String {
+        format!("{}:payments:reconcile", self.prefix)
+    }
+
     /// Held by the one request paying for a hold (one payment at a time per hold).
     pub fn checkout_lock(&self, event_id: &str, hold_id: &str) -> String {
         self.event(event_id, &format!("checkout:{hold_id}"))

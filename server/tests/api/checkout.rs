@@ -1,40 +1,13 @@
 use std::collections::HashSet;
 
-use anteroom::checkout::fake::{self, FakeSettings};
+use anteroom::checkout::fake::FakeSettings;
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, checkout, expect_error, hold, hold_body, open_event, spawn_with, test_config,
+    TestApp, app_with_fake, checkout, expect_error, hold, holder, ledger, open_event, quick,
 };
-
-/// An app whose payment provider is a fake on port 0 with `settings`; returns the fake's URL.
-async fn app_with_fake(settings: FakeSettings) -> (TestApp, String) {
-    let url = fake::spawn(settings, "127.0.0.1:0".parse().unwrap())
-        .await
-        .unwrap();
-    let mut config = test_config();
-    config.payments_url = Some(url.clone());
-    config.breaker_open_ms = 300;
-    (spawn_with(config).await, url)
-}
-
-fn quick() -> FakeSettings {
-    FakeSettings {
-        latency_ms: 20,
-        ..FakeSettings::default()
-    }
-}
-
-async fn ledger(url: &str) -> Value {
-    reqwest::get(format!("{url}/ledger"))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
 
 async fn set_fake(url: &str, patch: Value) {
     reqwest::Client::new()
@@ -43,15 +16,6 @@ async fn set_fake(url: &str, patch: Value) {
         .send()
         .await
         .unwrap();
-}
-
-/// A buyer holding `seats` seats: (session, hold id).
-async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, String) {
-    let (_, session) = app.session().await;
-    let r = hold(app, event, &session, "hold", hold_body(seat_ids)).await;
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let body: Value = r.json().await.unwrap();
-    (session, body["hold_id"].as_str().unwrap().to_owned())
 }
 
 async fn hold_status(app: &TestApp, session: &str, hold_id: &str) -> String {

@@ -6,7 +6,10 @@
 
 use std::ops::{Deref, DerefMut};
 
-use anteroom::config::{Config, Secret};
+use anteroom::{
+    checkout::fake::{self, FakeSettings},
+    config::{Config, Secret},
+};
 use reqwest::{Client, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 use testkit::{
@@ -366,4 +369,40 @@ pub async fn put_room(app: &TestApp, event: &str, body: Value) -> reqwest::Respo
     .send()
     .await
     .unwrap()
+}
+
+/// An app whose payment provider is a fake on port 0 with `settings`; returns the fake's URL.
+pub async fn app_with_fake(settings: FakeSettings) -> (TestApp, String) {
+    let url = fake::spawn(settings, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let mut config = test_config();
+    config.payments_url = Some(url.clone());
+    config.breaker_open_ms = 300;
+    (spawn_with(config).await, url)
+}
+
+pub fn quick() -> FakeSettings {
+    FakeSettings {
+        latency_ms: 20,
+        ..FakeSettings::default()
+    }
+}
+
+pub async fn ledger(url: &str) -> Value {
+    reqwest::get(format!("{url}/ledger"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// A buyer holding `seats` seats: (session, hold id).
+pub async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, String) {
+    let (_, session) = app.session().await;
+    let r = hold(app, event, &session, "hold", hold_body(seat_ids)).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let body: Value = r.json().await.unwrap();
+    (session, body["hold_id"].as_str().unwrap().to_owned())
 }

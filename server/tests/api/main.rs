@@ -14,6 +14,7 @@ mod holds;
 mod operator;
 mod ops;
 mod pages;
+mod payments;
 mod queue;
 mod redis_lock;
 mod seatmap;

@@ -1,0 +1,157 @@
+//! Reconciliation: settles the payments a checkout left `pending` (the commit's answer lost,
+//! the client gone, the instance stopped, Postgres unreachable after the charge). It runs at
+//! start-up and then every [`PERIOD`], one instance at a time (a Redis lease), and takes only
+//! payments nobody drives: pending past their claim by longer than a provider call can take,
+//! so no call made for them is still on its way. For each it asks the provider what became
+//! of its key and records that: no charge → `failed`; declined → `declined`; refunded →
+//! `refunded`; charged → the sale, if the hold is still the buyer's and active (the same
+//! transaction as checkout's), else a refund. Invariant: provider charges = sales + refunds.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use tokio_util::sync::CancellationToken;
+
+use super::{
+    payments::{self, PaymentRow, SettleError, Settled},
+    provider::Charge,
+};
+use crate::{
+    error::Result,
+    holds::after_seat_change,
+    redis::{Counter, Lock},
+    state::AppState,
+};
+
+/// How often reconciliation looks for pending payments.
+pub const PERIOD: Duration = Duration::from_secs(5);
+
+/// Payments settled in one step at most, so one step stays well inside its lease.
+const BATCH: i64 = 50;
+
+/// How long one step may take before another instance may run one: a batch of look-ups and
+/// refunds, each bounded by the provider's timeout.
+fn lease(state: &AppState) -> Duration {
+    Duration::from_millis(u64::from(state.config.payments_timeout_ms) * 4 + 10_000)
+}
+
+/// What one step did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Reconciled {
+    /// False when another instance holds the lease (and this step did nothing).
+    pub leader: bool,
+    pub sold: u64,
+    pub refunded: u64,
+    pub declined: u64,
+    pub failed: u64,
+    /// Payments the provider could not be asked about this time (still pending).
+    pub skipped: u64,
+}
+
+/// One step at time `now`: settles every payment pending since before `now` minus a call's
+/// length (up to [`BATCH`]). Tests pass a `now` in the future instead of sleeping.
+pub async fn step(state: &AppState, now: DateTime<Utc>) -> Result<Reconciled> {
+    let lease_for = lease(state);
+    let lock = Lock::new(state.keys.reconcile_lock());
+    if !lock.acquire(&state.redis, lease_for).await? {
+        return Ok(Reconciled::default());
+    }
+    let outcome = settle_due(state, now, lease_for).await;
+    if let Err(e) = lock.release(&state.redis).await {
+        tracing::warn!(error = %e, "could not release the reconciliation lease (it runs out)");
+    }
+    outcome
+}
+
+async fn settle_due(
+    state: &AppState,
+    now: DateTime<Utc>,
+    lease_for: Duration,
+) -> Result<Reconciled> {
+    let call = chrono::Duration::milliseconds(i64::from(state.config.payments_timeout_ms));
+    let claim_until = now + chrono::Duration::from_std(lease_for).unwrap_or_default();
+    // Claimed for the lease, so that a retry of the buyer's does not drive them meanwhile.
+    let due: Vec<PaymentRow> = sqlx::query_as(
+        "update payment set claimed_until = $3, updated_at = now() where id in ( \
+             select id from payment where state = 'pending' and claimed_until < $1 \
+             order by id limit $2 for update skip locked) \
+         returning id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key",
+    )
+    .bind(now - call)
+    .bind(BATCH)
+    .bind(claim_until)
+    .fetch_all(&state.db)
+    .await?;
+    let mut done = Reconciled {
+        leader: true,
+        ..Reconciled::default()
+    };
+    for payment in &due {
+        if let Err(e) = settle_one(state, payment, &mut done).await {
+            done.skipped += 1;
+            tracing::warn!(payment = payment.id, error = %e, "reconciliation could not settle a payment");
+        }
+    }
+    if due.len() as u64 > done.skipped {
+        tracing::info!(?done, "payments reconciled");
+    }
+    Ok(done)
+}
+
+async fn settle_one(state: &AppState, payment: &PaymentRow, done: &mut Reconciled) -> Result<()> {
+    let db = &state.db;
+    let charge_id = match state.payments.lookup(&payment.provider_key).await? {
+        None => {
+            payments::end(db, payment.id, "failed", Some("the provider has no charge")).await?;
+            done.failed += 1;
+            return Ok(());
+        }
+        Some(Charge::Declined) => {
+            payments::end(db, payment.id, "declined", None).await?;
+            done.declined += 1;
+            return Ok(());
+        }
+        Some(Charge::Succeeded { refunded: true, .. }) => {
+            payments::end(db, payment.id, "refunded", Some("refunded at the provider")).await?;
+            done.refunded += 1;
+            return Ok(());
+        }
+        Some(Charge::Succeeded { charge_id, .. }) => charge_id,
+    };
+    match payments::settle(db, payment, &charge_id).await {
+        Ok(Settled::Sold { event_id, .. }) => {
+            done.sold += 1;
+            after_seat_change(state, &event_id, Counter::Checkouts).await;
+        }
+        Ok(Settled::Ended(_)) => {}
+        Ok(Settled::HoldGone) => {
+            state.payments.refund(&charge_id).await?;
+            payments::end(
+                db,
+                payment.id,
+                "refunded",
+                Some("reconciliation: the hold was no longer the buyer's"),
+            )
+            .await?;
+            done.refunded += 1;
+        }
+        // The next step asks again (a lost commit answer is found as `succeeded` then).
+        Err(SettleError::NotCommitted(e) | SettleError::Unknown(e)) => return Err(e),
+    }
+    Ok(())
+}
+
+/// Reconciles at start-up, then every [`PERIOD`] until `shutdown`.
+pub async fn run(state: AppState, shutdown: CancellationToken) {
+    loop {
+        match step(&state, Utc::now()).await {
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "payment reconciliation failed"),
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(PERIOD) => {}
+        }
+    }
+}
+

@@ -1,0 +1,486 @@
+//! Money is never lost (issue 15): one charge per hold whatever keys a client sends, a payment
+//! row before every call, and reconciliation of what a request could not finish. Postgres is
+//! cut by the fault tests' proxy, the instance is killed with SIGKILL, the provider is the fake
+//! as a real HTTP service, and every test ends with the audit: provider charges = sales +
+//! refunds, exactly.
+
+use std::{
+    collections::HashMap,
+    time::{Duration, Instant},
+};
+
+use anteroom::{
+    checkout::{
+        fake::{self, FakeSettings, MoneyAudit},
+        reconcile,
+    },
+    config::{Config, Secret},
+};
+use chrono::Utc;
+use futures::future::join_all;
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+
+use testkit::procs::{Instance, Proxy};
+
+use crate::helpers::{
+    ADMIN_TOKEN, TestApp, checkout, expect_error, hold, holder, ledger, open_event, quick,
+    spawn_with, test_config,
+};
+
+/// A fake provider with `settings` and an app on it, configured by `tweak`: (app, fake URL).
+async fn app_on_fake(settings: FakeSettings, tweak: impl FnOnce(&mut Config)) -> (TestApp, String) {
+    let url = fake::spawn(settings, "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let mut config = test_config();
+    config.payments_url = Some(url.clone());
+    tweak(&mut config);
+    (spawn_with(config).await, url)
+}
+
+/// An app that reaches Postgres through `proxy` (a pool wait of `acquire_ms`, so a cut is
+/// answered quickly), and a pool of the test's own that does not.
+async fn app_behind(
+    proxy: &Proxy,
+    settings: FakeSettings,
+    acquire_ms: u64,
+) -> (TestApp, String, sqlx::PgPool) {
+    let mut direct = String::new();
+    let (app, url) = app_on_fake(settings, |config| {
+        direct = config.database_url.expose().to_owned();
+        config.database_url = Secret::new(direct.replace(":5432/", &format!(":{}/", proxy.port)));
+        config.db_acquire_timeout_ms = acquire_ms;
+    })
+    .await;
+    let db = sqlx::PgPool::connect(&direct).await.unwrap();
+    (app, url, db)
+}
+
+/// Runs reconciliation steps (as if long after every claim ran out) until nothing is pending;
+/// returns what they did, summed.
+async fn reconcile_all(app: &TestApp, db: &sqlx::PgPool) -> reconcile::Reconciled {
+    let mut sum = reconcile::Reconciled::default();
+    for _ in 0..100 {
+        if let Ok(done) = reconcile::step(&app.state, Utc::now() + chrono::Duration::hours(1)).await
+        {
+            sum.leader |= done.leader;
+            sum.sold += done.sold;
+            sum.refunded += done.refunded;
+            sum.declined += done.declined;
+            sum.failed += done.failed;
+        }
+        if pending_payments(db).await == 0 {
+            return sum;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("payments still pending after 100 reconciliation steps");
+}
+
+async fn audit(url: &str, db: &sqlx::PgPool, event: &str) -> MoneyAudit {
+    let audit = fake::audit(url, db, event).await.unwrap();
+    assert!(audit.holds(), "money lost or given away: {audit:?}");
+    audit
+}
+
+async fn until(mut ready: impl AsyncFnMut() -> bool) {
+    for _ in 0..500 {
+        if ready().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("waited 5 s in vain");
+}
+
+async fn pending_payments(db: &sqlx::PgPool) -> i64 {
+    sqlx::query_scalar("select count(*) from payment where state = 'pending'")
+        .fetch_one(db)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn postgres_cut_between_the_charge_and_the_sale_ends_in_an_order_or_a_refund_never_neither() {
+    let proxy = Proxy::start(5432);
+    let (app, url, db) = app_behind(
+        &proxy,
+        FakeSettings {
+            latency_ms: 400,
+            ..FakeSettings::default()
+        },
+        500,
+    )
+    .await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (session, hold_id) = holder(&app, &event, &ids[0..1]).await;
+
+    // Cut once the payment is written and the charge is on its way.
+    let cut = async {
+        until(async || pending_payments(&db).await == 1).await;
+        proxy.cut();
+    };
+    let (r, ()) = tokio::join!(checkout(&app, &session, &hold_id, "pay"), cut);
+    assert!(r.headers().contains_key("retry-after"));
+    expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    let charges = ledger(&url).await["charges"].as_array().unwrap().clone();
+    assert_eq!(charges.len(), 1);
+    assert_eq!(charges[0]["refunded"], true, "refunded in the same request");
+    assert_eq!(pending_payments(&db).await, 1, "Postgres could not be told");
+
+    proxy.restore();
+    let done = reconcile_all(&app, &db).await;
+    assert_eq!(done.refunded, 1, "{done:?}");
+    let state: String = sqlx::query_scalar("select state from payment where hold_id = $1")
+        .bind(&hold_id)
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(state, "refunded");
+    let money = audit(&url, &db, &event).await;
+    assert_eq!((money.charges, money.sales, money.refunds), (1, 0, 1));
+
+    // The hold is still the buyer's: paying again is a new attempt, charged once, sold once.
+    let r = checkout(&app, &session, &hold_id, "pay").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let money = audit(&url, &db, &event).await;
+    assert_eq!((money.charges, money.sales, money.refunds), (2, 1, 1));
+
+    // The operator sees both, and the refund with its reason.
+    let r = app
+        .client
+        .get(app.url(&format!("/api/admin/events/{event}/payments")))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let seen: Value = app
+        .client
+        .get(app.url(&format!("/api/admin/events/{event}/payments")))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        seen["counts"],
+        json!({"pending": 0, "succeeded": 1, "declined": 0, "refunded": 1, "failed": 0})
+    );
+    assert_eq!(seen["refunds"].as_array().unwrap().len(), 1);
+    assert_eq!(seen["refunds"][0]["provider_key"], format!("{hold_id}:1"));
+    assert!(seen["refunds"][0]["note"].as_str().is_some());
+    let metrics = app.metrics_text().await;
+    for line in [
+        "anteroom_payments{state=\"refunded\"} 1",
+        "anteroom_payments{state=\"succeeded\"} 1",
+        "anteroom_payments{state=\"pending\"} 0",
+    ] {
+        assert!(metrics.contains(line), "{line} in\n{metrics}");
+    }
+    db.close().await;
+}
+
+#[tokio::test]
+async fn two_hundred_checkouts_with_postgres_cut_at_random_charge_exactly_sales_plus_refunds() {
+    let proxy = Proxy::start(5432);
+    let (app, url, db) = app_behind(
+        &proxy,
+        FakeSettings {
+            latency_ms: 100,
+            ..FakeSettings::default()
+        },
+        // Two hundred requests on a pool of 24, on a debug build of a busy machine.
+        3_000,
+    )
+    .await;
+    let (event, ids) = open_event(&app, 5, 20).await;
+    let mut buyers = Vec::new();
+    // In groups, so that the pool's short wait (for the cuts) is no bound on the set-up.
+    for group in ids[..200].chunks(20) {
+        buyers.extend(
+            join_all(
+                group
+                    .iter()
+                    .map(|id| holder(&app, &event, std::slice::from_ref(id))),
+            )
+            .await,
+        );
+    }
+
+    let done = std::sync::atomic::AtomicBool::new(false);
+    // The burst arrives over three seconds, as buyers pay, while Postgres is cut again and again.
+    let burst = async {
+        let answers = join_all(buyers.iter().enumerate().map(|(i, (session, hold_id))| {
+            let app = &app;
+            async move {
+                tokio::time::sleep(Duration::from_millis(15 * i as u64)).await;
+                checkout(app, session, hold_id, "pay").await
+            }
+        }))
+        .await;
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        answers
+    };
+    let cuts = async {
+        let mut rng = StdRng::seed_from_u64(15);
+        let mut n = 0;
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(rng.gen_range(300..900))).await;
+            proxy.cut();
+            n += 1;
+            tokio::time::sleep(Duration::from_millis(rng.gen_range(10..60))).await;
+            proxy.restore();
+        }
+        n
+    };
+    let (answers, cuts) = tokio::join!(burst, cuts);
+    proxy.restore();
+    let mut by_status: HashMap<u16, usize> = HashMap::new();
+    let mut messages: HashMap<String, usize> = HashMap::new();
+    for r in answers {
+        *by_status.entry(r.status().as_u16()).or_default() += 1;
+        let body: Value = r.json().await.unwrap_or_default();
+        *messages
+            .entry(body["message"].as_str().unwrap_or("").to_owned())
+            .or_default() += 1;
+    }
+    println!("{messages:?}");
+    assert!(
+        by_status.keys().all(|s| [200, 503].contains(s)),
+        "an order or 503, never a 500: {by_status:?}"
+    );
+    let before = fake::audit(&url, &db, &event).await.unwrap();
+    let reconciled = reconcile_all(&app, &db).await;
+    let money = audit(&url, &db, &event).await;
+    println!(
+        "200 checkouts, Postgres cut {cuts} times: answers {by_status:?}; before reconciliation \
+         {before:?}; reconciliation {reconciled:?}; after {money:?}"
+    );
+    assert_eq!(money.pending, 0);
+    assert_eq!(money.charges, money.sales + money.refunds);
+    assert!(cuts > 0);
+    let ok = by_status.get(&200).copied().unwrap_or(0) as u64;
+    assert!(ok > 0 && money.sales >= ok, "every 200 is a sale");
+    assert!(
+        reconciled.sold + reconciled.refunded + money.refunds > 0,
+        "some cut fell between a charge and its sale"
+    );
+    db.close().await;
+}
+
+#[tokio::test]
+async fn reconciliation_after_a_sigkill_settles_every_payment_the_dead_instance_left_pending() {
+    // Every charge is taken and its answer never comes: the instance dies waiting for them.
+    let url = fake::spawn(
+        FakeSettings {
+            latency_ms: 50,
+            hang_rate: 1.0,
+            ..FakeSettings::default()
+        },
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .await
+    .unwrap();
+    let mut config = test_config();
+    config.payments_url = Some(url.clone());
+    let app = spawn_with(config.clone()).await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let buyers = join_all((0..20).map(|i| holder(&app, &event, &ids[i..i + 1]))).await;
+    let process = Instance::serve(env!("CARGO_BIN_EXE_anteroom"), &config).await;
+    let client = reqwest::Client::new();
+    let paying: Vec<_> = buyers
+        .iter()
+        .map(|(session, hold_id)| {
+            let req = client
+                .post(process.url(&format!("/api/holds/{hold_id}/checkout")))
+                .bearer_auth(session)
+                .header("idempotency-key", "pay");
+            tokio::spawn(async move { req.send().await.map(|r| r.status()).ok() })
+        })
+        .collect();
+    until(async || ledger(&url).await["charges"].as_array().unwrap().len() == 20).await;
+    process.signal("KILL");
+    for p in paying {
+        assert_eq!(p.await.unwrap(), None, "nobody was answered");
+    }
+    let db = app.state.db.clone();
+    assert_eq!(pending_payments(&db).await, 20);
+    let unsettled = fake::audit(&url, &db, &event).await.unwrap();
+    assert_eq!(unsettled.unsettled, 20, "{unsettled:?}");
+
+    // Another instance (this one) reconciles: every hold is still its buyer's, so all sold.
+    let done = reconcile_all(&app, &db).await;
+    assert_eq!(done.sold, 20, "{done:?}");
+    let money = audit(&url, &db, &event).await;
+    assert_eq!((money.charges, money.sales, money.refunds), (20, 20, 0));
+    println!("after SIGKILL with 20 charges unanswered: reconciliation {done:?}, {money:?}");
+    // The buyers asking again find their orders, and nothing is charged again.
+    let (session, hold_id) = &buyers[0];
+    let r = checkout(&app, session, hold_id, "another-key").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(ledger(&url).await["charges"].as_array().unwrap().len(), 20);
+}
+
+#[tokio::test]
+async fn five_keys_for_one_hold_at_once_make_one_charge_one_order_and_five_identical_answers() {
+    let (app, url) = app_on_fake(
+        FakeSettings {
+            latency_ms: 300,
+            ..FakeSettings::default()
+        },
+        |_| {},
+    )
+    .await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (session, hold_id) = holder(&app, &event, &ids[0..2]).await;
+    let answers = join_all((0..5).map(|i| {
+        let (app, session, hold_id) = (&app, &session, &hold_id);
+        async move {
+            let r = checkout(app, session, hold_id, &format!("key-{i}")).await;
+            (r.status(), r.json::<Value>().await.unwrap())
+        }
+    }))
+    .await;
+    for (status, body) in &answers {
+        assert_eq!(*status, StatusCode::OK, "{body}");
+        assert_eq!(body, &answers[0].1);
+    }
+    let ledger = ledger(&url).await;
+    assert_eq!(ledger["charges"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        ledger["calls"], 1,
+        "the other four waited instead of calling"
+    );
+    let money = audit(&url, &app.state.db, &event).await;
+    assert_eq!((money.charges, money.sales, money.refunds), (1, 1, 0));
+}
+
+#[tokio::test]
+async fn a_key_reused_on_a_second_hold_buys_the_second_hold_without_a_stray_charge() {
+    let (app, url) = app_on_fake(quick(), |_| {}).await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (session, first) = holder(&app, &event, &ids[0..1]).await;
+    let r = checkout(&app, &session, &first, "my-key").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let first_order: Value = r.json().await.unwrap();
+    let r = hold(
+        &app,
+        &event,
+        &session,
+        "second-hold",
+        json!({"seat_ids": [ids[1].to_string()]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let second = r.json::<Value>().await.unwrap()["hold_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = checkout(&app, &session, &second, "my-key").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let second_order: Value = r.json().await.unwrap();
+    assert_eq!(second_order["hold_id"], second.as_str());
+    assert_ne!(second_order["order_id"], first_order["order_id"]);
+    // The key replayed on the first hold still answers its own order.
+    let again: Value = checkout(&app, &session, &first, "my-key")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(again, first_order);
+    assert_eq!(ledger(&url).await["charges"].as_array().unwrap().len(), 2);
+    let money = audit(&url, &app.state.db, &event).await;
+    assert_eq!((money.charges, money.sales, money.refunds), (2, 2, 0));
+}
+
+#[tokio::test]
+async fn a_provider_that_hangs_is_answered_within_the_bound_and_the_payment_reconciled_later() {
+    let (app, url) = app_on_fake(
+        FakeSettings {
+            latency_ms: 20,
+            hang_rate: 1.0,
+            ..FakeSettings::default()
+        },
+        |config| {
+            config.payments_timeout_ms = 300;
+            config.payments_busy_wait_ms = 1000;
+            config.checkout_wait_ms = 500;
+        },
+    )
+    .await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (session, hold_id) = holder(&app, &event, &ids[0..1]).await;
+    let started = Instant::now();
+    let r = checkout(&app, &session, &hold_id, "pay").await;
+    let took = started.elapsed();
+    assert!(r.headers().contains_key("retry-after"));
+    expect_error(r, StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    // Its bound: a bulkhead slot, the 429s' budget and one call.
+    assert!(took < Duration::from_millis(1800), "answered in {took:?}");
+    println!("a hanging provider: checkout answered 503 in {took:?}");
+    let db = app.state.db.clone();
+    assert_eq!(pending_payments(&db).await, 1);
+
+    reconcile_all(&app, &db).await;
+    let (state, sold): (String, i64) = sqlx::query_as(
+        "select p.state, (select count(*) from sale s where s.hold_id = p.hold_id) \
+         from payment p where p.hold_id = $1",
+    )
+    .bind(&hold_id)
+    .fetch_one(&db)
+    .await
+    .unwrap();
+    assert_eq!((state.as_str(), sold), ("succeeded", 1));
+    let r = checkout(&app, &session, &hold_id, "pay-again").await;
+    assert_eq!(
+        r.status(),
+        StatusCode::OK,
+        "the order reconciliation recorded"
+    );
+    let money = audit(&url, &db, &event).await;
+    assert_eq!((money.charges, money.sales, money.refunds), (1, 1, 0));
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_mid_payment_is_settled_by_reconciliation() {
+    let (app, url) = app_on_fake(
+        FakeSettings {
+            latency_ms: 50,
+            hang_rate: 1.0,
+            ..FakeSettings::default()
+        },
+        |config| config.payments_timeout_ms = 1000,
+    )
+    .await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (session, hold_id) = holder(&app, &event, &ids[0..1]).await;
+    let mut stream = tokio::net::TcpStream::connect(app.base.trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let request = format!(
+        "POST /api/holds/{hold_id}/checkout HTTP/1.1\r\nHost: test\r\n\
+         Authorization: Bearer {session}\r\nIdempotency-Key: pay\r\nContent-Length: 0\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // Gone once the provider has charged and before any answer.
+    until(async || ledger(&url).await["charges"].as_array().unwrap().len() == 1).await;
+    drop(stream);
+    // Past the call's timeout: whatever the request still did, it is over.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let db = app.state.db.clone();
+    assert_eq!(
+        pending_payments(&db).await,
+        1,
+        "the charge is not settled yet"
+    );
+    let done = reconcile_all(&app, &db).await;
+    println!("a client gone mid-payment: reconciliation {done:?}");
+    assert_eq!(done.sold, 1);
+    let money = audit(&url, &db, &event).await;
+    assert_eq!((money.charges, money.sales, money.refunds), (1, 1, 0));
+}
