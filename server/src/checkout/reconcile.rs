@@ -154,4 +154,3 @@ pub async fn run(state: AppState, shutdown: CancellationToken) {
         }
     }
 }
-

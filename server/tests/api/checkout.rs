@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, app_with_fake, checkout, expect_error, hold, holder, ledger, open_event, quick,
+    TestApp, app_with_fake, checkout, expect_error, holder, ledger, open_event, quick,
 };
 
 async fn set_fake(url: &str, patch: Value) {
