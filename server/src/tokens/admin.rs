@@ -2,19 +2,31 @@
 //! time), or the dashboard's HttpOnly cookie, a signed admin session that
 //! `POST /api/admin/session` issues for the admin token. A buyer's session is never an admin
 //! credential (its audience differs).
+//!
+//! Invariants: an admin write (any method but GET and HEAD) carries
+//! `Content-Type: application/json` (415 otherwise), so no HTML form can send one; one made
+//! with the cookie also comes from the dashboard's own origin (`Sec-Fetch-Site: same-origin`,
+//! or an `Origin` naming the request's host; 403 otherwise); sign-in attempts are limited per
+//! client address across instances; a configured admin token has at least
+//! [`MIN_ADMIN_TOKEN_CHARS`] characters (the server refuses to start otherwise).
+
+use std::{net::SocketAddr, time::Duration};
 
 use axum::{
     Json, Router,
-    extract::{FromRequestParts, State},
-    http::{HeaderValue, StatusCode, header, request::Parts},
+    extract::{ConnectInfo, FromRequestParts, State},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
     routing::post,
 };
 use serde::Deserialize;
 
-use crate::{error::Error, extract::ApiJson, state::AppState};
+use crate::{error::Error, extract::ApiJson, ratelimit, state::AppState};
 
 pub const ADMIN_COOKIE: &str = "anteroom_admin";
+
+/// The shortest admin token the server accepts from configuration.
+pub const MIN_ADMIN_TOKEN_CHARS: usize = 32;
 
 /// A request made by the operator, and how they signed in (for the audit).
 pub struct Admin {
@@ -25,18 +37,72 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        if let Some(given) = super::bearer(&parts.headers)
+        let write = !matches!(parts.method, Method::GET | Method::HEAD);
+        let admin = if let Some(given) = super::bearer(&parts.headers)
             && is_admin_token(state, given)
         {
-            return Ok(Admin { via: "api" });
+            Admin { via: "api" }
+        } else if super::cookie(&parts.headers, ADMIN_COOKIE)
+            .is_some_and(|c| state.sessions.is_admin(c))
+        {
+            if write && !same_origin(&parts.headers) {
+                return Err(Error::Forbidden(
+                    "an admin change made with the dashboard's cookie must come from the \
+                     dashboard's own page"
+                        .into(),
+                ));
+            }
+            Admin { via: "dashboard" }
+        } else {
+            return Err(Error::Unauthorized(
+                "the admin API needs Authorization: Bearer <admin token>".into(),
+            ));
+        };
+        if write && !is_json(&parts.headers) {
+            return Err(Error::UnsupportedMediaType(
+                "admin changes take a JSON body with Content-Type: application/json".into(),
+            ));
         }
-        if super::cookie(&parts.headers, ADMIN_COOKIE).is_some_and(|c| state.sessions.is_admin(c)) {
-            return Ok(Admin { via: "dashboard" });
-        }
-        Err(Error::Unauthorized(
-            "the admin API needs Authorization: Bearer <admin token>".into(),
-        ))
+        Ok(admin)
     }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Whether the browser says the request comes from a page of this site: `Sec-Fetch-Site`
+/// when it sends one, else an `Origin` whose host is the request's `Host`. Neither: no.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    if let Some(site) = text(header::HeaderName::from_static("sec-fetch-site")) {
+        return site == "same-origin";
+    }
+    match (text(header::ORIGIN), text(header::HOST)) {
+        (Some(origin), Some(host)) => origin
+            .split_once("://")
+            .is_some_and(|(_, origin_host)| origin_host.eq_ignore_ascii_case(host)),
+        _ => false,
+    }
+}
+
+/// A configured admin token too short to resist guessing is refused at start.
+pub fn check_admin_token(token: &str) -> Result<(), String> {
+    if token.chars().count() < MIN_ADMIN_TOKEN_CHARS {
+        return Err(format!(
+            "the admin token (ANTEROOM_ADMIN_TOKEN) must have at least {MIN_ADMIN_TOKEN_CHARS} \
+             characters; generate one with `openssl rand -base64 32`"
+        ));
+    }
+    Ok(())
 }
 
 fn is_admin_token(state: &AppState, given: &str) -> bool {
@@ -65,8 +131,17 @@ struct SignIn {
 /// `POST /api/admin/session {"token"}`: the dashboard's cookie for the admin token.
 async fn sign_in(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     ApiJson(body): ApiJson<SignIn>,
 ) -> Result<Response, Error> {
+    ratelimit::check(
+        &state,
+        "admin-sign-in",
+        &peer.ip().to_string(),
+        state.config.admin_sign_ins_per_minute,
+        Duration::from_secs(60),
+    )
+    .await?;
     if !is_admin_token(&state, body.token.trim()) {
         return Err(Error::Unauthorized("that is not the admin token".into()));
     }

@@ -8,10 +8,12 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub const ADMIN_TOKEN: &str = "test-admin-token";
+pub const ADMIN_TOKEN: &str = "test-admin-token-of-thirty-two-characters";
 
 pub struct TestApp {
     pub base: String,
+    /// The metrics address's base URL (`/metrics` is not on `base`).
+    pub metrics_base: String,
     pub client: Client,
     pub state: AppState,
     pub shutdown: CancellationToken,
@@ -128,6 +130,7 @@ pub async fn spawn_with(config: Config) -> TestApp {
     let scratch = Some(Scratch::of(&config));
     let app = Application::build(config).await.expect("the app builds");
     let base = format!("http://{}", app.local_addr());
+    let metrics_base = format!("http://{}", app.metrics_addr());
     let state = app.state().clone();
     let shutdown = CancellationToken::new();
     let token = shutdown.clone();
@@ -136,6 +139,7 @@ pub async fn spawn_with(config: Config) -> TestApp {
     });
     TestApp {
         base,
+        metrics_base,
         client: Client::new(),
         state,
         shutdown,
@@ -216,10 +220,10 @@ impl JsonBody for RequestBuilder {
 }
 
 impl TestApp {
-    /// The Prometheus text of `/metrics`.
+    /// The Prometheus text of `/metrics`, from the metrics address.
     pub async fn metrics_text(&self) -> String {
         self.client
-            .get(self.url("/metrics"))
+            .get(format!("{}/metrics", self.metrics_base))
             .send()
             .await
             .unwrap()
