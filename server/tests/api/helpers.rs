@@ -38,6 +38,8 @@ pub fn test_config() -> Config {
     // can keep a connection busy past the production three seconds. The Postgres fault test
     // sets its own short bound.
     config.db_acquire_timeout_ms = 30_000;
+    // And so the request deadline, which must not cut what that wait allows.
+    config.request_timeout_ms = 60_000;
     for bound in [
         &mut config.in_flight_general,
         &mut config.in_flight_admitted,
