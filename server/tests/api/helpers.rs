@@ -168,8 +168,9 @@ impl TestApp {
             .send()
             .await
             .unwrap();
-        assert_eq!(r.status(), StatusCode::CREATED);
+        let status = r.status();
         let body: Value = r.json().await.unwrap();
+        assert_eq!(status, StatusCode::CREATED, "{body}");
         (
             body["buyer_id"].as_str().unwrap().to_owned(),
             body["token"].as_str().unwrap().to_owned(),
