@@ -8,7 +8,9 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 export DATABASE_URL="postgres://postgres@127.0.0.1:5432/anteroom_e2e_${stamp}"
 export ANTEROOM_REDIS_PREFIX="e2e${stamp}"
 export ANTEROOM_ADDR="127.0.0.1:${port}"
-export ANTEROOM_ADMIN_TOKEN="e2e-admin-${stamp}"
+export ANTEROOM_METRICS_ADDR="127.0.0.1:0"
+# The server refuses an admin token under 32 characters.
+export ANTEROOM_ADMIN_TOKEN="e2e-admin-${stamp}-$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')"
 # Every simulated buyer comes from 127.0.0.1: lift the per-address session limit.
 export ANTEROOM_SESSIONS_PER_MINUTE=100000
 export ANTEROOM_SESSION_SECRET="e2e-session-${stamp}"

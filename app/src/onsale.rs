@@ -100,7 +100,7 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
     });
 
     view! {
-        <Title text=format!("{} · Anteroom", event.name)/>
+        <Title text=crate::pages::page_title(&event.name)/>
         <h1>{event.name.clone()}</h1>
         <p class="sr-only" aria-live="polite">{move || announcement(&stage.get(), paused.get())}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}

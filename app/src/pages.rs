@@ -34,6 +34,33 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
+/// The `<title>` of a page about `name` (an operator's text: an event's name).
+/// On the server leptos_meta writes the title into the HTML as it is, unescaped, so the text is
+/// escaped here; in the browser it becomes `document.title`, which takes plain text.
+pub(crate) fn page_title(name: &str) -> String {
+    let title = format!("{name} · Anteroom");
+    #[cfg(feature = "ssr")]
+    let title = escape_html(&title);
+    title
+}
+
+/// `text` with the characters that mean something in HTML written as entities.
+#[cfg(feature = "ssr")]
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();

@@ -48,6 +48,17 @@ pub struct Config {
     )]
     pub addr: SocketAddr,
 
+    /// Address to serve `/metrics` on, apart from the public address: the metrics name every
+    /// event's line, which is no business of the public. Keep it on loopback or a private
+    /// network (port 0 picks a free one).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_METRICS_ADDR",
+        default_value = "127.0.0.1:9100"
+    )]
+    pub metrics_addr: SocketAddr,
+
     /// Postgres connection URL; the database is created if it does not exist.
     #[arg(
         long,
@@ -90,7 +101,8 @@ pub struct Config {
     #[arg(long, global = true, env = "ANTEROOM_REDIS_PREFIX", default_value = "ar", value_parser = parse_prefix)]
     pub redis_prefix: String,
 
-    /// Bearer token of the admin API. Unset: one is generated and kept in the data folder.
+    /// Bearer token of the admin API, at least 32 characters. Unset: one is generated and kept
+    /// in the data folder.
     #[arg(
         long,
         global = true,
@@ -98,6 +110,16 @@ pub struct Config {
         hide_env_values = true
     )]
     pub admin_token: Option<Secret>,
+
+    /// Sign-in attempts of the operator's dashboard one client address may make per minute
+    /// (across all instances).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ADMIN_SIGN_INS_PER_MINUTE",
+        default_value_t = 10
+    )]
+    pub admin_sign_ins_per_minute: u32,
 
     /// Key that signs buyer sessions. Unset: one is generated and kept in the data folder.
     #[arg(
@@ -330,6 +352,55 @@ pub struct Config {
         default_value_t = 128
     )]
     pub in_flight_checkout: u32,
+
+    /// Operator requests (`/api/admin`, `/admin`) in flight per instance: never shed with the
+    /// public budgets, but bounded on their own, since anyone can send them.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_IN_FLIGHT_OPERATOR",
+        default_value_t = 64
+    )]
+    pub in_flight_operator: u32,
+
+    /// How long a client may take to send a request's headers, in ms; then the connection is
+    /// closed (slow-loris).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_HEADER_READ_TIMEOUT_MS",
+        default_value_t = 10_000
+    )]
+    pub header_read_timeout_ms: u64,
+
+    /// How long a client may take to send a request's whole body, in ms; then 408.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_BODY_READ_TIMEOUT_MS",
+        default_value_t = 10_000
+    )]
+    pub body_read_timeout_ms: u64,
+
+    /// How long a request may run once its body is read, in ms; then 503 (every route but
+    /// checkout).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_REQUEST_TIMEOUT_MS",
+        default_value_t = 15_000
+    )]
+    pub request_timeout_ms: u64,
+
+    /// How long a checkout may run once its body is read, in ms; then 503. Longer than the
+    /// bulkhead wait plus the provider call, so that it only cuts what those bounds missed.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_CHECKOUT_TIMEOUT_MS",
+        default_value_t = 60_000
+    )]
+    pub checkout_timeout_ms: u64,
 
     /// How long a new Redis connection may take, in ms: while Redis is down, a call fails
     /// (503) after at most this.

@@ -34,6 +34,10 @@ pub enum Error {
     PaymentDeclined,
     #[error("the request body is larger than 1 MiB")]
     PayloadTooLarge,
+    #[error("the request body did not arrive in time")]
+    RequestTimeout,
+    #[error("{0}")]
+    UnsupportedMediaType(String),
     #[error("{0}")]
     Unprocessable(String),
     #[error("too many requests; try again in {retry_after_secs} s")]
@@ -61,6 +65,8 @@ impl Error {
             Error::SeatUnavailable(_) | Error::Conflict(_) => StatusCode::CONFLICT,
             Error::PaymentDeclined => StatusCode::PAYMENT_REQUIRED,
             Error::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Error::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
+            Error::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Error::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Error::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -155,7 +161,8 @@ pub fn code_for_status(status: StatusCode) -> &'static str {
         StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
         StatusCode::CONFLICT => "conflict",
         StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "bad_request",
+        StatusCode::REQUEST_TIMEOUT => "request_timeout",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
         StatusCode::UNPROCESSABLE_ENTITY => "unprocessable",
         StatusCode::TOO_MANY_REQUESTS => "rate_limited",
         StatusCode::SERVICE_UNAVAILABLE => "unavailable",

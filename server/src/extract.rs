@@ -1,12 +1,13 @@
 //! Request extractors whose refusals are JSON errors of API.md (axum's own answer in plain
 //! text): bodies above the limit are 413, malformed JSON 400, well-formed JSON of the wrong
 //! shape (a wrong type, an unknown field) 422; a path id that cannot name anything (too long,
-//! a character no id has, a NUL) is 404 before any query sees it.
+//! a character no id has, a NUL) is 404 before any query sees it. A body is read in full
+//! before the handler runs, within a deadline ([`buffer_body`], called by the shedding gate).
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Duration};
 
 use axum::{
-    body::Bytes,
+    body::{Body, Bytes},
     extract::{FromRequest, FromRequestParts, Path, Request, rejection::BytesRejection},
     http::{StatusCode, request::Parts},
 };
@@ -16,6 +17,31 @@ use crate::error::Error;
 
 /// The largest request body read (API.md): above it, 413 and nothing further is read.
 pub const BODY_LIMIT_BYTES: usize = 1 << 20;
+
+/// `req` with its body read in full, within `deadline` (408 after it) and up to
+/// [`BODY_LIMIT_BYTES`] (413 above it). tower-http's `RequestBodyTimeout` would not do: its
+/// clock restarts with every frame, so a body trickled a byte at a time never ends.
+pub async fn buffer_body(req: Request, deadline: Duration) -> Result<Request, Error> {
+    let (parts, body) = req.into_parts();
+    let read = tokio::time::timeout(deadline, axum::body::to_bytes(body, BODY_LIMIT_BYTES));
+    let bytes = read
+        .await
+        .map_err(|_| Error::RequestTimeout)?
+        .map_err(|e| {
+            let inner = e.into_inner();
+            let too_large =
+                std::iter::successors(Some(&*inner as &(dyn std::error::Error + 'static)), |e| {
+                    e.source()
+                })
+                .any(|e| e.is::<http_body_util::LengthLimitError>());
+            if too_large {
+                Error::PayloadTooLarge
+            } else {
+                Error::BadRequest(format!("could not read the body: {inner}"))
+            }
+        })?;
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
 
 /// A JSON body. An empty body reads as `{}` when `T` allows it, for clients that send none.
 pub struct ApiJson<T>(pub T);

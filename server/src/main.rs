@@ -47,12 +47,13 @@ async fn run(cli: Cli) -> Result<(), BoxError> {
             );
         }
         Command::Serve => {
-            let (token, generated) = startup::admin_token(&config)?;
+            let notice = startup::admin_token_notice(&config)?;
             let app = Application::build(config).await?;
             let addr = app.local_addr();
             println!("Anteroom serving on http://{addr}");
-            if generated {
-                println!("Admin token (kept in the data folder): {}", token.expose());
+            println!("Metrics on http://{}/metrics", app.metrics_addr());
+            if let Some(notice) = notice {
+                println!("{notice}");
             }
             let shutdown = CancellationToken::new();
             let signal = shutdown.clone();

@@ -1,6 +1,10 @@
 //! Server rendering of the `app` pages: the Leptos routes, the [`Backend`] they read through
-//! (the same functions as the JSON API), and the middleware that gives a first-time visitor
-//! a session cookie before the page renders.
+//! (the same functions as the JSON API), the middleware that gives a first-time visitor
+//! a session cookie before the page renders, and the page's Content-Security-Policy.
+//!
+//! Invariant: every page says which scripts may run: its own files (the hydration bundle) and
+//! the inline scripts Leptos writes (hydration, resolved data), which carry this response's
+//! nonce. A script that an operator's text smuggled into the HTML carries none and never runs.
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
@@ -13,10 +17,14 @@ use app::{
 use axum::{
     Router,
     extract::{ConnectInfo, Request, State},
+    http::{HeaderValue, header},
     middleware::{self, Next},
     response::Response,
 };
-use leptos::prelude::provide_context;
+use leptos::{
+    nonce::Nonce,
+    prelude::{provide_context, use_context},
+};
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
@@ -102,10 +110,42 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .leptos_routes_with_context(
             state,
             generate_route_list(App),
-            move || provide_context(backend.clone()),
+            move || {
+                provide_context(backend.clone());
+                // The nonce of the response's policy (`csp`), for Leptos's inline scripts.
+                if let Some(nonce) = use_context::<http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<CspNonce>().cloned())
+                {
+                    provide_context(Nonce::from_value(nonce.0));
+                }
+            },
             move || shell(options.clone()),
         )
         .layer(middleware::from_fn_with_state(state.clone(), page_session))
+        .layer(middleware::from_fn(csp))
+}
+
+/// The nonce of one page's Content-Security-Policy.
+#[derive(Clone)]
+struct CspNonce(String);
+
+/// Middleware: a fresh nonce for the page's inline scripts and the policy that allows only
+/// those and the site's own files. `wasm-unsafe-eval` lets the hydration bundle compile its
+/// WebAssembly; inline style attributes stay allowed (the progress bar's width).
+async fn csp(mut req: Request, next: Next) -> Response {
+    let nonce = crate::devdata::random_token(16);
+    req.extensions_mut().insert(CspNonce(nonce.clone()));
+    let mut response = next.run(req).await;
+    let policy = format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+    );
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_str(&policy).expect("base64url and ASCII"),
+    );
+    response
 }
 
 /// Middleware: names the page's buyer, issuing a session cookie on the first visit. New

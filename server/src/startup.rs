@@ -4,7 +4,17 @@
 
 use std::{net::SocketAddr, path::Path, str::FromStr, time::Duration};
 
-use axum::{Router, extract::DefaultBodyLimit, middleware};
+use axum::{
+    Router,
+    extract::{ConnectInfo, DefaultBodyLimit},
+    middleware,
+};
+use hyper::body::Incoming;
+use hyper_util::{
+    rt::{TokioExecutor, TokioIo, TokioTimer},
+    server::{conn::auto, graceful::GracefulShutdown},
+    service::TowerToHyperService,
+};
 use leptos::prelude::LeptosOptions;
 use sqlx::{
     ConnectOptions, Connection, PgConnection, PgPool,
@@ -12,6 +22,7 @@ use sqlx::{
 };
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 use tower_http::{
     catch_panic::CatchPanicLayer,
     request_id::{PropagateRequestIdLayer, SetRequestIdLayer},
@@ -43,17 +54,27 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 pub struct Application {
     listener: TcpListener,
     router: Router,
+    /// `/metrics`, on an address of its own (`metrics_addr`).
+    metrics_listener: TcpListener,
     state: AppState,
 }
 
 impl Application {
     /// Connects, migrates and binds; `config.addr` with port 0 picks a free port.
     pub async fn build(config: Config) -> Result<Self, BoxError> {
+        if let Some(token) = config
+            .admin_token
+            .as_ref()
+            .filter(|t| !t.expose().is_empty())
+        {
+            tokens::admin::check_admin_token(token.expose())?;
+        }
         let leptos = leptos_options(&config.leptos_config)?;
         let db = connect_db(&config).await?;
         MIGRATOR.run(&db).await?;
         let redis = Redis::connect(&config).await?;
-        let (admin_token, _) = secret_or_file(&config, config.admin_token.as_ref(), "admin_token")?;
+        let (admin_token, _) =
+            secret_or_file(&config, config.admin_token.as_ref(), ADMIN_TOKEN_FILE)?;
         let (session_secret, _) =
             secret_or_file(&config, config.session_secret.as_ref(), "session_secret")?;
         let sessions = Sessions::new(
@@ -99,16 +120,25 @@ impl Application {
         });
         state.rooms.refresh(&state.db).await?;
         let listener = TcpListener::bind(state.config.addr).await?;
+        let metrics_listener = TcpListener::bind(state.config.metrics_addr).await?;
         let router = router(state.clone());
         Ok(Self {
             listener,
             router,
+            metrics_listener,
             state,
         })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.listener
+            .local_addr()
+            .expect("a bound listener has an address")
+    }
+
+    /// Where `/metrics` is served.
+    pub fn metrics_addr(&self) -> SocketAddr {
+        self.metrics_listener
             .local_addr()
             .expect("a bound listener has an address")
     }
@@ -138,19 +168,76 @@ impl Application {
                 Ticker::new(self.state.clone()).run(background.clone()),
             ));
         }
-        let served = axum::serve(
-            self.listener,
-            self.router
-                .into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown.cancelled_owned())
-        .await;
+        let header_read_timeout = Duration::from_millis(self.state.config.header_read_timeout_ms);
+        let metrics = ops::metrics_router(self.state.clone());
+        tokio::join!(
+            serve(
+                self.listener,
+                self.router,
+                header_read_timeout,
+                shutdown.clone()
+            ),
+            serve(
+                self.metrics_listener,
+                metrics,
+                header_read_timeout,
+                shutdown
+            ),
+        );
         background.cancel();
         for task in tasks {
             let _ = task.await;
         }
-        Ok(served?)
+        Ok(())
     }
+}
+
+/// Serves `router` on `listener` until `shutdown`, then lets in-flight requests finish.
+/// Rather than `axum::serve`, which gives hyper no timer: without one, hyper's header-read
+/// timeout never fires and a client that trickles its headers holds a connection forever.
+async fn serve(
+    listener: TcpListener,
+    router: Router,
+    header_read_timeout: Duration,
+    shutdown: CancellationToken,
+) {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    let graceful = GracefulShutdown::new();
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors, most likely: let connections end first.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = shutdown.cancelled() => break,
+        };
+        let service = router
+            .clone()
+            .map_request(move |mut req: http::Request<Incoming>| {
+                req.extensions_mut().insert(ConnectInfo(peer));
+                req
+            });
+        let connection = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(service))
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
 }
 
 /// Every route of Anteroom, with the layers that apply to all of them.
@@ -168,6 +255,7 @@ pub fn router(state: AppState) -> Router {
         .route_layer(middleware::from_fn_with_state(state.clone(), ops::shed::gate))
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
         .layer(middleware::from_fn(ops::json_errors))
+        .layer(middleware::from_fn(ops::headers::no_store))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             ops::metrics::track,
@@ -208,12 +296,29 @@ fn secret_or_file(
     }
 }
 
-/// The admin token and whether it came from the data folder (and so may be shown to the
-/// person who started the server: it is theirs, generated for them).
-pub fn admin_token(config: &Config) -> Result<(Secret, bool), BoxError> {
-    let (token, _) = secret_or_file(config, config.admin_token.as_ref(), "admin_token")?;
-    Ok((token, config.admin_token.is_none()))
+/// What to tell the person starting the server about the admin token: the token and where it
+/// is kept when it was generated by this very start, and nothing otherwise (a configured token
+/// is theirs already, and a kept one was shown when it was made: printing it on every start
+/// would copy it into every log).
+pub fn admin_token_notice(config: &Config) -> Result<Option<String>, BoxError> {
+    if config
+        .admin_token
+        .as_ref()
+        .is_some_and(|t| !t.expose().is_empty())
+    {
+        return Ok(None);
+    }
+    let (token, created) = devdata::secret_file(&config.data_dir, ADMIN_TOKEN_FILE)?;
+    Ok(created.then(|| {
+        format!(
+            "Admin token (generated now and kept in {}; shown only this once): {token}",
+            config.data_dir.join(ADMIN_TOKEN_FILE).display()
+        )
+    }))
 }
+
+/// The admin token's file in the data folder, when none is configured.
+const ADMIN_TOKEN_FILE: &str = "admin_token";
 
 /// A pool on the configured database, creating the database first if it does not exist.
 pub async fn connect_db(config: &Config) -> Result<PgPool, BoxError> {

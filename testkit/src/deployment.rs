@@ -17,6 +17,8 @@ use crate::scratch::Scratch;
 pub struct Server {
     /// `http://127.0.0.1:<port>`.
     pub base: String,
+    /// `http://127.0.0.1:<port>` of the metrics address (`/metrics` is not on `base`).
+    pub metrics_base: String,
     /// The instance's state: its Redis connection, key names, database pool and settings, for
     /// callers that look behind the API.
     pub state: AppState,
@@ -32,6 +34,7 @@ impl Server {
     pub async fn start(config: Config) -> Self {
         let app = Application::build(config).await.expect("anteroom builds");
         let base = format!("http://{}", app.local_addr());
+        let metrics_base = format!("http://{}", app.metrics_addr());
         let state = app.state().clone();
         let shutdown = CancellationToken::new();
         let token = shutdown.clone();
@@ -40,6 +43,7 @@ impl Server {
         });
         Self {
             base,
+            metrics_base,
             state,
             shutdown,
             task: Some(task),

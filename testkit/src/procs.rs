@@ -131,6 +131,7 @@ impl Instance {
         command
             .arg("serve")
             .env("ANTEROOM_ADDR", "127.0.0.1:0")
+            .env("ANTEROOM_METRICS_ADDR", "127.0.0.1:0")
             .env("DATABASE_URL", config.database_url.expose())
             .env("REDIS_URL", config.redis_url.expose())
             .env("ANTEROOM_REDIS_PREFIX", &config.redis_prefix)

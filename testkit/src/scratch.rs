@@ -50,7 +50,7 @@ impl Scratch {
             pg_root,
             redis_url: defaults.redis_url.expose().to_owned(),
             cluster_nodes: Vec::new(),
-            admin_token: format!("admin-{tag:x}"),
+            admin_token: format!("admin-{}", anteroom::ids::random_id(24)),
         }
     }
 
@@ -82,6 +82,7 @@ impl Scratch {
     pub fn config(&self) -> Config {
         let mut config = Config::defaults();
         config.addr = "127.0.0.1:0".parse().expect("a valid address");
+        config.metrics_addr = "127.0.0.1:0".parse().expect("a valid address");
         config.database_url = Secret::new(format!("{}/{}", self.pg_root, self.database));
         config.redis_url = Secret::new(self.redis_url.clone());
         config.redis_cluster_nodes = self.cluster_nodes.iter().map(Secret::new).collect();

@@ -12,7 +12,7 @@ use axum::{
 };
 use serde::Deserialize;
 use serde_json::Value;
-use std::net::SocketAddr;
+use std::{net::SocketAddr, time::Duration};
 
 use super::{
     Operator,
@@ -21,6 +21,7 @@ use super::{
 use crate::{
     error::{Error, Result},
     extract::ApiJson,
+    redis::ratelimit,
     state::AppState,
     tokens::{Admin, admin},
 };
@@ -37,6 +38,14 @@ pub async fn sign_in(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     ApiJson(body): ApiJson<SignIn>,
 ) -> Result<Response> {
+    ratelimit::check(
+        &state,
+        "admin-sign-in",
+        &peer.ip().to_string(),
+        state.config.admin_sign_ins_per_minute,
+        Duration::from_secs(60),
+    )
+    .await?;
     if !admin::is_admin_token(&state, body.token.trim()) {
         tracing::warn!(peer = %peer.ip(), "refused an admin sign-in");
         return Err(Error::Unauthorized("that is not the admin token".into()));

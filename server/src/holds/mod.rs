@@ -16,7 +16,7 @@ mod transaction;
 use crate::extract::HoldId;
 use std::time::Duration;
 
-use app::wire::{self, BuyerId, HeldSeat, Hold, HoldRequest, HoldStatus};
+use app::wire::{self, BuyerId, HeldSeat, Hold, HoldChoice, HoldRequest, HoldStatus};
 use axum::{
     Json, Router,
     extract::State,
@@ -83,7 +83,8 @@ async fn create_handler(
         )));
     }
     // A replay is answered before the rate limit: retrying a lost answer costs no attempt.
-    if let Some(hold) = find_by_key(&state.db, buyer, &key).await? {
+    let replay = Replay::new(&key, &choice);
+    if let Some(hold) = find_replay(&state.db, buyer, event_id, &replay).await? {
         return Ok((StatusCode::CREATED, Json(hold)).into_response());
     }
     let limited = ratelimit::check(
@@ -98,7 +99,7 @@ async fn create_handler(
         state.metrics.holds.with_label_values(&["limited"]).inc();
         return Err(e);
     }
-    let outcome = create(&state.db, buyer, event_id, room, &key, &choice).await;
+    let outcome = create(&state.db, buyer, event_id, room, &replay, &choice).await;
     let label = match &outcome {
         Ok(_) => "ok",
         Err(Error::SeatUnavailable(_)) => "conflict",
@@ -227,15 +228,63 @@ pub async fn load(db: &PgPool, hold_id: &wire::HoldId, buyer: &BuyerId) -> Resul
     ))
 }
 
-/// The hold this buyer made with this Idempotency-Key, if any.
-pub async fn find_by_key(db: &PgPool, buyer: &BuyerId, key: &str) -> Result<Option<Hold>> {
-    let id: Option<String> =
-        sqlx::query_scalar("select id from hold where buyer_id = $1 and idempotency_key = $2")
-            .bind(buyer.as_str())
-            .bind(key)
-            .fetch_optional(db)
-            .await?;
-    match id {
+/// A hold request's Idempotency-Key and the digest of what it asks for: the same key with
+/// another request is refused (422), never answered with the first request's hold.
+pub struct Replay {
+    pub key: String,
+    pub digest: String,
+}
+
+impl Replay {
+    pub fn new(key: &str, choice: &HoldChoice) -> Self {
+        // `choice` is canonical: seat ids distinct and sorted.
+        let asked = match choice {
+            HoldChoice::Seats(ids) => format!("seats:{ids:?}"),
+            HoldChoice::BestAvailable { section, quantity } => format!("best:{quantity}:{section}"),
+        };
+        let digest = ring::digest::digest(&ring::digest::SHA256, asked.as_bytes());
+        Self {
+            key: key.to_owned(),
+            digest: digest.as_ref().iter().map(|b| format!("{b:02x}")).collect(),
+        }
+    }
+
+    /// The hold id of the buyer's earlier request with this key for this event, if any; 422
+    /// when that request asked for something else.
+    async fn find(
+        &self,
+        conn: &mut sqlx::PgConnection,
+        buyer: &BuyerId,
+        event_id: &wire::EventId,
+    ) -> Result<Option<String>> {
+        let earlier: Option<(String, Option<String>)> = sqlx::query_as(
+            "select id, request_digest from hold \
+             where buyer_id = $1 and event_id = $2 and idempotency_key = $3",
+        )
+        .bind(buyer.as_str())
+        .bind(event_id.as_str())
+        .bind(&self.key)
+        .fetch_optional(conn)
+        .await?;
+        match earlier {
+            Some((_, Some(digest))) if digest != self.digest => Err(Error::Unprocessable(
+                "this Idempotency-Key was used for a different hold request; use a new key".into(),
+            )),
+            Some((id, _)) => Ok(Some(id)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The hold the buyer's earlier request with this key made for this event, if any.
+pub async fn find_replay(
+    db: &PgPool,
+    buyer: &BuyerId,
+    event_id: &wire::EventId,
+    replay: &Replay,
+) -> Result<Option<Hold>> {
+    let mut conn = db.acquire().await?;
+    match replay.find(&mut conn, buyer, event_id).await? {
         Some(id) => Ok(Some(load(db, &id.into(), buyer).await?)),
         None => Ok(None),
     }

@@ -37,13 +37,14 @@ struct LockedSeat {
 }
 
 /// Holds `choice` for `buyer`. Returns the hold and whether it is new (`false`: the same
-/// Idempotency-Key was used before, and that hold is returned unchanged).
+/// Idempotency-Key was used before for this event and request, and that hold is returned
+/// unchanged; with another request: 422).
 pub async fn create(
     db: &PgPool,
     buyer: &BuyerId,
     event_id: &EventId,
     room: &Room,
-    key: &str,
+    replay: &super::Replay,
     choice: &HoldChoice,
 ) -> Result<(Hold, bool)> {
     let wanted = HoldRequest::seat_count(choice);
@@ -54,13 +55,7 @@ pub async fn create(
         .bind(format!("{buyer}\n{event_id}"))
         .execute(&mut *tx)
         .await?;
-    let replay: Option<String> =
-        sqlx::query_scalar("select id from hold where buyer_id = $1 and idempotency_key = $2")
-            .bind(buyer.as_str())
-            .bind(key)
-            .fetch_optional(&mut *tx)
-            .await?;
-    if let Some(id) = replay {
+    if let Some(id) = replay.find(&mut *tx, buyer, event_id).await? {
         tx.rollback().await?;
         return Ok((super::load(db, &HoldId::from(id), buyer).await?, false));
     }
@@ -92,13 +87,15 @@ pub async fn create(
     let total_cents: i64 = seats.iter().map(|s| s.price_cents).sum();
     let ids: Vec<i64> = seats.iter().map(|s| s.id).collect();
     sqlx::query(
-        "insert into hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents) \
-         values ($1, $2, $3, $4, $5, $6)",
+        "insert into hold \
+           (id, event_id, buyer_id, idempotency_key, request_digest, expires_at, total_cents) \
+         values ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(&hold_id)
     .bind(event_id.as_str())
     .bind(buyer.as_str())
-    .bind(key)
+    .bind(&replay.key)
+    .bind(&replay.digest)
     .bind(expires_at)
     .bind(total_cents)
     .execute(&mut *tx)

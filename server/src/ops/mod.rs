@@ -1,8 +1,10 @@
 //! Operations: liveness, readiness, metrics, and the guarantee that every error of the API is
 //! JSON. Invariants: `/healthz` answers while the process runs; `/readyz` is 200 only when both
-//! Redis and Postgres answer within a second; no 4xx/5xx under `/api` leaves without the
+//! Redis and Postgres answer within a second; `/metrics` is served only on the metrics address
+//! (`ANTEROOM_METRICS_ADDR`), never the public one; no 4xx/5xx under `/api` leaves without the
 //! `{"error", "message"}` body of API.md.
 
+pub mod headers;
 pub mod metrics;
 pub mod shed;
 
@@ -29,7 +31,6 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
 }
 
@@ -53,6 +54,13 @@ async fn readyz(State(state): State<AppState>) -> Response {
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         r
     }
+}
+
+/// The router of the metrics address: `/metrics` only, never on the public address.
+pub fn metrics_router(state: AppState) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics))
+        .with_state(state)
 }
 
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {

@@ -1,18 +1,24 @@
-//! Load shedding: every request holds a permit while its handler runs, and a request that finds
-//! no free permit is answered at once with 503 `unavailable` and `Retry-After: 1`: it never
-//! waits, so the excess of a storm costs one quick answer, not a timeout.
+//! Load shedding and request deadlines: a request's body is read in full first (within the
+//! body deadline: 408 after it), then the request takes a permit for as long as its handler
+//! runs (within the request deadline: 503 after it). A request that finds no free permit is
+//! answered at once with 503 `unavailable` and `Retry-After: 1`: it never waits, so the excess
+//! of a storm costs one quick answer, not a timeout.
 //!
 //! Invariants:
+//! - A permit is never held by a client that is still sending: a thousand slow uploads cost
+//!   memory up to their deadline, never the budget of joins.
 //! - Two outer budgets per instance: the admitted one (seat map, holds, checkout) and the
 //!   general one (the line and everything else). A storm of joins and polls fills only the
 //!   general budget, so buyers who are already in keep theirs.
 //! - Inside its outer budget each hot path (join, poll, seat map, hold, checkout) has its own
 //!   bound, so one path cannot take a whole budget.
-//! - Operator traffic (`/api/admin`, `/admin`, `/healthz`, `/readyz`, `/metrics`) is never
-//!   shed: the operator can pause the room in the middle of the storm.
+//! - Operator traffic (`/api/admin`, `/admin`) is never shed by the public budgets: the
+//!   operator can pause the room in the middle of the storm. It has a small bound of its own,
+//!   since anyone can send it. Probes (`/healthz`, `/readyz`) are never shed (`/metrics` is on
+//!   its own address).
 //! - Only routed requests are counted; static files and unknown paths are cheap and not shed.
 
-use std::sync::Arc;
+use std::{sync::Arc, time::Duration};
 
 use axum::{
     extract::{MatchedPath, Request, State},
@@ -22,7 +28,7 @@ use axum::{
 };
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::{config::Config, error::Error, state::AppState};
+use crate::{config::Config, error::Error, extract, state::AppState};
 
 /// The hot paths, each with its own bound (`Shed::paths[path as usize]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +68,10 @@ impl HotPath {
 /// Which budget a request draws on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Lane {
-    /// Operator traffic: never shed.
+    /// Probes: never shed.
     Exempt,
+    /// The operator's API and pages: their own bound only.
+    Operator,
     /// Anything else of the public API and pages: the general budget only.
     General,
     Hot(HotPath),
@@ -72,12 +80,11 @@ pub enum Lane {
 impl Lane {
     /// The lane of a request, from its method and route template.
     pub fn of(method: &Method, route: &str) -> Lane {
-        let operator = route.starts_with("/api/admin")
-            || route == "/admin"
-            || route.starts_with("/admin/")
-            || matches!(route, "/healthz" | "/readyz" | "/metrics");
-        if operator {
+        if matches!(route, "/healthz" | "/readyz") {
             return Lane::Exempt;
+        }
+        if route.starts_with("/api/admin") || route == "/admin" || route.starts_with("/admin/") {
+            return Lane::Operator;
         }
         let hot = match (method.as_str(), route) {
             ("POST", "/api/events/{event_id}/queue") => HotPath::Join,
@@ -93,6 +100,7 @@ impl Lane {
     fn label(self) -> &'static str {
         match self {
             Lane::Exempt => "exempt",
+            Lane::Operator => "operator",
             Lane::General => "general",
             Lane::Hot(path) => path.label(),
         }
@@ -109,7 +117,13 @@ pub struct Permits {
 pub struct Shed {
     general: Arc<Semaphore>,
     admitted: Arc<Semaphore>,
+    operator: Arc<Semaphore>,
     paths: [Arc<Semaphore>; 5],
+    /// How long a client may take to send a body.
+    body_deadline: Duration,
+    /// How long a request may run once its body is read (checkout: `checkout_deadline`).
+    request_deadline: Duration,
+    checkout_deadline: Duration,
 }
 
 impl Shed {
@@ -118,6 +132,10 @@ impl Shed {
         Self {
             general: bound(config.in_flight_general),
             admitted: bound(config.in_flight_admitted),
+            operator: bound(config.in_flight_operator),
+            body_deadline: Duration::from_millis(config.body_read_timeout_ms),
+            request_deadline: Duration::from_millis(config.request_timeout_ms),
+            checkout_deadline: Duration::from_millis(config.checkout_timeout_ms),
             paths: HotPath::ALL.map(|path| {
                 bound(match path {
                     HotPath::Join => config.in_flight_join,
@@ -142,6 +160,10 @@ impl Shed {
                 _outer: Some(take(&self.general)?),
                 _path: None,
             }),
+            Lane::Operator => Some(Permits {
+                _outer: Some(take(&self.operator)?),
+                _path: None,
+            }),
             Lane::Hot(path) => {
                 let outer = if path.admitted() {
                     &self.admitted
@@ -155,9 +177,18 @@ impl Shed {
             }
         }
     }
+
+    /// How long a request of `lane` may run once its body is read.
+    pub fn deadline(&self, lane: Lane) -> Duration {
+        match lane {
+            Lane::Hot(HotPath::Checkout) => self.checkout_deadline,
+            _ => self.request_deadline,
+        }
+    }
 }
 
-/// Middleware (a route layer, so the route template is known): sheds what finds no permit.
+/// Middleware (a route layer, so the route template is known): reads the body within its
+/// deadline, sheds what then finds no permit, and bounds how long the rest may run.
 pub async fn gate(
     State(state): State<AppState>,
     route: Option<MatchedPath>,
@@ -167,6 +198,10 @@ pub async fn gate(
     let lane = route
         .map(|r| Lane::of(req.method(), r.as_str()))
         .unwrap_or(Lane::General);
+    let req = match extract::buffer_body(req, state.shed.body_deadline).await {
+        Ok(req) => req,
+        Err(e) => return e.into_response(),
+    };
     let Some(permits) = state.shed.try_enter(lane) else {
         state.metrics.shed.with_label_values(&[lane.label()]).inc();
         return Error::Unavailable {
@@ -175,9 +210,15 @@ pub async fn gate(
         }
         .into_response();
     };
-    let response = next.run(req).await;
+    let response = tokio::time::timeout(state.shed.deadline(lane), next.run(req)).await;
     drop(permits);
-    response
+    response.unwrap_or_else(|_| {
+        Error::Unavailable {
+            message: "this took longer than it should; try again in a second".into(),
+            retry_after_secs: 1,
+        }
+        .into_response()
+    })
 }
 
 #[cfg(test)]
@@ -193,8 +234,9 @@ mod tests {
             Lane::of(&Method::DELETE, "/api/holds/{hold_id}"),
             Lane::Hot(HotPath::Hold)
         );
-        assert_eq!(Lane::of(&Method::POST, "/api/admin/events"), Lane::Exempt);
-        assert_eq!(Lane::of(&Method::GET, "/admin/events/{id}"), Lane::Exempt);
+        assert_eq!(Lane::of(&Method::POST, "/api/admin/events"), Lane::Operator);
+        assert_eq!(Lane::of(&Method::GET, "/admin/events/{id}"), Lane::Operator);
+        assert_eq!(Lane::of(&Method::GET, "/healthz"), Lane::Exempt);
         assert_eq!(Lane::of(&Method::GET, "/administrator"), Lane::General);
         assert_eq!(Lane::of(&Method::POST, "/api/session"), Lane::General);
     }

@@ -2,11 +2,27 @@
 //! time), or the dashboard's HttpOnly cookie, a signed admin session that
 //! `POST /api/admin/session` issues for the admin token. A buyer's session is never an admin
 //! credential (its audience differs).
+//!
+//! Invariants: an admin write (any method but GET and HEAD) carries
+//! `Content-Type: application/json` (415 otherwise), so no HTML form can send one; one made
+//! with the cookie also comes from the dashboard's own origin (`Sec-Fetch-Site: same-origin`,
+//! or an `Origin` naming the request's host; 403 otherwise); sign-in attempts are limited per
+//! client address across instances (`admin::session`); a configured admin token has at least
+//! [`MIN_ADMIN_TOKEN_CHARS`] characters (the server refuses to start otherwise).
+//!
+//! Invariants: an admin write (any method but GET and HEAD) carries
+//! `Content-Type: application/json` (415 otherwise), so no HTML form can send one; one made
+//! with the cookie also comes from the dashboard's own origin (`Sec-Fetch-Site: same-origin`,
+//! or an `Origin` naming the request's host; 403 otherwise); sign-in attempts are limited per
+//! client address across instances; a configured admin token has at least
+//! [`MIN_ADMIN_TOKEN_CHARS`] characters (the server refuses to start otherwise).
+
+use std::{net::SocketAddr, time::Duration};
 
 use axum::{
     Json,
     extract::FromRequestParts,
-    http::{HeaderMap, StatusCode, request::Parts},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
 };
 
@@ -15,6 +31,12 @@ use crate::{
     state::AppState,
     tokens::cookies::{ADMIN_COOKIE, Cookie},
 };
+
+/// The shortest admin token the server accepts from configuration.
+pub const MIN_ADMIN_TOKEN_CHARS: usize = 32;
+
+/// The shortest admin token the server accepts from configuration.
+pub const MIN_ADMIN_TOKEN_CHARS: usize = 32;
 
 /// A request made by the operator, and how they signed in (for the audit).
 pub struct Admin {
@@ -25,14 +47,62 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        admin_via(state, &parts.headers)
-            .map(|via| Admin { via })
-            .ok_or_else(|| {
-                Error::Unauthorized(
-                    "the admin API needs Authorization: Bearer <admin token>".into(),
-                )
-            })
+        let write = !matches!(parts.method, Method::GET | Method::HEAD);
+        let via = admin_via(state, &parts.headers).ok_or_else(|| {
+            Error::Unauthorized("the admin API needs Authorization: Bearer <admin token>".into())
+        })?;
+        if write && via == "dashboard" && !same_origin(&parts.headers) {
+            return Err(Error::Forbidden(
+                "an admin change made with the dashboard's cookie must come from the \
+                 dashboard's own page"
+                    .into(),
+            ));
+        }
+        if write && !is_json(&parts.headers) {
+            return Err(Error::UnsupportedMediaType(
+                "admin changes take a JSON body with Content-Type: application/json".into(),
+            ));
+        }
+        Ok(Admin { via })
     }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// Whether the browser says the request comes from a page of this site: `Sec-Fetch-Site`
+/// when it sends one, else an `Origin` whose host is the request's `Host`. Neither: no.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    if let Some(site) = text(header::HeaderName::from_static("sec-fetch-site")) {
+        return site == "same-origin";
+    }
+    match (text(header::ORIGIN), text(header::HOST)) {
+        (Some(origin), Some(host)) => origin
+            .split_once("://")
+            .is_some_and(|(_, origin_host)| origin_host.eq_ignore_ascii_case(host)),
+        _ => false,
+    }
+}
+
+/// A configured admin token too short to resist guessing is refused at start.
+pub fn check_admin_token(token: &str) -> Result<(), String> {
+    if token.chars().count() < MIN_ADMIN_TOKEN_CHARS {
+        return Err(format!(
+            "the admin token (ANTEROOM_ADMIN_TOKEN) must have at least {MIN_ADMIN_TOKEN_CHARS} \
+             characters; generate one with `openssl rand -base64 32`"
+        ));
+    }
+    Ok(())
 }
 
 /// How `headers` carry the operator's credential (`"api"`: the admin token, `"dashboard"`:

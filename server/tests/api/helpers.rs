@@ -18,7 +18,7 @@ use testkit::{
     scratch::Scratch,
 };
 
-pub const ADMIN_TOKEN: &str = "test-admin-token";
+pub const ADMIN_TOKEN: &str = "test-admin-token-of-thirty-two-characters";
 
 /// One instance under test (its base URL, state and shutdown through `Deref`), with a client.
 pub struct TestApp {
@@ -59,6 +59,8 @@ pub fn test_config() -> Config {
     // can keep a connection busy past the production three seconds. The Postgres fault test
     // sets its own short bound.
     config.db_acquire_timeout_ms = 30_000;
+    // And so the request deadline, which must not cut what that wait allows.
+    config.request_timeout_ms = 60_000;
     for bound in [
         &mut config.in_flight_general,
         &mut config.in_flight_admitted,
@@ -166,8 +168,9 @@ impl TestApp {
             .send()
             .await
             .unwrap();
-        assert_eq!(r.status(), StatusCode::CREATED);
+        let status = r.status();
         let body: Value = r.json().await.unwrap();
+        assert_eq!(status, StatusCode::CREATED, "{body}");
         (
             body["buyer_id"].as_str().unwrap().to_owned(),
             body["token"].as_str().unwrap().to_owned(),
@@ -220,10 +223,10 @@ impl JsonBody for RequestBuilder {
 }
 
 impl TestApp {
-    /// The Prometheus text of `/metrics`.
+    /// The Prometheus text of `/metrics`, from the metrics address.
     pub async fn metrics_text(&self) -> String {
         self.client
-            .get(self.url("/metrics"))
+            .get(format!("{}/metrics", self.server.metrics_base))
             .send()
             .await
             .unwrap()

@@ -9,6 +9,7 @@ mod events;
 mod failover;
 mod faults;
 mod fuzz;
+mod hardening;
 mod helpers;
 mod holds;
 mod operator;

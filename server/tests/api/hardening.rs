@@ -1,0 +1,497 @@
+//! Hardening (issue 16): each test plays one attack against the real server and proves it
+//! no longer works.
+
+use std::time::{Duration, Instant};
+
+use anteroom::{
+    config::Secret,
+    startup::{self, Application},
+};
+use reqwest::{Method, StatusCode};
+use serde_json::json;
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+};
+
+use crate::{
+    helpers::{ADMIN_TOKEN, TestApp, event_body, expect_error, spawn_app, spawn_with, test_config},
+    holds::{hold, open_event},
+};
+
+/// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
+async fn connect(app: &TestApp) -> TcpStream {
+    TcpStream::connect(app.base.trim_start_matches("http://"))
+        .await
+        .unwrap()
+}
+
+/// Everything the server sends on `read` until it closes the connection, or `None` when it
+/// has not closed it within `within`.
+async fn until_closed(
+    mut read: tokio::net::tcp::OwnedReadHalf,
+    within: Duration,
+) -> Option<String> {
+    let mut all = Vec::new();
+    let mut buf = [0u8; 4096];
+    tokio::time::timeout(within, async {
+        loop {
+            match read.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => all.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .ok()?;
+    Some(String::from_utf8_lossy(&all).into_owned())
+}
+
+/// Writes `piece` every 100 ms until the connection breaks or 10 s have passed.
+fn trickle(mut write: tokio::net::tcp::OwnedWriteHalf, piece: &'static [u8]) {
+    tokio::spawn(async move {
+        for _ in 0..100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if write.write_all(piece).await.is_err() {
+                return;
+            }
+        }
+    });
+}
+
+#[tokio::test]
+async fn requests_with_made_up_methods_add_no_series_to_the_metrics() {
+    let app = spawn_app().await;
+    let before = app.metrics_text().await.lines().count();
+    for i in 0..50 {
+        let method = Method::from_bytes(format!("X{i:04}{}", "Q".repeat(200)).as_bytes()).unwrap();
+        app.client
+            .request(method, app.url("/api/events"))
+            .send()
+            .await
+            .unwrap();
+    }
+    let text = app.metrics_text().await;
+    assert!(!text.contains("QQQQ"), "a raw method reached a label");
+    assert!(
+        text.contains(
+            r#"anteroom_http_requests_total{method="other",route="/api/events",status="405"} 50"#
+        ),
+        "{text}"
+    );
+    // One new counter series and one histogram (its buckets, sum and count) at most, whatever
+    // the number of methods, plus the scrape's own GET.
+    let added = text.lines().count() - before;
+    assert!(added < 40, "{added} lines added by 50 made-up methods");
+}
+
+#[tokio::test]
+async fn a_client_that_trickles_its_headers_is_cut_off() {
+    let mut config = test_config();
+    config.header_read_timeout_ms = 500;
+    let app = spawn_with(config).await;
+    let started = Instant::now();
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: anteroom\r\n")
+        .await
+        .unwrap();
+    let (read, write) = stream.into_split();
+    trickle(write, b"x-slow: 1\r\n");
+    let answer = until_closed(read, Duration::from_secs(5))
+        .await
+        .expect("the server closes a connection whose headers never end");
+    assert!(!answer.contains("200 OK"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn a_body_trickled_a_byte_at_a_time_gets_408() {
+    let mut config = test_config();
+    config.body_read_timeout_ms = 500;
+    let app = spawn_with(config).await;
+    let started = Instant::now();
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(
+            b"POST /api/session HTTP/1.1\r\nhost: anteroom\r\ncontent-type: application/json\r\n\
+              content-length: 1000\r\n\r\n{",
+        )
+        .await
+        .unwrap();
+    let (read, write) = stream.into_split();
+    trickle(write, b" ");
+    let answer = until_closed(read, Duration::from_secs(5))
+        .await
+        .expect("the server answers and closes within the body deadline");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains(r#""error":"request_timeout""#), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn a_thousand_slow_uploads_do_not_take_the_budget_of_joins() {
+    let mut config = test_config();
+    config.in_flight_general = 200;
+    config.body_read_timeout_ms = 5_000;
+    let app = spawn_with(config).await;
+    let event = app.room_event(10).await;
+    let (_, token) = app.session().await;
+    let mut uploads = Vec::new();
+    for _ in 0..1000 {
+        let mut stream = connect(&app).await;
+        stream
+            .write_all(
+                b"POST /api/session HTTP/1.1\r\nhost: anteroom\r\n\
+                  content-type: application/json\r\ncontent-length: 100\r\n\r\n{",
+            )
+            .await
+            .unwrap();
+        uploads.push(stream);
+    }
+    // Long enough for the server to have routed every one of them.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    for _ in 0..3 {
+        let r = app
+            .client
+            .post(app.url(&format!("/api/events/{event}/queue")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::ACCEPTED);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(uploads);
+}
+
+#[tokio::test]
+async fn answers_that_carry_a_token_say_no_store() {
+    let app = spawn_app().await;
+    let event = app
+        .create_event(event_body(1, 2, json!({"enabled": false})))
+        .await;
+    let event = event["id"].as_str().unwrap();
+    let r = app
+        .client
+        .post(app.url("/api/session"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    let token = r.json::<serde_json::Value>().await.unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let queue = format!("/api/events/{event}/queue");
+    let r = app
+        .client
+        .post(app.url(&queue))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::OK,
+        "the room is off: admitted at once"
+    );
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    let r = app.get(&queue, &token).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    // The event page of an admitted buyer carries the admission token in its hydration data.
+    let r = app
+        .client
+        .get(app.url(&format!("/events/{event}")))
+        .header("cookie", format!("anteroom_session={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    let r = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": crate::helpers::ADMIN_TOKEN}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    // What carries no token stays cacheable.
+    let r = app.client.get(app.url("/api/events")).send().await.unwrap();
+    assert!(r.headers().get("cache-control").is_none());
+}
+
+#[tokio::test]
+async fn an_idempotency_key_reused_on_another_event_makes_a_hold_of_that_event() {
+    let app = spawn_app().await;
+    let (first, first_seats) = open_event(&app, 1, 2).await;
+    let (second, second_seats) = open_event(&app, 1, 2).await;
+    let (_, session) = app.session().await;
+    let one = |id: i64| json!({"seat_ids": [id.to_string()]});
+    let r = hold(&app, &first, &session, "key-1", one(first_seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let first_hold: serde_json::Value = r.json().await.unwrap();
+    let r = hold(&app, &second, &session, "key-1", one(second_seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let second_hold: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(second_hold["event_id"], second.as_str(), "{second_hold}");
+    assert_ne!(second_hold["hold_id"], first_hold["hold_id"]);
+    assert_eq!(
+        app.count("select count(*) from hold").await,
+        2,
+        "one hold on each event"
+    );
+}
+
+#[tokio::test]
+async fn an_idempotency_key_reused_with_another_body_is_422_and_holds_nothing() {
+    let app = spawn_app().await;
+    let (event, seats) = open_event(&app, 1, 3).await;
+    let (_, session) = app.session().await;
+    let one = |id: i64| json!({"seat_ids": [id.to_string()]});
+    let r = hold(&app, &event, &session, "key-1", one(seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = hold(&app, &event, &session, "key-1", one(seats[1])).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let r = hold(
+        &app,
+        &event,
+        &session,
+        "key-1",
+        json!({"section": "A", "quantity": 1}),
+    )
+    .await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    assert_eq!(app.count("select count(*) from hold").await, 1);
+    let (status, _): (String, Option<String>) =
+        sqlx::query_as("select status, hold_id from seat where id = $1")
+            .bind(seats[1])
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+    assert_eq!(status, "available");
+    // The same body again is still the replay.
+    let r = hold(&app, &event, &session, "key-1", one(seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn the_metrics_are_not_served_on_the_public_address() {
+    let app = spawn_app().await;
+    let r = app.client.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert!(!r.text().await.unwrap().contains("# TYPE"));
+    let r = app
+        .client
+        .get(format!("{}/metrics", app.metrics_base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("anteroom_http_requests_total")
+    );
+}
+
+#[tokio::test]
+async fn a_generated_admin_token_is_shown_once_with_where_it_is_kept() {
+    let mut config = test_config();
+    config.admin_token = None;
+    let dir = config.data_dir.clone();
+    let first = startup::admin_token_notice(&config)
+        .unwrap()
+        .expect("the first start shows the token it generated");
+    let kept = std::fs::read_to_string(dir.join("admin_token")).unwrap();
+    assert!(first.contains(kept.trim()), "{first}");
+    assert!(first.contains(&dir.join("admin_token").display().to_string()));
+    assert_eq!(
+        startup::admin_token_notice(&config).unwrap(),
+        None,
+        "only once"
+    );
+    // A configured token is never printed.
+    config.admin_token = Some(Secret::new(ADMIN_TOKEN));
+    assert_eq!(startup::admin_token_notice(&config).unwrap(), None);
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[tokio::test]
+async fn a_configured_admin_token_under_32_characters_is_refused_at_start() {
+    let mut config = test_config();
+    config.admin_token = Some(Secret::new("x".repeat(31)));
+    let refused = Application::build(config).await.err().expect("refused");
+    assert!(refused.to_string().contains("32"), "{refused}");
+}
+
+/// Signs in to the dashboard: its cookie pair.
+async fn dashboard_cookie(app: &TestApp) -> String {
+    let r = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": ADMIN_TOKEN}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap();
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_cross_site_or_non_json_admin_write_changes_nothing() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let room = app.url(&format!("/api/admin/events/{event}/room"));
+    let cookie = dashboard_cookie(&app).await;
+    let paused = |app: &TestApp| {
+        let db = app.state.db.clone();
+        let event = event.clone();
+        async move {
+            sqlx::query_scalar::<_, bool>("select room_paused from event where id = $1")
+                .bind(event)
+                .fetch_one(&db)
+                .await
+                .unwrap()
+        }
+    };
+    let body = r#"{"paused": true}"#;
+    // A form on another site: text/plain, the cookie goes along.
+    let r = app
+        .client
+        .put(&room)
+        .header("cookie", &cookie)
+        .header("content-type", "text/plain")
+        .header("origin", "https://evil.example")
+        .header("sec-fetch-site", "cross-site")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    // JSON from another site's script.
+    let r = app
+        .client
+        .put(&room)
+        .header("cookie", &cookie)
+        .header("content-type", "application/json")
+        .header("origin", "https://evil.example")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    // The bearer token without JSON.
+    let r = app
+        .admin(app.client.put(&room))
+        .header("content-type", "text/plain")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    expect_error(
+        r,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    )
+    .await;
+    assert!(!paused(&app).await, "nothing changed");
+    // The dashboard's own page: same origin, JSON.
+    let r = app
+        .client
+        .put(&room)
+        .header("cookie", &cookie)
+        .header("content-type", "application/json")
+        .header("sec-fetch-site", "same-origin")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(paused(&app).await);
+}
+
+#[tokio::test]
+async fn guessing_the_admin_token_is_throttled_per_address() {
+    let mut config = test_config();
+    config.admin_sign_ins_per_minute = 5;
+    let app = spawn_with(config).await;
+    for _ in 0..5 {
+        let r = app
+            .client
+            .post(app.url("/api/admin/session"))
+            .json(&json!({"token": "guess"}))
+            .send()
+            .await
+            .unwrap();
+        expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    }
+    // Even the right token waits now: the limit counts attempts, not failures.
+    let r = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": ADMIN_TOKEN}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.headers().contains_key("retry-after"));
+    expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+}
+
+#[tokio::test]
+async fn an_event_named_like_a_script_renders_escaped_under_a_policy_with_a_nonce() {
+    let app = spawn_app().await;
+    let mut body = event_body(1, 2, json!({"enabled": false}));
+    let name = "</title><script>alert(1)</script>";
+    body["name"] = json!(name);
+    let event = app.create_event(body).await;
+    let event = event["id"].as_str().unwrap();
+    for path in ["/".to_owned(), format!("/events/{event}")] {
+        let r = app.client.get(app.url(&path)).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let policy = r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let html = r.text().await.unwrap();
+        assert!(
+            !html.contains(name),
+            "{path}: the name reached the HTML raw"
+        );
+        assert!(!html.contains("<script>alert(1)"), "{path}");
+        assert!(
+            html.contains("&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{path}"
+        );
+        // The policy allows the page's own inline scripts, by their nonce, and no others.
+        let nonce = policy
+            .split(['\'', ' ', ';'])
+            .find_map(|part| part.strip_prefix("nonce-"))
+            .expect("a nonce in the policy")
+            .to_owned();
+        let script_src = policy
+            .split(';')
+            .map(str::trim)
+            .find(|d| d.starts_with("script-src "))
+            .expect("a script-src directive");
+        assert!(script_src.contains(&format!("'nonce-{nonce}'")), "{policy}");
+        assert!(!script_src.contains("unsafe-inline"), "{policy}");
+        let scripts = html.matches("<script").count();
+        let with_nonce = html
+            .matches(&format!("<script type=\"module\" nonce=\"{nonce}\""))
+            .count()
+            + html.matches(&format!("<script nonce=\"{nonce}\"")).count();
+        assert!(scripts > 0, "{path}: the hydration script is inline");
+        assert_eq!(
+            with_nonce, scripts,
+            "{path}: every inline script carries the nonce\n{html}"
+        );
+    }
+}
