@@ -133,7 +133,7 @@ struct CspNonce(String);
 /// those and the site's own files. `wasm-unsafe-eval` lets the hydration bundle compile its
 /// WebAssembly; inline style attributes stay allowed (the progress bar's width).
 async fn csp(mut req: Request, next: Next) -> Response {
-    let nonce = crate::devdata::random_token(16);
+    let nonce = crate::ids::random_id(16);
     req.extensions_mut().insert(CspNonce(nonce.clone()));
     let mut response = next.run(req).await;
     let policy = format!(

@@ -9,15 +9,6 @@
 //! or an `Origin` naming the request's host; 403 otherwise); sign-in attempts are limited per
 //! client address across instances (`admin::session`); a configured admin token has at least
 //! [`MIN_ADMIN_TOKEN_CHARS`] characters (the server refuses to start otherwise).
-//!
-//! Invariants: an admin write (any method but GET and HEAD) carries
-//! `Content-Type: application/json` (415 otherwise), so no HTML form can send one; one made
-//! with the cookie also comes from the dashboard's own origin (`Sec-Fetch-Site: same-origin`,
-//! or an `Origin` naming the request's host; 403 otherwise); sign-in attempts are limited per
-//! client address across instances; a configured admin token has at least
-//! [`MIN_ADMIN_TOKEN_CHARS`] characters (the server refuses to start otherwise).
-
-use std::{net::SocketAddr, time::Duration};
 
 use axum::{
     Json,
@@ -31,9 +22,6 @@ use crate::{
     state::AppState,
     tokens::cookies::{ADMIN_COOKIE, Cookie},
 };
-
-/// The shortest admin token the server accepts from configuration.
-pub const MIN_ADMIN_TOKEN_CHARS: usize = 32;
 
 /// The shortest admin token the server accepts from configuration.
 pub const MIN_ADMIN_TOKEN_CHARS: usize = 32;

@@ -14,9 +14,9 @@ use tokio::{
     net::TcpStream,
 };
 
-use crate::{
-    helpers::{ADMIN_TOKEN, TestApp, event_body, expect_error, spawn_app, spawn_with, test_config},
-    holds::{hold, open_event},
+use crate::helpers::{
+    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, open_event, spawn_app, spawn_with,
+    test_config,
 };
 
 /// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
