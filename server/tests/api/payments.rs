@@ -86,14 +86,16 @@ async fn audit(url: &str, db: &sqlx::PgPool, event: &str) -> MoneyAudit {
     audit
 }
 
+/// Waits for `ready`; the bound is generous because a loaded CI machine starts a debug
+/// process and serves its first requests slowly (this waits for an event, it times nothing).
 async fn until(mut ready: impl AsyncFnMut() -> bool) {
-    for _ in 0..500 {
+    for _ in 0..3000 {
         if ready().await {
             return;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    panic!("waited 5 s in vain");
+    panic!("waited 30 s in vain");
 }
 
 async fn pending_payments(db: &sqlx::PgPool) -> i64 {
