@@ -236,8 +236,6 @@ impl Night {
     }
 }
 
-/// One place in the line: from a join to the tick that admitted it.
-
 /// The operator's per-second series, read every few seconds (the API keeps 10 minutes).
 async fn watch_stats(
     client: reqwest::Client,

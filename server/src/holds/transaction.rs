@@ -55,7 +55,7 @@ pub async fn create(
         .bind(format!("{buyer}\n{event_id}"))
         .execute(&mut *tx)
         .await?;
-    if let Some(id) = replay.find(&mut *tx, buyer, event_id).await? {
+    if let Some(id) = replay.find(&mut tx, buyer, event_id).await? {
         tx.rollback().await?;
         return Ok((super::load(db, &HoldId::from(id), buyer).await?, false));
     }
