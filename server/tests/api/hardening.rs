@@ -212,13 +212,7 @@ async fn answers_that_carry_a_token_say_no_store() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["cache-control"], "no-store");
-    let r = app
-        .client
-        .post(app.url("/api/admin/session"))
-        .json(&json!({"token": crate::helpers::ADMIN_TOKEN}))
-        .send()
-        .await
-        .unwrap();
+    let r = app.sign_in(crate::helpers::ADMIN_TOKEN).await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     assert_eq!(r.headers()["cache-control"], "no-store");
     // What carries no token stays cacheable.
@@ -333,13 +327,7 @@ async fn a_configured_admin_token_under_32_characters_is_refused_at_start() {
 
 /// Signs in to the dashboard: its cookie pair.
 async fn dashboard_cookie(app: &TestApp) -> String {
-    let r = app
-        .client
-        .post(app.url("/api/admin/session"))
-        .json(&json!({"token": ADMIN_TOKEN}))
-        .send()
-        .await
-        .unwrap();
+    let r = app.sign_in(ADMIN_TOKEN).await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     let cookie = r.headers()["set-cookie"].to_str().unwrap();
     cookie.split(';').next().unwrap().to_owned()
@@ -424,23 +412,11 @@ async fn guessing_the_admin_token_is_throttled_per_address() {
     config.admin_sign_ins_per_minute = 5;
     let app = spawn_with(config).await;
     for _ in 0..5 {
-        let r = app
-            .client
-            .post(app.url("/api/admin/session"))
-            .json(&json!({"token": "guess"}))
-            .send()
-            .await
-            .unwrap();
+        let r = app.sign_in("guess").await;
         expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     }
     // Even the right token waits now: the limit counts attempts, not failures.
-    let r = app
-        .client
-        .post(app.url("/api/admin/session"))
-        .json(&json!({"token": ADMIN_TOKEN}))
-        .send()
-        .await
-        .unwrap();
+    let r = app.sign_in(ADMIN_TOKEN).await;
     assert!(r.headers().contains_key("retry-after"));
     expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
 }

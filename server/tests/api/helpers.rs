@@ -224,6 +224,16 @@ impl JsonBody for RequestBuilder {
 
 impl TestApp {
     /// The Prometheus text of `/metrics`, from the metrics address.
+    /// `POST /api/admin/session` with `token`, as the dashboard signs in.
+    pub async fn sign_in(&self, token: &str) -> reqwest::Response {
+        self.client
+            .post(self.url("/api/admin/session"))
+            .json(&json!({ "token": token }))
+            .send()
+            .await
+            .unwrap()
+    }
+
     pub async fn metrics_text(&self) -> String {
         self.client
             .get(format!("{}/metrics", self.server.metrics_base))

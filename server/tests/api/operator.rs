@@ -14,21 +14,9 @@ async fn the_dashboard_signs_in_with_the_admin_token_into_an_httponly_cookie() {
         "/api/admin/events/{}/stats",
         event["id"].as_str().unwrap()
     ));
-    let r = app
-        .client
-        .post(app.url("/api/admin/session"))
-        .json(&json!({"token": "guess"}))
-        .send()
-        .await
-        .unwrap();
+    let r = app.sign_in("guess").await;
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    let r = app
-        .client
-        .post(app.url("/api/admin/session"))
-        .json(&json!({"token": ADMIN_TOKEN}))
-        .send()
-        .await
-        .unwrap();
+    let r = app.sign_in(ADMIN_TOKEN).await;
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
     assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
@@ -197,21 +185,9 @@ async fn every_operator_write_appears_in_the_audit_with_its_actor_and_the_state_
         .await
         .unwrap();
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    let guess = app
-        .client
-        .post(app.url("/api/admin/session"))
-        .json(&json!({"token": "guess"}))
-        .send()
-        .await
-        .unwrap();
+    let guess = app.sign_in("guess").await;
     assert_eq!(guess.status(), StatusCode::UNAUTHORIZED);
-    let signed_in = app
-        .client
-        .post(app.url("/api/admin/session"))
-        .json(&json!({"token": ADMIN_TOKEN}))
-        .send()
-        .await
-        .unwrap();
+    let signed_in = app.sign_in(ADMIN_TOKEN).await;
     assert_eq!(signed_in.status(), StatusCode::NO_CONTENT);
     let cookie = signed_in.headers()["set-cookie"].to_str().unwrap();
     let pair = cookie.split(';').next().unwrap().to_owned();
