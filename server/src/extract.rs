@@ -22,6 +22,11 @@ pub const BODY_LIMIT_BYTES: usize = 1 << 20;
 /// [`BODY_LIMIT_BYTES`] (413 above it). tower-http's `RequestBodyTimeout` would not do: its
 /// clock restarts with every frame, so a body trickled a byte at a time never ends.
 pub async fn buffer_body(req: Request, deadline: Duration) -> Result<Request, Error> {
+    // Most requests of the line (polls, and joins without a body) carry none: nothing to
+    // read, so no timer and no buffer on the hot path.
+    if axum::body::HttpBody::is_end_stream(req.body()) {
+        return Ok(req);
+    }
     let (parts, body) = req.into_parts();
     let read = tokio::time::timeout(deadline, axum::body::to_bytes(body, BODY_LIMIT_BYTES));
     let bytes = read
