@@ -153,7 +153,7 @@ async fn csp(mut req: Request, next: Next) -> Response {
 /// renders without one.
 async fn page_session(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let mut new_token = None;
-    let buyer = match state.sessions.buyer_of(req.headers()) {
+    let buyer = match state.sessions.buyer_of(&state.config, req.headers()) {
         Some(id) => Some(String::from(id)),
         None => {
             let peer = req

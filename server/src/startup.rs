@@ -69,6 +69,9 @@ impl Application {
         {
             tokens::admin::check_admin_token(token.expose())?;
         }
+        if config.payments_url.is_none() && !config.dev {
+            return Err(NO_PAYMENT_PROVIDER.into());
+        }
         let leptos = leptos_options(&config.leptos_config)?;
         let db = connect_db(&config).await?;
         MIGRATOR.run(&db).await?;
@@ -92,6 +95,7 @@ impl Application {
         )?;
         let payments_url = match &config.payments_url {
             Some(url) => url.trim_end_matches('/').to_owned(),
+            // `--dev` only (checked above): the fake takes no money.
             None => {
                 let url = checkout::fake::spawn(
                     checkout::fake::FakeSettings::default(),
@@ -191,6 +195,11 @@ impl Application {
         Ok(())
     }
 }
+
+/// Why a production start without a payment provider is refused: the fake one would take
+/// orders and no money.
+const NO_PAYMENT_PROVIDER: &str = "no payment provider: set ANTEROOM_PAYMENTS_URL (or pass \
+    --dev to run the fake one in-process, for development only)";
 
 /// Serves `router` on `listener` until `shutdown`, then lets in-flight requests finish.
 /// Rather than `axum::serve`, which gives hyper no timer: without one, hyper's header-read

@@ -78,9 +78,14 @@ impl Proof {
         buyer: &BuyerId,
         event_id: &EventId,
     ) -> Self {
-        let receipt = gate::presented(headers, PLACE_HEADER, &place_cookie_name(event_id))
+        let receipt = gate::presented(
+            &state.config,
+            headers,
+            PLACE_HEADER,
+            &place_cookie_name(event_id),
+        )
             .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
-        let admitted_until = gate::admission(&state.admission, headers, event_id, buyer)
+        let admitted_until = gate::admission(state, headers, event_id, buyer)
             .and_then(|claims| DateTime::from_timestamp(claims.exp, 0));
         Self {
             receipt,

@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use anteroom::{
+    checkout::fake,
     config::Secret,
     startup::{self, Application},
 };
@@ -15,8 +16,8 @@ use tokio::{
 };
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, open_event, spawn_app, spawn_with,
-    test_config,
+    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, open_event, quick,
+    spawn_app, spawn_with, test_config,
 };
 
 /// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
@@ -474,4 +475,61 @@ async fn an_event_named_like_a_script_renders_escaped_under_a_policy_with_a_nonc
             "{path}: every inline script carries the nonce\n{html}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_production_server_without_a_payment_provider_refuses_to_start() {
+    let mut config = test_config();
+    config.dev = false;
+    config.payments_url = None;
+    let refused = Application::build(config)
+        .await
+        .err()
+        .expect("no fake that takes orders and no money");
+    assert!(
+        refused.to_string().contains("ANTEROOM_PAYMENTS_URL"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one() {
+    let payments = fake::spawn(quick(), "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let mut config = test_config();
+    config.dev = false;
+    config.payments_url = Some(payments);
+    let app = spawn_with(config).await;
+    let r = app
+        .client
+        .post(app.url("/api/session"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.starts_with("__Host-anteroom_session="), "{cookie}");
+    assert!(cookie.contains("; Path=/;") && cookie.ends_with("; Secure"), "{cookie}");
+    assert!(!cookie.to_lowercase().contains("domain="), "{cookie}");
+    let session = |cookie: String| {
+        app.client
+            .get(app.url("/api/session"))
+            .header("cookie", cookie)
+            .send()
+    };
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    assert_eq!(session(pair.clone()).await.unwrap().status(), StatusCode::OK);
+    // The same token under the plain name, as a sibling subdomain or a plain-HTTP page could
+    // plant it (session fixation): not read.
+    let planted = pair.trim_start_matches("__Host-").to_owned();
+    let r = session(planted).await.unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let r = app.sign_in(ADMIN_TOKEN).await;
+    let admin = r.headers()["set-cookie"].to_str().unwrap();
+    assert!(
+        admin.starts_with("__Host-anteroom_admin=") && admin.ends_with("; Secure"),
+        "{admin}"
+    );
 }
