@@ -34,7 +34,8 @@ use crate::{
     admission::{self, rooms::Rooms, ticker::Ticker},
     checkout::{self, provider::Payments},
     config::{Config, Secret},
-    devdata, events,
+    devdata::{self, Strictness},
+    events,
     extract::BODY_LIMIT_BYTES,
     holds,
     ops::{self, metrics::Metrics, shed::Shed},
@@ -73,9 +74,7 @@ impl Application {
             return Err(NO_PAYMENT_PROVIDER.into());
         }
         let leptos = leptos_options(&config.leptos_config)?;
-        let db = connect_db(&config).await?;
-        MIGRATOR.run(&db).await?;
-        let redis = Redis::connect(&config).await?;
+        // The secrets first: a start refused for one of them touches nothing.
         let (admin_token, _) =
             secret_or_file(&config, config.admin_token.as_ref(), ADMIN_TOKEN_FILE)?;
         let (session_secret, _) =
@@ -92,7 +91,11 @@ impl Application {
             &key_dir,
             config.admission_signing_kid.as_deref(),
             &config.admission_audience,
+            Strictness::for_dev(config.dev),
         )?;
+        let db = connect_db(&config).await?;
+        MIGRATOR.run(&db).await?;
+        let redis = Redis::connect(&config).await?;
         let payments_url = match &config.payments_url {
             Some(url) => url.trim_end_matches('/').to_owned(),
             // `--dev` only (checked above): the fake takes no money.
@@ -299,7 +302,8 @@ fn secret_or_file(
     match configured {
         Some(s) if !s.expose().is_empty() => Ok((s.clone(), false)),
         _ => {
-            let (value, created) = devdata::secret_file(&config.data_dir, name)?;
+            let strictness = Strictness::for_dev(config.dev);
+            let (value, created) = devdata::secret_file(&config.data_dir, name, strictness)?;
             Ok((Secret::new(value), created))
         }
     }
@@ -317,7 +321,8 @@ pub fn admin_token_notice(config: &Config) -> Result<Option<String>, BoxError> {
     {
         return Ok(None);
     }
-    let (token, created) = devdata::secret_file(&config.data_dir, ADMIN_TOKEN_FILE)?;
+    let strictness = Strictness::for_dev(config.dev);
+    let (token, created) = devdata::secret_file(&config.data_dir, ADMIN_TOKEN_FILE, strictness)?;
     Ok(created.then(|| {
         format!(
             "Admin token (generated now and kept in {}; shown only this once): {token}",

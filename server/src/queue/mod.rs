@@ -84,7 +84,7 @@ impl Proof {
             PLACE_HEADER,
             &place_cookie_name(event_id),
         )
-            .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
+        .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
         let admitted_until = gate::admission(state, headers, event_id, buyer)
             .and_then(|claims| DateTime::from_timestamp(claims.exp, 0));
         Self {

@@ -101,7 +101,8 @@ pub fn admin_via(state: &AppState, headers: &HeaderMap) -> Option<&'static str> 
     {
         return Some("api");
     }
-    if cookies::read(&state.config, headers, ADMIN_COOKIE).is_some_and(|c| state.sessions.is_admin(c))
+    if cookies::read(&state.config, headers, ADMIN_COOKIE)
+        .is_some_and(|c| state.sessions.is_admin(c))
     {
         return Some("dashboard");
     }

@@ -5,8 +5,10 @@ use std::time::{Duration, Instant};
 
 use anteroom::{
     checkout::fake,
-    config::Secret,
+    config::{Config, Secret},
+    devdata::{self, Strictness},
     startup::{self, Application},
+    tokens::keys::AdmissionKeys,
 };
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -16,8 +18,8 @@ use tokio::{
 };
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, open_event, quick,
-    spawn_app, spawn_with, test_config,
+    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, open_event, quick, spawn_app, spawn_with,
+    test_config,
 };
 
 /// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
@@ -511,7 +513,10 @@ async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one(
     assert_eq!(r.status(), StatusCode::CREATED);
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
     assert!(cookie.starts_with("__Host-anteroom_session="), "{cookie}");
-    assert!(cookie.contains("; Path=/;") && cookie.ends_with("; Secure"), "{cookie}");
+    assert!(
+        cookie.contains("; Path=/;") && cookie.ends_with("; Secure"),
+        "{cookie}"
+    );
     assert!(!cookie.to_lowercase().contains("domain="), "{cookie}");
     let session = |cookie: String| {
         app.client
@@ -520,7 +525,10 @@ async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one(
             .send()
     };
     let pair = cookie.split(';').next().unwrap().to_owned();
-    assert_eq!(session(pair.clone()).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        session(pair.clone()).await.unwrap().status(),
+        StatusCode::OK
+    );
     // The same token under the plain name, as a sibling subdomain or a plain-HTTP page could
     // plant it (session fixation): not read.
     let planted = pair.trim_start_matches("__Host-").to_owned();
@@ -532,4 +540,113 @@ async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one(
         admin.starts_with("__Host-anteroom_admin=") && admin.ends_with("; Secure"),
         "{admin}"
     );
+}
+
+/// A production configuration (no `--dev`) whose secrets live in files of its data folder,
+/// with a payment provider's URL that `Application::build` never calls.
+fn production_config_with_secret_files() -> Config {
+    let mut config = test_config();
+    config.dev = false;
+    config.payments_url = Some("http://127.0.0.1:9".into());
+    config.session_secret = None;
+    config
+}
+
+fn set_mode(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[tokio::test]
+async fn a_secret_or_key_file_other_users_may_read_is_refused_at_start() {
+    let config = production_config_with_secret_files();
+    let dir = config.data_dir.clone();
+    let keys = dir.join("admission-keys");
+    // What an earlier start left: the session secret and a key, then opened up by hand.
+    devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
+    AdmissionKeys::load_or_generate(&keys, None, "anteroom", Strictness::Refuse).unwrap();
+    let key = std::fs::read_dir(&keys)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "key"))
+        .unwrap();
+    let refused = |config: Config| async move {
+        Application::build(config)
+            .await
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    set_mode(&dir.join("session_secret"), 0o644);
+    let why = refused(config.clone()).await;
+    assert!(
+        why.contains("session_secret") && why.contains("chmod 600"),
+        "{why}"
+    );
+    set_mode(&dir.join("session_secret"), 0o600);
+    set_mode(&key, 0o640);
+    let why = refused(config.clone()).await;
+    assert!(why.contains(".key") && why.contains("chmod 600"), "{why}");
+    set_mode(&key, 0o600);
+    set_mode(&keys, 0o755);
+    let why = refused(config.clone()).await;
+    assert!(
+        why.contains("admission-keys") && why.contains("chmod 700"),
+        "{why}"
+    );
+    set_mode(&keys, 0o700);
+    set_mode(&dir, 0o777);
+    let why = refused(config.clone()).await;
+    assert!(why.contains("chmod 700"), "{why}");
+    set_mode(&dir, 0o700);
+    // Closed again: it starts.
+    let app = spawn_with(config).await;
+    assert_eq!(
+        app.client
+            .get(app.url("/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+}
+
+#[test]
+fn instances_starting_together_on_an_empty_data_folder_share_one_secret_and_one_key() {
+    const INSTANCES: usize = 8;
+    for _ in 0..20 {
+        let dir =
+            std::env::temp_dir().join(format!("anteroom-together-{}", anteroom::ids::random_id(6)));
+        let start = std::sync::Arc::new(std::sync::Barrier::new(INSTANCES));
+        let instances: Vec<_> = (0..INSTANCES)
+            .map(|_| {
+                let (dir, start) = (dir.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    let (secret, _) =
+                        devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
+                    let keys = AdmissionKeys::load_or_generate(
+                        &dir.join("admission-keys"),
+                        None,
+                        "anteroom",
+                        Strictness::Refuse,
+                    )
+                    .unwrap();
+                    (secret, keys.jwks().clone())
+                })
+            })
+            .collect();
+        let seen: Vec<_> = instances.into_iter().map(|i| i.join().unwrap()).collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            seen.iter().all(|s| s.0 == seen[0].0),
+            "instances started with different session secrets"
+        );
+        assert!(
+            seen.iter().all(|s| s.1 == seen[0].1),
+            "instances generated different admission keys"
+        );
+        assert_eq!(seen[0].1["keys"].as_array().unwrap().len(), 1);
+    }
 }
