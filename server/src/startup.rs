@@ -170,6 +170,10 @@ impl Application {
             self.state.clone(),
             background.clone(),
         )));
+        tasks.push(tokio::spawn(admission::retire::run(
+            self.state.clone(),
+            background.clone(),
+        )));
         if self.state.config.ticker {
             tasks.push(tokio::spawn(
                 Ticker::new(self.state.clone()).run(background.clone()),

@@ -164,6 +164,7 @@ async fn locate(
                 .map(|t| t.timestamp_millis().to_string())
                 .unwrap_or_default(),
         )
+        .arg(state.rooms.admitted_through(event_id))
         .invoke_async(&mut state.redis.clone())
         .await?;
     let place = place(reply)?;

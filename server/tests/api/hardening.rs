@@ -4,6 +4,10 @@
 use std::time::{Duration, Instant};
 
 use anteroom::{
+    admission::{
+        retire::{self, Retired},
+        ticker::Ticker,
+    },
     checkout::fake,
     config::{Config, Secret},
     devdata::{self, Strictness},
@@ -18,8 +22,8 @@ use tokio::{
 };
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, open_event, quick, spawn_app, spawn_with,
-    test_config,
+    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, join, open_event, poll, put_room, quick,
+    spawn_app, spawn_with, test_config,
 };
 
 /// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
@@ -649,4 +653,173 @@ fn instances_starting_together_on_an_empty_data_folder_share_one_secret_and_one_
         );
         assert_eq!(seen[0].1["keys"].as_array().unwrap().len(), 1);
     }
+}
+
+/// Every Redis key of `event` on `app`'s deployment, with its time to live in ms (-1: none).
+async fn event_keys(app: &TestApp, event: &str) -> Vec<(String, i64)> {
+    let mut redis = app.state.redis.clone();
+    let pattern = app.state.keys.event(event, "*");
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(&pattern)
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    let mut ttls = Vec::new();
+    for key in keys {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut redis)
+            .await
+            .unwrap();
+        ttls.push((key, ttl));
+    }
+    ttls
+}
+
+async fn admitted_total(app: &TestApp, event: &str) -> serde_json::Value {
+    let stats: serde_json::Value = app
+        .get(&format!("/api/admin/events/{event}/stats"), ADMIN_TOKEN)
+        .await
+        .json()
+        .await
+        .unwrap();
+    stats["admitted_total"].clone()
+}
+
+#[tokio::test]
+async fn the_line_of_a_room_turned_off_expires_once_empty_and_its_count_stays() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let mut receipts = Vec::new();
+    for _ in 0..3 {
+        let (_, session) = app.session().await;
+        receipts.push((session.clone(), place_receipt(&app, &event, &session).await));
+    }
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    Ticker::new(app.state.clone())
+        .tick(&event, &room, 0)
+        .await
+        .unwrap();
+    // A seat changes too (its generation is a key of the event).
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let (_, session) = app.session().await;
+    let seats: Vec<i64> = sqlx::query_scalar("select id from seat where event_id = $1 limit 1")
+        .bind(&event)
+        .fetch_all(&app.state.db)
+        .await
+        .unwrap();
+    let r = hold(
+        &app,
+        &event,
+        &session,
+        "k",
+        json!({"seat_ids": [seats[0].to_string()]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let forever = |keys: &[(String, i64)]| -> Vec<String> {
+        keys.iter()
+            .filter(|(_, ttl)| *ttl == -1)
+            .map(|(k, _)| k.clone())
+            .collect()
+    };
+    assert!(!forever(&event_keys(&app, &event).await).is_empty());
+
+    let retired = retire::retire(&app.state, &event).await.unwrap();
+    assert!(
+        matches!(retired, Retired::Expiring { admissions: 3, .. }),
+        "{retired:?}"
+    );
+    let keys = event_keys(&app, &event).await;
+    assert!(
+        forever(&keys).is_empty(),
+        "keys without a time to live: {keys:?}"
+    );
+    let admission_ttl = i64::from(app.state.config.admission_ttl_seconds) * 1000;
+    assert!(keys.iter().all(|(_, ttl)| *ttl <= 24 * 3600 * 1000));
+    assert!(
+        keys.iter()
+            .any(|(k, ttl)| k.ends_with(":admitted") && *ttl <= admission_ttl),
+        "{keys:?}"
+    );
+    // The night's count is in the archive, once, however often the line is retired.
+    assert_eq!(admitted_total(&app, &event).await, 3);
+    retire::retire(&app.state, &event).await.unwrap();
+    assert_eq!(admitted_total(&app, &event).await, 3);
+    let through: i64 =
+        sqlx::query_scalar("select admitted_through from event_line where event_id = $1")
+            .bind(&event)
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+    assert!(
+        through > 0,
+        "the greatest arrival admitted is kept in Postgres"
+    );
+
+    // The keys gone (their time to live over) and the room on again for another night: a
+    // receipt of the old line names a place already used, and puts nobody back in line.
+    for (key, _) in event_keys(&app, &event).await {
+        let () = redis::cmd("DEL")
+            .arg(&key)
+            .query_async(&mut app.state.redis.clone())
+            .await
+            .unwrap();
+    }
+    let r = put_room(&app, &event, json!({"enabled": true})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    app.state.rooms.refresh(&app.state.db).await.unwrap();
+    let (session, receipt) = &receipts[2];
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/queue")))
+        .bearer_auth(session)
+        .header("place-token", receipt)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
+}
+
+/// Joins `event` as the buyer of `session`: the place receipt the waiting answer hands out.
+async fn place_receipt(app: &TestApp, event: &str, session: &str) -> String {
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/queue")))
+        .bearer_auth(session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap();
+    let (name, value) = cookie.split(';').next().unwrap().split_once('=').unwrap();
+    assert_eq!(name, format!("anteroom_place_{event}"));
+    value.to_owned()
+}
+
+#[tokio::test]
+async fn a_room_turned_off_with_buyers_in_line_keeps_its_line() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let (_, session) = app.session().await;
+    assert_eq!(join(&app, &event, &session).await.0, StatusCode::ACCEPTED);
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        retire::retire(&app.state, &event).await.unwrap(),
+        Retired::Busy
+    );
+    let keys = event_keys(&app, &event).await;
+    assert!(
+        keys.iter()
+            .any(|(k, ttl)| k.ends_with(":queue") && *ttl == -1),
+        "{keys:?}"
+    );
+    // Turned on again, the buyer is where they were.
+    let r = put_room(&app, &event, json!({"enabled": true})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let (status, body) = poll(&app, &event, &session).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["position"], 1);
 }

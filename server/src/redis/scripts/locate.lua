@@ -5,7 +5,9 @@
 -- KEYS[3] admitted (zset buyer -> admission expiry ms), KEYS[4] head (the greatest arrival
 -- number ever admitted).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
--- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or ''.
+-- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
+-- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
+-- there when Redis forgot it: a retired line's keys expire).
 -- Returns {'admitted', expiry_ms, 0, restored}, {'waiting', position, arrival, restored} or
 -- {'absent', 0, 0, 0}; restored is 1 when this call put back a lost admission or place.
 local now = redis.call('TIME')
@@ -29,7 +31,8 @@ if arrival then
 end
 local restored = 0
 local receipt = tonumber(ARGV[3])
-if receipt and receipt > tonumber(redis.call('GET', KEYS[4]) or '0') then
+local head = math.max(tonumber(redis.call('GET', KEYS[4]) or '0'), tonumber(ARGV[5]) or 0)
+if receipt and receipt > head then
   -- Behind everyone ever admitted, yet not in line: the join was lost. Its arrival number
   -- puts the place back exactly where it was.
   arrival = receipt
