@@ -77,6 +77,17 @@ pub struct Config {
     )]
     pub db_pool_size: u32,
 
+    /// Postgres connections that reads anyone may cause (look-ups of events this instance does
+    /// not know yet) may hold at once, out of `db_pool_size`: the rest stay for the admitted
+    /// buyers' holds and checkouts and for the operator, whatever a flood of such reads does.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_DB_PUBLIC_CONNECTIONS",
+        default_value_t = 4
+    )]
+    pub db_public_connections: u32,
+
     /// Redis connection URL.
     #[arg(
         long,

@@ -73,6 +73,15 @@ impl Application {
         if config.payments_url.is_none() && !config.dev {
             return Err(NO_PAYMENT_PROVIDER.into());
         }
+        if !(1..config.db_pool_size).contains(&config.db_public_connections) {
+            return Err(format!(
+                "ANTEROOM_DB_PUBLIC_CONNECTIONS ({}) must be at least 1 and below \
+                 ANTEROOM_DB_POOL_SIZE ({}), so that holds and checkout keep connections of \
+                 their own",
+                config.db_public_connections, config.db_pool_size
+            )
+            .into());
+        }
         let leptos = leptos_options(&config.leptos_config)?;
         // The secrets first: a start refused for one of them touches nothing.
         let (admin_token, _) =
@@ -118,7 +127,7 @@ impl Application {
             sessions,
             admin_token,
             admission,
-            rooms: Rooms::default(),
+            rooms: Rooms::new(&config),
             payments,
             metrics: Metrics::new(),
             shed: Shed::new(&config),

@@ -823,3 +823,106 @@ async fn a_room_turned_off_with_buyers_in_line_keeps_its_line() {
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["position"], 1);
 }
+
+/// The number of `app`'s Postgres sessions waiting for a lock.
+async fn waiting_on_a_lock(app: &TestApp) -> i64 {
+    sqlx::query_scalar(
+        "select count(*) from pg_stat_activity \
+         where datname = current_database() and wait_event_type = 'Lock'",
+    )
+    .fetch_one(&app.state.db)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_flood_of_reads_of_unknown_events_leaves_the_hold_path_its_connections() {
+    let mut config = test_config();
+    config.db_pool_size = 4;
+    config.db_public_connections = 1;
+    config.db_acquire_timeout_ms = 1_500;
+    let app = spawn_with(config).await;
+    let (event, seats) = open_event(&app, 1, 2).await;
+    let (_, session) = app.session().await;
+    // Postgres is slow to answer anything about events: every read of the table waits.
+    let mut blocker = app.state.db.begin().await.unwrap();
+    sqlx::query("lock table event in access exclusive mode")
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let flood: Vec<_> = (0..40)
+        .map(|i| {
+            let req = app
+                .client
+                .get(app.url(&format!("/api/events/no-such-event-{i}")));
+            tokio::spawn(async move { req.send().await.map(|r| r.status()) })
+        })
+        .collect();
+    while waiting_on_a_lock(&app).await == 0 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Known events are answered from memory meanwhile.
+    for path in [
+        "/api/events".to_owned(),
+        format!("/api/events/{event}"),
+        "/".to_owned(),
+    ] {
+        let r = app
+            .client
+            .get(app.url(&path))
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{path} waited on Postgres: {e}"));
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+    }
+    // A hold asks for a connection while the flood waits: it gets one (and its own wait for
+    // the lock ends when the lock goes).
+    let holding = {
+        let req = app
+            .client
+            .post(app.url(&format!("/api/events/{event}/holds")))
+            .bearer_auth(&session)
+            .header("idempotency-key", "k")
+            .json(&json!({"seat_ids": [seats[0].to_string()]}));
+        tokio::spawn(async move { req.send().await.unwrap().status() })
+    };
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    blocker.rollback().await.unwrap();
+    assert_eq!(holding.await.unwrap(), StatusCode::CREATED);
+    for read in flood {
+        let status = read.await.unwrap().unwrap();
+        assert!(
+            [StatusCode::NOT_FOUND, StatusCode::SERVICE_UNAVAILABLE].contains(&status),
+            "{status}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_event_asked_again_at_once_is_answered_without_postgres() {
+    let app = spawn_app().await;
+    let rooms = &app.state.rooms;
+    let missing = rooms
+        .event(&app.state.db, "no-such-event")
+        .await
+        .unwrap_err();
+    assert_eq!(missing.status_code(), StatusCode::NOT_FOUND);
+    // Postgres out of reach: the same question is answered from memory.
+    let unreachable = sqlx::postgres::PgPoolOptions::new()
+        .acquire_timeout(Duration::from_millis(200))
+        .connect_lazy("postgres://postgres@127.0.0.1:1/none")
+        .unwrap();
+    let again = rooms
+        .event(&unreachable, "no-such-event")
+        .await
+        .unwrap_err();
+    assert_eq!(again.status_code(), StatusCode::NOT_FOUND, "{again}");
+    let other = rooms.event(&unreachable, "another-one").await.unwrap_err();
+    assert_eq!(
+        other.status_code(),
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{other}"
+    );
+}
