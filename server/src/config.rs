@@ -190,9 +190,21 @@ pub struct Config {
     #[arg(long, global = true, env = "ANTEROOM_ADMISSION_KEY_DIR")]
     pub admission_key_dir: Option<PathBuf>,
 
-    /// The kid that signs new admission tokens (default: the greatest kid with a `.key`).
+    /// The kid that signs new admission tokens. Unset: the newest key that every instance has
+    /// published for `admission_key_publish_seconds` (see the README's key rotation).
     #[arg(long, global = true, env = "ANTEROOM_ADMISSION_SIGNING_KID")]
     pub admission_signing_kid: Option<String>,
+
+    /// How long, in seconds, every instance must have published a new admission key (in its
+    /// JWKS) before it signs: longer than the JWKS may be cached (300 s) plus a reload of the
+    /// key folder (10 s), so no verifier meets a token whose key it does not have yet.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ADMISSION_KEY_PUBLISH_SECONDS",
+        default_value_t = 330
+    )]
+    pub admission_key_publish_seconds: u64,
 
     /// Lease of an event's ticker lock, in ms: how soon another instance takes over from one
     /// that died.

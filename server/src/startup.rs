@@ -44,7 +44,7 @@ use crate::{
     seatmap,
     state::{AppState, Shared},
     telemetry::RequestIds,
-    tokens::{self, Sessions, keys::AdmissionKeys},
+    tokens::{self, Sessions, rotation::KeyRing},
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -92,19 +92,15 @@ impl Application {
             session_secret.expose().as_bytes(),
             Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
         );
-        let key_dir = config
-            .admission_key_dir
-            .clone()
-            .unwrap_or_else(|| config.data_dir.join("admission-keys"));
-        let admission = AdmissionKeys::load_or_generate(
-            &key_dir,
-            config.admission_signing_kid.as_deref(),
-            &config.admission_audience,
-            Strictness::for_dev(config.dev),
-        )?;
+        let admission = KeyRing::load(&config)?;
         let db = connect_db(&config).await?;
         MIGRATOR.run(&db).await?;
         let redis = Redis::connect(&config).await?;
+        let keys = Keys::new(config.redis_prefix.clone());
+        // The signer as the other instances allow; unknown (Redis failing), the folder's.
+        if let Err(e) = admission.refresh(&redis, &keys).await {
+            tracing::warn!(error = %e, "could not compare admission keys with the other instances");
+        }
         let payments_url = match &config.payments_url {
             Some(url) => url.trim_end_matches('/').to_owned(),
             // `--dev` only (checked above): the fake takes no money.
@@ -122,7 +118,7 @@ impl Application {
         let state = AppState::new(Shared {
             db,
             redis,
-            keys: Keys::new(config.redis_prefix.clone()),
+            keys,
             scripts: Scripts::new(),
             sessions,
             admin_token,
@@ -180,6 +176,10 @@ impl Application {
             background.clone(),
         )));
         tasks.push(tokio::spawn(admission::retire::run(
+            self.state.clone(),
+            background.clone(),
+        )));
+        tasks.push(tokio::spawn(tokens::rotation::run(
             self.state.clone(),
             background.clone(),
         )));

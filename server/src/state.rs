@@ -13,7 +13,7 @@ use crate::{
     config::{Config, Secret},
     ops::{metrics::Metrics, shed::Shed},
     redis::{Keys, Redis, Scripts},
-    tokens::{Sessions, keys::AdmissionKeys},
+    tokens::{Sessions, rotation::KeyRing},
 };
 
 #[derive(Clone)]
@@ -53,8 +53,9 @@ pub struct Shared {
     /// The operator's credential, compared in constant time by `tokens::Admin`; resolved at
     /// startup (configuration or the data folder), so never re-read per request.
     pub admin_token: Secret,
-    /// The admission tokens' signing key and the public keys served as the JWKS.
-    pub admission: AdmissionKeys,
+    /// The admission tokens' signing key and the public keys served as the JWKS, as they
+    /// rotate.
+    pub admission: KeyRing,
     /// The payment provider's client (bulkhead, breaker).
     pub payments: Payments,
     /// Room settings, re-read from Postgres every `room_refresh_ms`.

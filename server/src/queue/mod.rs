@@ -214,7 +214,10 @@ fn answer(
             expires_at,
             restored,
         } => Ok(Answer {
-            status: state.admission.mint(buyer, event_id, expires_at, restored),
+            status: state
+                .admission
+                .current()
+                .mint(buyer, event_id, expires_at, restored),
             receipt: None,
         }),
         Place::Waiting {
@@ -251,7 +254,10 @@ fn answer(
 fn admitted_now(state: &AppState, buyer: &BuyerId, event_id: &EventId) -> QueueStatus {
     let expires_at =
         Utc::now() + chrono::Duration::seconds(i64::from(state.config.admission_ttl_seconds));
-    state.admission.mint(buyer, event_id, expires_at, false)
+    state
+        .admission
+        .current()
+        .mint(buyer, event_id, expires_at, false)
 }
 
 /// The cookie that goes with an answer: an admission's token, so that browsers carry it

@@ -87,6 +87,17 @@ impl Keys {
         format!("{}:sweep", self.prefix)
     }
 
+    /// What each instance publishes of its admission keys (instance -> when and which kids).
+    /// One hash tag for both of the rotation's keys, so one pipeline reaches both on a cluster.
+    pub fn jwks_instances(&self) -> String {
+        format!("{}:{{jwks}}:instances", self.prefix)
+    }
+
+    /// When each admission key was first published by any instance (kid -> epoch ms).
+    pub fn jwks_since(&self) -> String {
+        format!("{}:{{jwks}}:since", self.prefix)
+    }
+
     /// Held by the one instance retiring the lines of rooms that are off.
     pub fn retire_lock(&self) -> String {
         format!("{}:retire", self.prefix)

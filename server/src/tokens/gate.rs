@@ -59,7 +59,7 @@ pub fn admission(
         ADMISSION_HEADER,
         &admission_cookie_name(event),
     )
-    .and_then(|token| state.admission.verify(token, event, buyer))
+    .and_then(|token| state.admission.current().verify(token, event, buyer))
 }
 
 /// A buyer who may see the seat map and hold seats of the event in the path: admitted with a

@@ -73,7 +73,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{devdata::Strictness, tokens::keys::KeyMaterial};
+    use crate::{
+        devdata::Strictness,
+        tokens::keys::{KeyMaterial, load_or_generate},
+    };
 
     fn b(id: &str) -> BuyerId {
         BuyerId::from(id)
@@ -86,7 +89,7 @@ mod tests {
     fn fresh_keys() -> (KeyMaterial, AdmissionKeys) {
         let key = KeyMaterial::generate();
         let keys = AdmissionKeys::new(
-            vec![KeyMaterial::from_pkcs8(key.kid.clone(), key.pkcs8.clone().unwrap()).unwrap()],
+            &[KeyMaterial::from_pkcs8(key.kid.clone(), key.pkcs8.clone().unwrap()).unwrap()],
             None,
             "anteroom",
         )
@@ -165,7 +168,7 @@ mod tests {
     fn a_rotated_out_key_keeps_verifying_until_removed() {
         let old = KeyMaterial::generate();
         let before = AdmissionKeys::new(
-            vec![KeyMaterial::from_pkcs8(old.kid.clone(), old.pkcs8.clone().unwrap()).unwrap()],
+            &[KeyMaterial::from_pkcs8(old.kid.clone(), old.pkcs8.clone().unwrap()).unwrap()],
             None,
             "anteroom",
         )
@@ -173,7 +176,7 @@ mod tests {
         let token = before.sign(&b("b"), &e("e"), soon());
         let new = KeyMaterial::generate();
         let new_kid = new.kid.clone();
-        let after = AdmissionKeys::new(vec![old.public_only(), new], None, "anteroom").unwrap();
+        let after = AdmissionKeys::new(&[old.public_only(), new], None, "anteroom").unwrap();
         assert!(
             after.verify(&token, &e("e"), &b("b")).is_some(),
             "old tokens still pass"
@@ -184,18 +187,26 @@ mod tests {
             new_kid
         );
         assert_eq!(after.jwks()["keys"].as_array().unwrap().len(), 2);
-        let removed = AdmissionKeys::new(vec![KeyMaterial::generate()], None, "anteroom").unwrap();
+        let removed = AdmissionKeys::new(&[KeyMaterial::generate()], None, "anteroom").unwrap();
         assert!(removed.verify(&token, &e("e"), &b("b")).is_none());
     }
 
     #[test]
     fn keys_survive_a_restart_through_their_folder() {
         let dir = std::env::temp_dir().join(format!("anteroom-keys-{}", ids::random_id(6)));
-        let first =
-            AdmissionKeys::load_or_generate(&dir, None, "anteroom", Strictness::Refuse).unwrap();
+        let first = AdmissionKeys::new(
+            &load_or_generate(&dir, Strictness::Refuse).unwrap(),
+            None,
+            "anteroom",
+        )
+        .unwrap();
         let token = first.sign(&b("b"), &e("e"), soon());
-        let second =
-            AdmissionKeys::load_or_generate(&dir, None, "anteroom", Strictness::Refuse).unwrap();
+        let second = AdmissionKeys::new(
+            &load_or_generate(&dir, Strictness::Refuse).unwrap(),
+            None,
+            "anteroom",
+        )
+        .unwrap();
         assert!(second.verify(&token, &e("e"), &b("b")).is_some());
         fs::remove_dir_all(dir).unwrap();
     }

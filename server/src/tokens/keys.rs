@@ -1,12 +1,14 @@
 //! Admission key material: the Ed25519 keys that sign and verify admission tokens, where they
 //! come from (a folder of PEM files; a generated key on first run), and the JWKS that publishes
-//! the public halves at `GET /.well-known/jwks.json`.
+//! the public halves at `GET /.well-known/jwks.json`. Which key signs, and when the folder is
+//! read again while running, is `rotation`'s business.
 //!
 //! Invariants (DESIGN.md "Tokens", 7): exactly one key signs; every key we hold verifies, so a
 //! rotated-out key keeps verifying until its file is removed; the JWKS lists exactly the keys
-//! that verify; private keys and their folder are their owner's only (`devdata`: 0600 and
-//! 0700, checked at every load); a key is generated under the folder's lock, so instances
-//! that start together on an empty folder share one key.
+//! that verify, and says how long it may be cached ([`JWKS_MAX_AGE`], which `rotation` waits
+//! out before signing with a new key); private keys and their folder are their owner's only
+//! (`devdata`: 0600 and 0700, checked at every load); a key is generated under the folder's
+//! lock, so instances that start together on an empty folder share one key.
 
 use std::{
     collections::HashMap,
@@ -14,7 +16,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use axum::{Json, Router, extract::State, routing::get};
+use axum::{
+    Json, Router,
+    extract::State,
+    http::{HeaderValue, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
 use base64::{
     Engine,
     engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD},
@@ -49,7 +57,11 @@ pub struct AdmissionKeys {
     pub(super) audience: String,
 }
 
+/// How long a verifier may keep the JWKS (`Cache-Control: max-age`).
+pub const JWKS_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// One Ed25519 key: with its PKCS#8 private part when we may sign with it.
+#[derive(Clone)]
 pub struct KeyMaterial {
     /// The key's id, the `kid` of the tokens it signs (the file name in the key folder).
     pub kid: String,
@@ -105,7 +117,7 @@ impl AdmissionKeys {
     /// Keys from `keys`; `signing_kid` names the signer (default: the greatest kid that has a
     /// private part, i.e. the newest generated one).
     pub fn new(
-        keys: Vec<KeyMaterial>,
+        keys: &[KeyMaterial],
         signing_kid: Option<&str>,
         audience: &str,
     ) -> io::Result<Self> {
@@ -141,43 +153,48 @@ impl AdmissionKeys {
         })
     }
 
-    /// Keys from a folder: `<kid>.key` (PKCS#8 PEM, signs and verifies), `<kid>.pub` (SPKI
-    /// PEM, verifies only). An empty or missing folder gets a newly generated key.
-    pub fn load_or_generate(
-        dir: &Path,
-        signing_kid: Option<&str>,
-        audience: &str,
-        strictness: Strictness,
-    ) -> io::Result<Self> {
-        let signs = |keys: &[KeyMaterial]| keys.iter().any(|k| k.pkcs8.is_some());
-        let mut keys = read_dir(dir, strictness)?;
-        if !signs(&keys) {
-            devdata::private_dir(dir, strictness)?;
-            keys = devdata::locked(dir, || {
-                // Another instance may have generated one while this one waited.
-                let mut keys = read_dir(dir, strictness)?;
-                if !signs(&keys) {
-                    let key = KeyMaterial::generate();
-                    let pem = pem(
-                        "PRIVATE KEY",
-                        key.pkcs8.as_deref().expect("generated with one"),
-                    );
-                    devdata::create_private(&dir.join(format!("{}.key", key.kid)), pem.as_bytes())?;
-                    tracing::info!(kid = %key.kid, dir = %dir.display(), "generated an admission signing key");
-                    keys.push(key);
-                }
-                Ok(keys)
-            })?;
-        }
-        Self::new(keys, signing_kid, audience)
-    }
-
     pub fn jwks(&self) -> &Value {
         &self.jwks
     }
+
+    /// The kid of the key that signs.
+    pub fn signing_kid(&self) -> &str {
+        &self.signing_kid
+    }
 }
 
-fn read_dir(dir: &Path, strictness: Strictness) -> io::Result<Vec<KeyMaterial>> {
+/// Keys from a folder: `<kid>.key` (PKCS#8 PEM, signs and verifies), `<kid>.pub` (SPKI PEM,
+/// verifies only). An empty or missing folder gets a newly generated key.
+pub fn load_or_generate(dir: &Path, strictness: Strictness) -> io::Result<Vec<KeyMaterial>> {
+    let keys = read_dir(dir, strictness)?;
+    if signs(&keys) {
+        return Ok(keys);
+    }
+    devdata::private_dir(dir, strictness)?;
+    devdata::locked(dir, || {
+        // Another instance may have generated one while this one waited.
+        let mut keys = read_dir(dir, strictness)?;
+        if !signs(&keys) {
+            let key = KeyMaterial::generate();
+            let pem = pem(
+                "PRIVATE KEY",
+                key.pkcs8.as_deref().expect("generated with one"),
+            );
+            devdata::create_private(&dir.join(format!("{}.key", key.kid)), pem.as_bytes())?;
+            tracing::info!(kid = %key.kid, dir = %dir.display(), "generated an admission signing key");
+            keys.push(key);
+        }
+        Ok(keys)
+    })
+}
+
+/// Whether any of `keys` may sign.
+pub fn signs(keys: &[KeyMaterial]) -> bool {
+    keys.iter().any(|k| k.pkcs8.is_some())
+}
+
+/// The keys in folder `dir` (none when it does not exist).
+pub fn read_dir(dir: &Path, strictness: Strictness) -> io::Result<Vec<KeyMaterial>> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -253,6 +270,14 @@ pub fn router() -> Router<AppState> {
     Router::new().route("/.well-known/jwks.json", get(jwks))
 }
 
-async fn jwks(State(state): State<AppState>) -> Json<Value> {
-    Json(state.admission.jwks().clone())
+/// `GET /.well-known/jwks.json`, cacheable for [`JWKS_MAX_AGE`]: `rotation` signs with a new
+/// key only after every instance has published it longer than that.
+async fn jwks(State(state): State<AppState>) -> Response {
+    let mut response = Json(state.admission.current().jwks().clone()).into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_str(&format!("public, max-age={}", JWKS_MAX_AGE.as_secs()))
+            .expect("ASCII"),
+    );
+    response
 }

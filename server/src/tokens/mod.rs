@@ -1,15 +1,17 @@
 //! Tokens: buyer sessions (who is asking) and, with the line, admission tokens (who may pass).
 //! Invariant: a request is a buyer's only if it carries a session token this deployment
 //! signed and that has not expired; there is no other way to be a buyer. One home per concern:
-//! `session` (buyers and their receipts), `keys` (admission key material and the JWKS), `jwt`
-//! (minting and verifying admission tokens), `gate` (the one admission check), `cookies` (every
-//! cookie set or read), `admin` (the operator's credential).
+//! `session` (buyers and their receipts), `keys` (admission key material and the JWKS),
+//! `rotation` (which key signs, the folder read again while running), `jwt` (minting and
+//! verifying admission tokens), `gate` (the one admission check), `cookies` (every cookie set
+//! or read), `admin` (the operator's credential).
 
 pub mod admin;
 pub mod cookies;
 pub mod gate;
 pub mod jwt;
 pub mod keys;
+pub mod rotation;
 pub mod session;
 
 pub use admin::Admin;

@@ -12,7 +12,7 @@ use anteroom::{
     config::{Config, Secret},
     devdata::{self, Strictness},
     startup::{self, Application},
-    tokens::keys::AdmissionKeys,
+    tokens::keys::{self, AdmissionKeys},
 };
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -565,11 +565,11 @@ fn set_mode(path: &std::path::Path, mode: u32) {
 async fn a_secret_or_key_file_other_users_may_read_is_refused_at_start() {
     let config = production_config_with_secret_files();
     let dir = config.data_dir.clone();
-    let keys = dir.join("admission-keys");
+    let key_dir = dir.join("admission-keys");
     // What an earlier start left: the session secret and a key, then opened up by hand.
     devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
-    AdmissionKeys::load_or_generate(&keys, None, "anteroom", Strictness::Refuse).unwrap();
-    let key = std::fs::read_dir(&keys)
+    keys::load_or_generate(&key_dir, Strictness::Refuse).unwrap();
+    let key = std::fs::read_dir(&key_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "key"))
@@ -592,13 +592,13 @@ async fn a_secret_or_key_file_other_users_may_read_is_refused_at_start() {
     let why = refused(config.clone()).await;
     assert!(why.contains(".key") && why.contains("chmod 600"), "{why}");
     set_mode(&key, 0o600);
-    set_mode(&keys, 0o755);
+    set_mode(&key_dir, 0o755);
     let why = refused(config.clone()).await;
     assert!(
         why.contains("admission-keys") && why.contains("chmod 700"),
         "{why}"
     );
-    set_mode(&keys, 0o700);
+    set_mode(&key_dir, 0o700);
     set_mode(&dir, 0o777);
     let why = refused(config.clone()).await;
     assert!(why.contains("chmod 700"), "{why}");
@@ -630,13 +630,10 @@ fn instances_starting_together_on_an_empty_data_folder_share_one_secret_and_one_
                     start.wait();
                     let (secret, _) =
                         devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
-                    let keys = AdmissionKeys::load_or_generate(
-                        &dir.join("admission-keys"),
-                        None,
-                        "anteroom",
-                        Strictness::Refuse,
-                    )
-                    .unwrap();
+                    let material =
+                        keys::load_or_generate(&dir.join("admission-keys"), Strictness::Refuse)
+                            .unwrap();
+                    let keys = AdmissionKeys::new(&material, None, "anteroom").unwrap();
                     (secret, keys.jwks().clone())
                 })
             })
@@ -925,4 +922,188 @@ async fn an_unknown_event_asked_again_at_once_is_answered_without_postgres() {
         StatusCode::SERVICE_UNAVAILABLE,
         "{other}"
     );
+}
+
+/// A fresh signing key: its `.key` file's contents.
+fn new_key() -> Vec<u8> {
+    let scratch =
+        std::env::temp_dir().join(format!("anteroom-key-{}", anteroom::ids::random_id(6)));
+    keys::load_or_generate(&scratch, Strictness::Refuse).unwrap();
+    let file = std::fs::read_dir(&scratch)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "key"))
+        .unwrap();
+    let pem = std::fs::read(file).unwrap();
+    std::fs::remove_dir_all(scratch).unwrap();
+    pem
+}
+
+/// Puts `key` as `<kid>.key` in each of `dirs` (made private if new), as an operator copies
+/// one key to every host.
+fn install_key(key: &[u8], kid: &str, dirs: &[&std::path::Path]) {
+    for dir in dirs {
+        devdata::private_dir(dir, Strictness::Refuse).unwrap();
+        devdata::create_private(&dir.join(format!("{kid}.key")), key).unwrap();
+    }
+}
+
+/// The kid in the header of a JWT.
+fn kid_of(token: &str) -> String {
+    jsonwebtoken::decode_header(token).unwrap().kid.unwrap()
+}
+
+/// An admission token for a new buyer of `event` (room on), minted by `app`.
+async fn admitted_on(app: &TestApp, event: &str) -> (String, String) {
+    let (_, session) = app.session().await;
+    assert_eq!(join(app, event, &session).await.0, StatusCode::ACCEPTED);
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    ticker.tick(event, &room, 0).await.unwrap();
+    // So that the next call's ticker ticks at once.
+    ticker.release(event).await.unwrap();
+    let (status, body) = poll(app, event, &session).await;
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (StatusCode::OK, Some("admitted")),
+        "{body}"
+    );
+    (
+        session,
+        body["admission_token"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// What `app`'s gate says to `token` of the buyer of `session`.
+async fn gate_status(app: &TestApp, event: &str, session: &str, token: &str) -> StatusCode {
+    app.client
+        .get(app.url(&format!("/api/events/{event}/admission")))
+        .bearer_auth(session)
+        .header("admission-token", token)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+async fn jwks_kids(base: &str) -> Vec<String> {
+    let jwks: serde_json::Value = reqwest::get(format!("{base}/.well-known/jwks.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kid"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_instance_restarted_with_a_new_key_signs_with_the_old_one_until_every_instance_has_it() {
+    let mut config = test_config();
+    config.admission_key_publish_seconds = 0;
+    let (dir_a, dir_b) = (
+        config.data_dir.join("keys-a"),
+        config.data_dir.join("keys-b"),
+    );
+    let (old, new) = (new_key(), new_key());
+    install_key(&old, "k1-old", &[&dir_a, &dir_b]);
+    // B was restarted with the new key; A runs on with the old one only.
+    install_key(&new, "k2-new", &[&dir_b]);
+    let a = spawn_with(Config {
+        admission_key_dir: Some(dir_a.clone()),
+        ..config.clone()
+    })
+    .await;
+    let b = spawn_with(Config {
+        admission_key_dir: Some(dir_b.clone()),
+        ..config
+    })
+    .await;
+    let event = a.room_event(10).await;
+    let (session, token) = admitted_on(&b, &event).await;
+    assert_eq!(kid_of(&token), "k1-old", "A does not hold k2-new yet");
+    assert_eq!(
+        gate_status(&a, &event, &session, &token).await,
+        StatusCode::OK
+    );
+
+    // A gets the new key too and reads its folder again (every 10 s, or on SIGHUP).
+    install_key(&new, "k2-new", &[&dir_a]);
+    a.state
+        .admission
+        .refresh(&a.state.redis, &a.state.keys)
+        .await
+        .unwrap();
+    assert_eq!(jwks_kids(&a.base).await, ["k1-old", "k2-new"]);
+    b.state
+        .admission
+        .refresh(&b.state.redis, &b.state.keys)
+        .await
+        .unwrap();
+    let (session, token) = admitted_on(&b, &event).await;
+    assert_eq!(kid_of(&token), "k2-new", "every instance holds it now");
+    assert_eq!(
+        gate_status(&a, &event, &session, &token).await,
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn a_new_key_is_published_at_once_but_signs_only_after_the_jwks_could_be_cached() {
+    let mut config = test_config();
+    config.admission_key_publish_seconds = 3600;
+    let dir = config.data_dir.join("keys");
+    install_key(&new_key(), "k1-old", &[&dir]);
+    config.admission_key_dir = Some(dir.clone());
+    let app = spawn_with(config).await;
+    install_key(&new_key(), "k2-new", &[&dir]);
+    app.state
+        .admission
+        .refresh(&app.state.redis, &app.state.keys)
+        .await
+        .unwrap();
+    let r = reqwest::get(app.url("/.well-known/jwks.json"))
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["cache-control"], "public, max-age=300");
+    assert_eq!(jwks_kids(&app.base).await, ["k1-old", "k2-new"]);
+    let event = app.room_event(10).await;
+    let (_, token) = admitted_on(&app, &event).await;
+    assert_eq!(kid_of(&token), "k1-old", "k2-new is not an hour old");
+}
+
+#[tokio::test]
+async fn sighup_makes_a_running_server_read_its_key_folder_again() {
+    let app = spawn_app().await;
+    let config = app.state.config.clone();
+    let process = testkit::procs::Instance::serve(env!("CARGO_BIN_EXE_anteroom"), &config).await;
+    let before = jwks_kids(&process.base).await;
+    assert_eq!(before.len(), 1);
+    install_key(
+        &new_key(),
+        "zz-added",
+        &[&config.data_dir.join("admission-keys")],
+    );
+    process.signal("HUP");
+    let mut kids = Vec::new();
+    for _ in 0..100 {
+        if let Ok(r) = reqwest::get(format!("{}/.well-known/jwks.json", process.base)).await {
+            let jwks: serde_json::Value = r.json().await.unwrap();
+            kids = jwks["keys"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k["kid"].as_str().unwrap().to_owned())
+                .collect();
+            if kids.len() == 2 {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(kids.contains(&"zz-added".to_owned()), "{kids:?}");
 }
