@@ -1083,11 +1083,16 @@ async fn sighup_makes_a_running_server_read_its_key_folder_again() {
     let process = testkit::procs::Instance::serve(env!("CARGO_BIN_EXE_anteroom"), &config).await;
     let before = jwks_kids(&process.base).await;
     assert_eq!(before.len(), 1);
-    install_key(
-        &new_key(),
-        "zz-added",
-        &[&config.data_dir.join("admission-keys")],
-    );
+    // Made as the README's rotation says.
+    let made = config.data_dir.join("zz-added.key");
+    let openssl = std::process::Command::new("openssl")
+        .args(["genpkey", "-algorithm", "ed25519", "-out"])
+        .arg(&made)
+        .status()
+        .unwrap();
+    assert!(openssl.success());
+    let key = std::fs::read(&made).unwrap();
+    install_key(&key, "zz-added", &[&config.data_dir.join("admission-keys")]);
     process.signal("HUP");
     let mut kids = Vec::new();
     for _ in 0..100 {
