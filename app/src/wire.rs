@@ -132,6 +132,10 @@ pub struct Room {
     pub seats_per_buyer: u32,
     /// How often expired holds are swept while the room is on.
     pub hold_sweep_seconds: u32,
+    /// Bumped each time the room is turned on or off; admission tokens of another epoch do
+    /// not pass the gate.
+    #[serde(default)]
+    pub epoch: u32,
 }
 
 /// One event of `GET /api/events`.
@@ -229,6 +233,10 @@ pub struct AdmissionClaims {
     pub iat: i64,
     pub exp: i64,
     pub jti: String,
+    /// The room's epoch when the token was minted (`Room::epoch`): the gate lets it pass only
+    /// in that epoch. Absent (0) in tokens minted before epochs were.
+    #[serde(default)]
+    pub epc: u32,
 }
 
 /// A seat's state on the map.
@@ -609,6 +617,7 @@ mod tests {
             iat: 1,
             exp: 2,
             jti: "j".into(),
+            epc: 3,
         };
         let json = serde_json::to_value(&claims).unwrap();
         assert_eq!(json["sub"], "b1");

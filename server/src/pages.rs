@@ -76,8 +76,7 @@ impl PageBackend {
     ) -> Result<(EventEntry, Option<String>)> {
         let state = &self.0;
         let event = state.rooms.event(&state.db, event_id).await?;
-        let proof = queue::Proof::from_headers(state, headers, buyer, event_id);
-        let answer = queue::join(state, buyer, event_id, &proof).await?;
+        let answer = queue::join(state, buyer, event_id, headers).await?;
         // An admitted buyer's browser gets the token as a cookie so that its next calls pass
         // the gate; a waiting one its place receipt.
         let cookie = queue::answer_cookie(event_id, &answer)

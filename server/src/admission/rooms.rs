@@ -237,6 +237,7 @@ impl Rooms {
         let query = sqlx::query_as(
             "update event set \
                 room_enabled = coalesce($2, room_enabled), \
+                room_epoch = room_epoch + (coalesce($2, room_enabled) <> room_enabled)::int, \
                 room_paused = coalesce($3, room_paused), \
                 admit_rate_per_second = coalesce($4, admit_rate_per_second), \
                 tick_ms = coalesce($5, tick_ms), \

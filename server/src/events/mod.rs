@@ -45,6 +45,7 @@ struct EventRow {
     hold_ttl_seconds: i32,
     seats_per_buyer: i32,
     hold_sweep_seconds: i32,
+    room_epoch: i32,
 }
 
 impl From<EventRow> for Event {
@@ -63,13 +64,15 @@ impl From<EventRow> for Event {
                 hold_ttl_seconds: u(r.hold_ttl_seconds),
                 seats_per_buyer: u(r.seats_per_buyer),
                 hold_sweep_seconds: u(r.hold_sweep_seconds),
+                epoch: u(r.room_epoch),
             },
         }
     }
 }
 
 const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
-    admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds";
+    admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
+    room_epoch";
 
 /// Whether `id` can name an event at all; anything else is answered 404 without a query.
 pub fn is_event_id(id: &str) -> bool {

@@ -3,7 +3,9 @@
 //! again never moves them (ZADD NX on the buyer id); arrival order is a per-event arrival
 //! number given inside the script, never an instance's clock; positions are 1-based; the
 //! estimate is `ceil(position / N)` while the room runs and absent while it is paused; with the
-//! room off, every buyer is admitted at once.
+//! room off, every buyer is admitted at once, for a short while and in the room's epoch only
+//! (the gate refuses the token once the room is on), and uses up any place they had in the
+//! line: a place is admitted once (DESIGN.md 3).
 //!
 //! Failover (Redis replicates asynchronously, so a promoted replica may lack the last joins
 //! and admissions): every waiting answer hands the buyer a signed place receipt (arrival
@@ -65,18 +67,20 @@ pub enum Place {
 /// receipt of their last waiting answer and their admission token, both signed by this
 /// deployment (the forged or foreign are ignored).
 #[derive(Debug, Clone, Default)]
-pub struct Proof {
+struct Proof {
     receipt: Option<Receipt>,
     admitted_until: Option<DateTime<Utc>>,
 }
 
 impl Proof {
-    /// The proof in a request's headers or cookies, for `buyer` in the line of `event_id`.
-    pub fn from_headers(
+    /// The proof in a request's headers or cookies, for `buyer` in the line of `event_id`
+    /// whose room is `room` (an admission token of another epoch proves nothing).
+    fn from_headers(
         state: &AppState,
         headers: &HeaderMap,
         buyer: &BuyerId,
         event_id: &EventId,
+        room: &Room,
     ) -> Self {
         let receipt = gate::presented(
             &state.config,
@@ -85,7 +89,7 @@ impl Proof {
             &place_cookie_name(event_id),
         )
         .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
-        let admitted_until = gate::admission(state, headers, event_id, buyer)
+        let admitted_until = gate::admission(state, headers, event_id, buyer, room)
             .and_then(|claims| DateTime::from_timestamp(claims.exp, 0));
         Self {
             receipt,
@@ -101,14 +105,15 @@ pub struct Answer {
     pub receipt: Option<String>,
 }
 
-/// Joins `buyer` to the line of `event_id` (or finds them where they already are).
+/// Joins `buyer` to the line of `event_id` (or finds them where they already are), with the
+/// proof of their place in the request's `headers`.
 pub async fn join(
     state: &AppState,
     buyer: &BuyerId,
     event_id: &EventId,
-    proof: &Proof,
+    headers: &HeaderMap,
 ) -> Result<Answer> {
-    locate(state, buyer, event_id, proof, true).await
+    locate(state, buyer, event_id, headers, true).await
 }
 
 /// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
@@ -116,18 +121,18 @@ pub async fn poll(
     state: &AppState,
     buyer: &BuyerId,
     event_id: &EventId,
-    proof: &Proof,
+    headers: &HeaderMap,
 ) -> Result<Answer> {
-    locate(state, buyer, event_id, proof, false).await
+    locate(state, buyer, event_id, headers, false).await
 }
 
 /// One round trip to Redis: the locate script, which joins the buyer if asked and puts back
-/// what the line lost of them if the proof shows it.
+/// what the line lost of them if the proof in `headers` shows it.
 async fn locate(
     state: &AppState,
     buyer: &BuyerId,
     event_id: &EventId,
-    proof: &Proof,
+    headers: &HeaderMap,
     joining: bool,
 ) -> Result<Answer> {
     state
@@ -138,10 +143,11 @@ async fn locate(
     let room = state.rooms.get(&state.db, event_id).await?;
     if !room.enabled {
         return Ok(Answer {
-            status: admitted_now(state, buyer, event_id),
+            status: admitted_now(state, &room, buyer, event_id).await,
             receipt: None,
         });
     }
+    let proof = &Proof::from_headers(state, headers, buyer, event_id, &room);
     let keys = &state.keys;
     let reply: (String, i64, i64, i64) = state
         .scripts
@@ -217,7 +223,7 @@ fn answer(
             status: state
                 .admission
                 .current()
-                .mint(buyer, event_id, expires_at, restored),
+                .mint(buyer, event_id, room.epoch, expires_at, restored),
             receipt: None,
         }),
         Place::Waiting {
@@ -250,15 +256,42 @@ fn answer(
     }
 }
 
-/// With the room off there is no line: a token at once, for the usual admission time.
-fn admitted_now(state: &AppState, buyer: &BuyerId, event_id: &EventId) -> QueueStatus {
-    let expires_at =
-        Utc::now() + chrono::Duration::seconds(i64::from(state.config.admission_ttl_seconds));
+/// With the room off there is no line: a token at once, for [`ROOM_OFF_ADMISSION_SECS`].
+async fn admitted_now(
+    state: &AppState,
+    room: &Room,
+    buyer: &BuyerId,
+    event_id: &EventId,
+) -> QueueStatus {
+    // The buyer's place in the line, if they kept one from when the room was on, is used up
+    // by this admission. Best effort: with Redis unreachable the room off still admits (that
+    // is what it is for), and the place may then be admitted again once the room is on.
+    let consumed: std::result::Result<i64, _> = state
+        .scripts
+        .consume
+        .key(state.keys.queue(event_id))
+        .key(state.keys.head(event_id))
+        .arg(buyer.as_str())
+        .invoke_async(&mut state.redis.clone())
+        .await;
+    if let Err(e) = consumed {
+        tracing::warn!(event = %event_id, %buyer, error = %e, "could not use up a place in the line of a room that is off");
+    }
+    // Short: it admits to nothing more than the room off does, and no longer than needed
+    // once the room is on again (its epoch differs then anyway).
+    let ttl = state
+        .config
+        .admission_ttl_seconds
+        .min(ROOM_OFF_ADMISSION_SECS);
+    let expires_at = Utc::now() + chrono::Duration::seconds(i64::from(ttl));
     state
         .admission
         .current()
-        .mint(buyer, event_id, expires_at, false)
+        .mint(buyer, event_id, room.epoch, expires_at, false)
 }
+
+/// The life of an admission handed out at once while the room is off.
+pub const ROOM_OFF_ADMISSION_SECS: u32 = 60;
 
 /// The cookie that goes with an answer: an admission's token, so that browsers carry it
 /// without script, or a waiting answer's place receipt.
@@ -303,8 +336,7 @@ async fn join_handler(
     headers: HeaderMap,
 ) -> Result<Response> {
     let event_id = EventId::from(event_id);
-    let proof = Proof::from_headers(&state, &headers, &buyer.id, &event_id);
-    let answer = join(&state, &buyer.id, &event_id, &proof).await?;
+    let answer = join(&state, &buyer.id, &event_id, &headers).await?;
     Ok(respond(&state, &event_id, answer, true))
 }
 
@@ -315,7 +347,6 @@ async fn poll_handler(
     headers: HeaderMap,
 ) -> Result<Response> {
     let event_id = EventId::from(event_id);
-    let proof = Proof::from_headers(&state, &headers, &buyer.id, &event_id);
-    let answer = poll(&state, &buyer.id, &event_id, &proof).await?;
+    let answer = poll(&state, &buyer.id, &event_id, &headers).await?;
     Ok(respond(&state, &event_id, answer, false))
 }

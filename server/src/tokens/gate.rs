@@ -3,9 +3,11 @@
 //!
 //! Invariant (DESIGN.md 7): while an event's room is on, [`AdmittedBuyer`] lets a request
 //! through only with an admission token valid now for that event and for the session's buyer
-//! (checked by [`crate::tokens::keys::AdmissionKeys::verify`]); anything else is 403 `not_admitted` with the queue
-//! URL, 401 without a session, 404 for an unknown event. With the room off, every buyer
-//! passes. No other code decides who is admitted.
+//! (checked by [`crate::tokens::keys::AdmissionKeys::verify`]) and minted in the room's
+//! present epoch (a token from before the room was last turned on or off does not pass);
+//! anything else is 403 `not_admitted` with the queue URL, 401 without a session, 404 for an
+//! unknown event. With the room off, every buyer passes. No other code decides who is
+//! admitted: [`admission`] is the one check of a presented token.
 
 use app::wire::{AdmissionClaims, BuyerId, EventId, Room};
 use axum::{
@@ -46,12 +48,14 @@ pub fn presented<'a>(
         .map(str::trim)
 }
 
-/// The claims of the admission token in `headers` if it admits `buyer` to `event` now.
+/// The claims of the admission token in `headers` if it admits `buyer` to `event` now, in
+/// `room` (the event's room in force).
 pub fn admission(
     state: &AppState,
     headers: &HeaderMap,
     event: &EventId,
     buyer: &BuyerId,
+    room: &Room,
 ) -> Option<AdmissionClaims> {
     presented(
         &state.config,
@@ -60,6 +64,7 @@ pub fn admission(
         &admission_cookie_name(event),
     )
     .and_then(|token| state.admission.current().verify(token, event, buyer))
+    .filter(|claims| claims.epc == room.epoch)
 }
 
 /// A buyer who may see the seat map and hold seats of the event in the path: admitted with a
@@ -86,7 +91,7 @@ impl AdmittedBuyer {
     ) -> Result<Self> {
         let room = state.rooms.get(&state.db, &event_id).await?;
         let claims = if room.enabled {
-            match admission(state, headers, &event_id, &buyer.id) {
+            match admission(state, headers, &event_id, &buyer.id, &room) {
                 Some(claims) => Some(claims),
                 None => {
                     return Err(Error::NotAdmitted {

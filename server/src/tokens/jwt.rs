@@ -1,5 +1,6 @@
 //! The admission token itself: a JWT signed with Ed25519 (`EdDSA`), `kid` in the header,
-//! claims `sub` (buyer), `evt` (event), `aud`, `iat`, `exp`, `jti` ([`AdmissionClaims`]).
+//! claims `sub` (buyer), `evt` (event), `aud`, `iat`, `exp`, `jti`, and `epc`, the room's
+//! epoch it was minted in ([`AdmissionClaims`]; the gate compares it with the room in force).
 //!
 //! Invariants (DESIGN.md 7): a token verifies only if its `kid` names a key we hold, its
 //! algorithm is EdDSA (nothing else, `none` included, is tried), its signature holds, its
@@ -14,25 +15,34 @@ use jsonwebtoken::{Algorithm, Header, Validation};
 use crate::{ids, tokens::keys::AdmissionKeys};
 
 impl AdmissionKeys {
-    /// The answer that admits `buyer` to `event` until `expires_at`, with its fresh token;
-    /// `recovered` when the line had lost the admission and marked it again.
+    /// The answer that admits `buyer` to `event` until `expires_at`, in the room's `epoch`,
+    /// with its fresh token; `recovered` when the line had lost the admission and marked it
+    /// again.
     pub fn mint(
         &self,
         buyer: &BuyerId,
         event: &EventId,
+        epoch: u32,
         expires_at: DateTime<Utc>,
         recovered: bool,
     ) -> QueueStatus {
         QueueStatus::Admitted {
             admitted: true,
-            admission_token: self.sign(buyer, event, expires_at),
+            admission_token: self.sign(buyer, event, epoch, expires_at),
             expires_at,
             recovered,
         }
     }
 
-    /// A token admitting `buyer` to `event` until `expires_at` (only through [`Self::mint`]).
-    fn sign(&self, buyer: &BuyerId, event: &EventId, expires_at: DateTime<Utc>) -> String {
+    /// A token admitting `buyer` to `event` in `epoch` until `expires_at` (only through
+    /// [`Self::mint`]).
+    fn sign(
+        &self,
+        buyer: &BuyerId,
+        event: &EventId,
+        epoch: u32,
+        expires_at: DateTime<Utc>,
+    ) -> String {
         let claims = AdmissionClaims {
             sub: buyer.clone(),
             evt: event.clone(),
@@ -40,6 +50,7 @@ impl AdmissionKeys {
             iat: Utc::now().timestamp(),
             exp: expires_at.timestamp(),
             jti: ids::random_id(12),
+            epc: epoch,
         };
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.signing_kid.clone());
@@ -104,7 +115,7 @@ mod tests {
     #[test]
     fn a_token_verifies_for_its_event_and_buyer_only() {
         let (_, keys) = fresh_keys();
-        let token = keys.sign(&b("buyer"), &e("evt"), soon());
+        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon());
         let claims = keys
             .verify(&token, &e("evt"), &b("buyer"))
             .expect("verifies");
@@ -126,7 +137,7 @@ mod tests {
     #[test]
     fn tampered_expired_unsigned_foreign_and_garbage_tokens_are_refused() {
         let (_, keys) = fresh_keys();
-        let token = keys.sign(&b("buyer"), &e("evt"), soon());
+        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon());
         let parts: Vec<&str> = token.split('.').collect();
 
         let forged_claims = URL_SAFE_NO_PAD.encode(
@@ -148,12 +159,13 @@ mod tests {
         let expired = keys.sign(
             &b("buyer"),
             &e("evt"),
+            0,
             Utc::now() - chrono::Duration::seconds(5),
         );
         assert!(keys.verify(&expired, &e("evt"), &b("buyer")).is_none());
 
         let (_, stranger) = fresh_keys();
-        let foreign = stranger.sign(&b("buyer"), &e("evt"), soon());
+        let foreign = stranger.sign(&b("buyer"), &e("evt"), 0, soon());
         assert!(
             keys.verify(&foreign, &e("evt"), &b("buyer")).is_none(),
             "unknown kid"
@@ -173,7 +185,7 @@ mod tests {
             "anteroom",
         )
         .unwrap();
-        let token = before.sign(&b("b"), &e("e"), soon());
+        let token = before.sign(&b("b"), &e("e"), 0, soon());
         let new = KeyMaterial::generate();
         let new_kid = new.kid.clone();
         let after = AdmissionKeys::new(&[old.public_only(), new], None, "anteroom").unwrap();
@@ -181,7 +193,7 @@ mod tests {
             after.verify(&token, &e("e"), &b("b")).is_some(),
             "old tokens still pass"
         );
-        let fresh = after.sign(&b("b"), &e("e"), soon());
+        let fresh = after.sign(&b("b"), &e("e"), 0, soon());
         assert_eq!(
             jsonwebtoken::decode_header(&fresh).unwrap().kid.unwrap(),
             new_kid
@@ -200,7 +212,7 @@ mod tests {
             "anteroom",
         )
         .unwrap();
-        let token = first.sign(&b("b"), &e("e"), soon());
+        let token = first.sign(&b("b"), &e("e"), 0, soon());
         let second = AdmissionKeys::new(
             &load_or_generate(&dir, Strictness::Refuse).unwrap(),
             None,

@@ -1112,3 +1112,65 @@ async fn sighup_makes_a_running_server_read_its_key_folder_again() {
     }
     assert!(kids.contains(&"zz-added".to_owned()), "{kids:?}");
 }
+
+#[tokio::test]
+async fn an_admission_handed_out_while_the_room_was_off_is_no_admission_once_it_is_on() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let (_, session) = app.session().await;
+    let receipt = place_receipt(&app, &event, &session).await;
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    // With the room off, a poll admits at once, briefly.
+    let (status, body) = poll(&app, &event, &session).await;
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (StatusCode::OK, Some("admitted"))
+    );
+    let token = body["admission_token"].as_str().unwrap().to_owned();
+    let expires_at: chrono::DateTime<chrono::Utc> =
+        body["expires_at"].as_str().unwrap().parse().unwrap();
+    assert!(
+        expires_at <= chrono::Utc::now() + chrono::Duration::seconds(60),
+        "{body}"
+    );
+
+    let r = put_room(&app, &event, json!({"enabled": true})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    // The token does not pass the gate of the room on.
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/seats")))
+        .bearer_auth(&session)
+        .header("admission-token", &token)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
+    // Nor does it bring the admission back, the place it used up is not in line any more,
+    // and its receipt puts nobody back.
+    let polled = |extra: (&'static str, String)| {
+        app.client
+            .get(app.url(&format!("/api/events/{event}/queue")))
+            .bearer_auth(&session)
+            .header(extra.0, extra.1)
+            .send()
+    };
+    let r = polled(("admission-token", token.clone())).await.unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
+    let r = polled(("place-token", receipt)).await.unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let tick = Ticker::new(app.state.clone())
+        .tick(&event, &room, 0)
+        .await
+        .unwrap();
+    assert_eq!(
+        tick,
+        anteroom::admission::ticker::Tick::Admitted {
+            count: 0,
+            queue_length: 0
+        },
+        "nobody left in line to admit a second time"
+    );
+}

@@ -27,7 +27,9 @@ if n > 0 then
     redis.call('ZADD', KEYS[3], expiry, popped[i])
   end
   admitted = #popped / 2
-  if admitted > 0 then
+  -- The head only grows: a place used up while the room was off (consume.lua) may lie
+  -- beyond the places popped now.
+  if admitted > 0 and tonumber(popped[#popped]) > tonumber(redis.call('GET', KEYS[7]) or '0') then
     redis.call('SET', KEYS[7], popped[#popped])
     -- A line retired (its keys expiring) and opened again lives on: SET above and below
     -- drop a time to live by themselves, ZADD does not.
