@@ -221,10 +221,11 @@ fn answer(
             let moved_back = proof
                 .receipt
                 .is_some_and(|r| r.arrival == arrival && r.position < position);
-            let receipt =
-                state
-                    .sessions
-                    .issue_place(buyer, event_id, Receipt { arrival, position });
+            // The buyer already holds a receipt that says exactly this: no new one to sign
+            // and send (a paused or slow line answers most polls this way).
+            let current = Receipt { arrival, position };
+            let receipt = (proof.receipt != Some(current))
+                .then(|| state.sessions.issue_place(buyer, event_id, current));
             Ok(Answer {
                 status: QueueStatus::Waiting {
                     position,
@@ -234,7 +235,7 @@ fn answer(
                     recovered: restored || moved_back,
                     arrival: Some(arrival),
                 },
-                receipt: Some(receipt),
+                receipt,
             })
         }
         Place::Absent => Err(Error::NotInQueue),

@@ -159,6 +159,16 @@ impl TestApp {
         req.bearer_auth(ADMIN_TOKEN)
     }
 
+    /// `n` new buyer sessions, at most 64 being made at once: a test about holds should not
+    /// also be a test of 2,000 simultaneous connections on a loaded machine.
+    pub async fn sessions(&self, n: usize) -> Vec<(String, String)> {
+        use futures::StreamExt;
+        futures::stream::iter((0..n).map(|_| self.session()))
+            .buffered(64)
+            .collect()
+            .await
+    }
+
     /// A new buyer session: (buyer id, token).
     pub async fn session(&self) -> (String, String) {
         let r = self
