@@ -144,9 +144,8 @@ impl Ticker {
         for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
             script.arg(field).arg(value);
         }
-        let (count, queue_length): (i64, i64) = script
-            .invoke_async(&mut self.state.redis.clone())
-            .await?;
+        let (count, queue_length): (i64, i64) =
+            script.invoke_async(&mut self.state.redis.clone()).await?;
         if count < 0 {
             return Ok(Tick::NotLeader);
         }

@@ -34,7 +34,14 @@ pub struct Inventory {
 impl Inventory {
     /// The hash's fields, in the order of [`Inventory::values`]. The first is the verdict the
     /// locate script reads (`1`: sold out), so that the rule lives here only.
-    pub const FIELDS: [&str; 6] = ["sold_out", "available", "held", "sold", "holds", "hold_seats"];
+    pub const FIELDS: [&str; 6] = [
+        "sold_out",
+        "available",
+        "held",
+        "sold",
+        "holds",
+        "hold_seats",
+    ];
 
     /// Seats assumed per hold before the event has any hold (DESIGN.md).
     const SEATS_PER_HOLD_BEFORE_ANY: u64 = 2;
@@ -42,9 +49,8 @@ impl Inventory {
     /// Counts the seats of `event_id` in Postgres: one statement, on the seat table's event
     /// index and the holds' event index.
     pub async fn count(db: &PgPool, event_id: &str) -> Result<Self> {
-        let (available, held, sold, holds, hold_seats): (i64, i64, i64, i64, i64) =
-            sqlx::query_as(
-                "select \
+        let (available, held, sold, holds, hold_seats): (i64, i64, i64, i64, i64) = sqlx::query_as(
+            "select \
                      count(*) filter (where s.status = 'available' or h.expires_at <= now()), \
                      count(*) filter (where h.expires_at > now()), \
                      count(*) filter (where s.status = 'sold'), \
@@ -53,10 +59,10 @@ impl Inventory {
                       where h2.event_id = $1) \
                  from seat s left join hold h on s.status = 'held' and h.id = s.hold_id \
                  where s.event_id = $1",
-            )
-            .bind(event_id)
-            .fetch_one(db)
-            .await?;
+        )
+        .bind(event_id)
+        .fetch_one(db)
+        .await?;
         let u = |n: i64| n.max(0) as u64;
         Ok(Self {
             available: u(available),
@@ -103,15 +109,20 @@ impl Inventory {
     /// when the hash is absent (or not whole).
     pub fn from_values(values: &[Option<u64>]) -> Option<Self> {
         match values {
-            [_, Some(available), Some(held), Some(sold), Some(holds), Some(hold_seats)] => {
-                Some(Self {
-                    available: *available,
-                    held: *held,
-                    sold: *sold,
-                    holds: *holds,
-                    hold_seats: *hold_seats,
-                })
-            }
+            [
+                _,
+                Some(available),
+                Some(held),
+                Some(sold),
+                Some(holds),
+                Some(hold_seats),
+            ] => Some(Self {
+                available: *available,
+                held: *held,
+                sold: *sold,
+                holds: *holds,
+                hold_seats: *hold_seats,
+            }),
             _ => None,
         }
     }

@@ -380,7 +380,11 @@ mod tests {
         let at = |ahead| outlook(&AFTER_A_HOLD_OF_4, ahead);
         assert_eq!(at(0), Likely);
         assert_eq!(at(1), Uncertain, "4 - 4 leaves none, 8 - 4 some");
-        assert_eq!(at(2), Unlikely, "8 - 8 leaves none even with every held seat back");
+        assert_eq!(
+            at(2),
+            Unlikely,
+            "8 - 8 leaves none even with every held seat back"
+        );
     }
 
     #[test]

@@ -419,3 +419,48 @@ pub async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, St
     let body: Value = r.json().await.unwrap();
     (session, body["hold_id"].as_str().unwrap().to_owned())
 }
+
+/// `hold` as an admitted buyer: with the admission token of their poll.
+pub async fn hold_admitted(
+    app: &TestApp,
+    event: &str,
+    (session, admission): (&str, &str),
+    key: &str,
+    body: Value,
+) -> reqwest::Response {
+    app.client
+        .post(app.url(&format!("/api/events/{event}/holds")))
+        .bearer_auth(session)
+        .header("admission-token", admission)
+        .header("idempotency-key", key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// A new buyer who joined the line of `event`: their session token.
+pub async fn joined(app: &TestApp, event: &str) -> String {
+    let (_, token) = app.session().await;
+    let (status, body) = join(app, event, &token).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    token
+}
+
+/// `GET path` as a browser with `cookie` (or none): the page's HTML and the names=values
+/// of the cookies it sets.
+pub async fn page(app: &TestApp, path: &str, cookie: Option<&str>) -> (String, Vec<String>) {
+    let mut req = app.client.get(app.url(path));
+    if let Some(cookie) = cookie {
+        req = req.header("cookie", cookie);
+    }
+    let r = req.send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let cookies = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .collect();
+    (r.text().await.unwrap(), cookies)
+}
