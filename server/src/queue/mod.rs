@@ -31,6 +31,7 @@ use axum::{
     routing::post,
 };
 use chrono::{DateTime, Utc};
+use redis::ScriptInvocation;
 
 use crate::{
     error::{Error, Result},
@@ -170,10 +171,36 @@ async fn locate(
             receipt: None,
         });
     }
+    let reply: Reply = locate_script(state, buyer, event_id, proof, joining)
+        .invoke_async(&mut state.redis.clone())
+        .await?;
+    let place = place(reply)?;
+    if matches!(
+        place,
+        Place::Admitted { restored: true, .. } | Place::Waiting { restored: true, .. }
+    ) {
+        state
+            .metrics
+            .queue_calls
+            .with_label_values(&["restored"])
+            .inc();
+        tracing::warn!(event = %event_id, %buyer, ?place, "put back a place the line had lost");
+    }
+    answer(state, &room, buyer, event_id, place, proof)
+}
+
+/// The locate script's call for `buyer` in the line of `event_id` (the line benchmark fills
+/// lines with it too).
+pub fn locate_script<'a>(
+    state: &'a AppState,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    proof: &Proof,
+    joining: bool,
+) -> ScriptInvocation<'a> {
     let keys = &state.keys;
-    let reply: Reply = state
-        .scripts
-        .locate
+    let mut script = state.scripts.locate.prepare_invoke();
+    script
         .key(keys.queue(event_id))
         .key(keys.seq(event_id))
         .key(keys.admitted(event_id))
@@ -194,22 +221,8 @@ async fn locate(
                 .map(|t| t.timestamp_millis().to_string())
                 .unwrap_or_default(),
         )
-        .arg(&Inventory::FIELDS[..])
-        .invoke_async(&mut state.redis.clone())
-        .await?;
-    let place = place(reply)?;
-    if matches!(
-        place,
-        Place::Admitted { restored: true, .. } | Place::Waiting { restored: true, .. }
-    ) {
-        state
-            .metrics
-            .queue_calls
-            .with_label_values(&["restored"])
-            .inc();
-        tracing::warn!(event = %event_id, %buyer, ?place, "put back a place the line had lost");
-    }
-    answer(state, &room, buyer, event_id, place, proof)
+        .arg(&Inventory::FIELDS[..]);
+    script
 }
 
 /// The locate script's answer: kind, value, arrival, restored, the live admissions without a

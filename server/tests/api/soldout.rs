@@ -8,20 +8,23 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, app_with_fake, checkout, event_body, hold_admitted, join, joined, page, poll, quick,
-    spawn_app,
+    TestApp, app_with_fake, checkout, event_body, hold_admitted, hold_body, join, joined, page,
+    poll, quick, seat_ids, spawn_app,
 };
-
-/// The room of `event` as the ticker reads it.
-async fn room(app: &TestApp, event: &str) -> Room {
-    app.state.rooms.get(&app.state.db, event).await.unwrap()
-}
 
 /// One tick by `ticker`, which must lead: how many it admitted.
 async fn tick(ticker: &Ticker, event: &str, room: &Room) -> u64 {
     match ticker.tick(event, room, 0).await.unwrap() {
         Tick::Admitted { count, .. } => count,
         Tick::NotLeader => panic!("the test's ticker leads"),
+    }
+}
+
+/// The room of `event`, paused: a tick in it counts the seats and admits nobody.
+fn paused(room: &Room) -> Room {
+    Room {
+        paused: true,
+        ..room.clone()
     }
 }
 
@@ -35,6 +38,45 @@ async fn admission(app: &TestApp, event: &str, session: &str) -> String {
     body["admission_token"].as_str().unwrap().to_owned()
 }
 
+/// An event of 2 seats admitting 1 a tick, whose first buyer was admitted and holds both
+/// seats, with a second buyer waiting behind them.
+struct EveryFreeSeatHeld {
+    event: String,
+    room: Room,
+    /// The event's ticker leader (the test's only ticker).
+    ticker: Ticker,
+    buyer: String,
+    admission: String,
+    hold_id: String,
+    waiting: String,
+}
+
+async fn every_free_seat_held(app: &TestApp) -> EveryFreeSeatHeld {
+    let event = app
+        .create_event(event_body(1, 1, json!({"admit_rate_per_second": 1})))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    let buyer = joined(app, &event).await;
+    let waiting = joined(app, &event).await;
+    assert_eq!(tick(&ticker, &event, &room).await, 1);
+    let admission = admission(app, &event, &buyer).await;
+    let all = hold_body(&seat_ids(app, &event).await);
+    let r = hold_admitted(app, &event, (&buyer, &admission), "all", all).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let hold: Value = r.json().await.unwrap();
+    EveryFreeSeatHeld {
+        event,
+        room,
+        ticker,
+        buyer,
+        admission,
+        hold_id: hold["hold_id"].as_str().unwrap().to_owned(),
+        waiting,
+    }
+}
+
 async fn queue_length(app: &TestApp, event: &str) -> u64 {
     redis::cmd("ZCARD")
         .arg(app.state.keys.queue(event))
@@ -46,39 +88,27 @@ async fn queue_length(app: &TestApp, event: &str) -> u64 {
 #[tokio::test]
 async fn selling_the_last_seat_ends_admission_and_the_line_for_joiners_waiters_and_the_admitted() {
     let (app, _) = app_with_fake(quick()).await;
-    let event = app
-        .create_event(event_body(1, 1, json!({"admit_rate_per_second": 1})))
-        .await;
-    let event = event["id"].as_str().unwrap();
-    let room = room(&app, event).await;
-    let ticker = Ticker::new(app.state.clone());
-    let buyer = joined(&app, event).await;
-    let waiting = joined(&app, event).await;
-    assert_eq!(tick(&ticker, event, &room).await, 1);
-    let token = admission(&app, event, &buyer).await;
-
-    // The buyer takes both seats of the event and pays.
-    let r = hold_admitted(
-        &app,
-        event,
-        (&buyer, &token),
-        "all",
-        json!({"seat_ids": app_seat_ids(&app, event).await}),
-    )
-    .await;
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let hold: Value = r.json().await.unwrap();
-    let r = checkout(&app, &buyer, hold["hold_id"].as_str().unwrap(), "pay").await;
+    let night = every_free_seat_held(&app).await;
+    let event = night.event.as_str();
+    let r = checkout(&app, &night.buyer, &night.hold_id, "pay").await;
     assert_eq!(r.status(), StatusCode::OK);
 
     assert_eq!(
-        tick(&ticker, event, &room).await,
+        tick(&night.ticker, event, &night.room).await,
         0,
         "nobody is admitted into a sold-out event"
     );
     let sold_out = (StatusCode::OK, json!({"status": "sold_out"}));
-    assert_eq!(poll(&app, event, &waiting).await, sold_out, "the waiting");
-    assert_eq!(poll(&app, event, &buyer).await, sold_out, "the admitted");
+    assert_eq!(
+        poll(&app, event, &night.waiting).await,
+        sold_out,
+        "the waiting"
+    );
+    assert_eq!(
+        poll(&app, event, &night.buyer).await,
+        sold_out,
+        "the admitted"
+    );
     let (_, late) = app.session().await;
     assert_eq!(join(&app, event, &late).await, sold_out, "a newcomer");
     assert_eq!(
@@ -89,57 +119,27 @@ async fn selling_the_last_seat_ends_admission_and_the_line_for_joiners_waiters_a
     let r = app
         .client
         .get(app.url(&format!("/api/events/{event}/seats")))
-        .bearer_auth(&buyer)
-        .header("admission-token", &token)
+        .bearer_auth(&night.buyer)
+        .header("admission-token", &night.admission)
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK, "the seat map still answers");
 }
 
-/// The ids of every seat of `event`, in id order, as the hold body names them.
-async fn app_seat_ids(app: &TestApp, event: &str) -> Vec<String> {
-    sqlx::query_scalar::<_, i64>("select id from seat where event_id = $1 order by id")
-        .bind(event)
-        .fetch_all(&app.state.db)
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|id| id.to_string())
-        .collect()
-}
-
 #[tokio::test]
 async fn with_every_free_seat_held_admission_waits_and_resumes_when_a_hold_expires() {
     let app = spawn_app().await;
-    let event = app
-        .create_event(event_body(1, 1, json!({"admit_rate_per_second": 1})))
-        .await;
-    let event = event["id"].as_str().unwrap();
-    let room = room(&app, event).await;
-    let ticker = Ticker::new(app.state.clone());
-    let buyer = joined(&app, event).await;
-    let waiting = joined(&app, event).await;
-    assert_eq!(tick(&ticker, event, &room).await, 1);
-    let token = admission(&app, event, &buyer).await;
-    let r = hold_admitted(
-        &app,
-        event,
-        (&buyer, &token),
-        "all",
-        json!({"seat_ids": app_seat_ids(&app, event).await}),
-    )
-    .await;
-    assert_eq!(r.status(), StatusCode::CREATED);
-
+    let night = every_free_seat_held(&app).await;
+    let event = night.event.as_str();
     for _ in 0..3 {
         assert_eq!(
-            tick(&ticker, event, &room).await,
+            tick(&night.ticker, event, &night.room).await,
             0,
             "no seat free: admission waits"
         );
     }
-    let (status, body) = poll(&app, event, &waiting).await;
+    let (status, body) = poll(&app, event, &night.waiting).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["status"], "waiting", "held seats may come back");
     assert_eq!(body["position"], 1);
@@ -147,13 +147,48 @@ async fn with_every_free_seat_held_admission_waits_and_resumes_when_a_hold_expir
 
     // The hold's time runs out (its expiry moved to the past: the clock, not the sweep, frees
     // the seats for the line as it does for the hold transaction).
-    sqlx::query("update hold set expires_at = now() - interval '1 second' where event_id = $1")
-        .bind(event)
+    sqlx::query("update hold set expires_at = now() - interval '1 second' where id = $1")
+        .bind(&night.hold_id)
         .execute(&app.state.db)
         .await
         .unwrap();
-    assert_eq!(tick(&ticker, event, &room).await, 1, "admission resumes");
-    admission(&app, event, &waiting).await;
+    assert_eq!(
+        tick(&night.ticker, event, &night.room).await,
+        1,
+        "admission resumes"
+    );
+    admission(&app, event, &night.waiting).await;
+}
+
+#[tokio::test]
+async fn the_page_says_the_outlook_while_waiting_and_sold_out_instead_of_a_place() {
+    let (app, _) = app_with_fake(quick()).await;
+    let night = every_free_seat_held(&app).await;
+    let event = night.event.as_str();
+    tick(&night.ticker, event, &night.room).await;
+    let path = format!("/events/{event}");
+    let cookie = format!("anteroom_session={}", night.waiting);
+    let (html, _) = page(&app, &path, Some(&cookie)).await;
+    assert!(
+        html.contains("You are <strong>#1</strong> in line"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "Seats may or may not be left when your turn comes: it depends on held seats coming back."
+        ),
+        "{html}"
+    );
+
+    let r = checkout(&app, &night.buyer, &night.hold_id, "pay").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    tick(&night.ticker, event, &night.room).await;
+    let (html, _) = page(&app, &path, Some(&cookie)).await;
+    assert!(html.contains("Sold out"), "{html}");
+    assert!(
+        !html.contains("in line"),
+        "no position once sold out: {html}"
+    );
 }
 
 /// The outlook of `session`'s poll.
@@ -174,12 +209,7 @@ async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
         .create_event(event_body(1, 4, json!({"admit_rate_per_second": 1})))
         .await;
     let event = event["id"].as_str().unwrap();
-    let room = room(&app, event).await;
-    // Counting without admitting: the same tick in a paused room.
-    let paused = Room {
-        paused: true,
-        ..room.clone()
-    };
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
     let ticker = Ticker::new(app.state.clone());
     let first = joined(&app, event).await;
     let mut line = Vec::new();
@@ -191,14 +221,13 @@ async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
         before_any_count.get("outlook").is_none(),
         "nothing is said before the line knows the seats"
     );
-    assert_eq!(tick(&ticker, event, &paused).await, 0);
+    assert_eq!(tick(&ticker, event, &paused(&room)).await, 0);
     // Before any hold each buyer ahead takes 2 seats: 3 ahead leave 2 of 8, 4 ahead none, and
     // nothing is held that could come back.
     assert_eq!(outlook(&app, event, &line[2]).await, "likely");
     assert_eq!(outlook(&app, event, &line[3]).await, "unlikely");
 
     assert_eq!(tick(&ticker, event, &room).await, 1);
-    tick(&ticker, event, &paused).await;
     assert_eq!(
         outlook(&app, event, &line[3]).await,
         "unlikely",
@@ -207,16 +236,10 @@ async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
 
     // The admitted buyer holds all of section A: 4 seats a hold from now on, 4 free, 4 held.
     let token = admission(&app, event, &first).await;
-    let r = hold_admitted(
-        &app,
-        event,
-        (&first, &token),
-        "a",
-        json!({"section": "A", "quantity": 4}),
-    )
-    .await;
+    let section_a = json!({"section": "A", "quantity": 4});
+    let r = hold_admitted(&app, event, (&first, &token), "a", section_a).await;
     assert_eq!(r.status(), StatusCode::CREATED);
-    tick(&ticker, event, &paused).await;
+    tick(&ticker, event, &paused(&room)).await;
     assert_eq!(
         outlook(&app, event, &line[0]).await,
         "likely",
@@ -231,58 +254,5 @@ async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
         outlook(&app, event, &line[2]).await,
         "unlikely",
         "2 ahead take 8: none left even with every held seat back"
-    );
-}
-
-#[tokio::test]
-async fn the_page_says_the_outlook_while_waiting_and_sold_out_instead_of_a_place() {
-    let (app, _) = app_with_fake(quick()).await;
-    let event = app
-        .create_event(event_body(1, 2, json!({"admit_rate_per_second": 1})))
-        .await;
-    let event = event["id"].as_str().unwrap();
-    let room = room(&app, event).await;
-    let ticker = Ticker::new(app.state.clone());
-    let buyer = joined(&app, event).await;
-    let paused = Room {
-        paused: true,
-        ..room.clone()
-    };
-    tick(&ticker, event, &paused).await;
-    let path = format!("/events/{event}");
-    let (html, cookies) = page(&app, &path, None).await;
-    assert!(
-        html.contains("You are <strong>#2</strong> in line"),
-        "{html}"
-    );
-    assert!(
-        html.contains("Seats are likely to be left when your turn comes."),
-        "{html}"
-    );
-    let visitor = cookies
-        .iter()
-        .find(|c| c.starts_with("anteroom_session="))
-        .unwrap();
-
-    assert_eq!(tick(&ticker, event, &room).await, 1);
-    let token = admission(&app, event, &buyer).await;
-    let r = hold_admitted(
-        &app,
-        event,
-        (&buyer, &token),
-        "all",
-        json!({"seat_ids": app_seat_ids(&app, event).await}),
-    )
-    .await;
-    let hold: Value = r.json().await.unwrap();
-    let r = checkout(&app, &buyer, hold["hold_id"].as_str().unwrap(), "pay").await;
-    assert_eq!(r.status(), StatusCode::OK);
-    tick(&ticker, event, &room).await;
-
-    let (html, _) = page(&app, &path, Some(visitor)).await;
-    assert!(html.contains("Sold out"), "{html}");
-    assert!(
-        !html.contains("in line"),
-        "no position once sold out: {html}"
     );
 }
