@@ -46,13 +46,13 @@ impl Rooms {
             .insert(event.id.clone(), event.room.clone());
     }
 
-    /// Events whose room is on and not paused: the ones the ticker admits for.
-    pub fn admitting(&self) -> Vec<(String, Room)> {
+    /// Events whose room is on: the ones the ticker ticks (and admits for unless paused).
+    pub fn ticking(&self) -> Vec<(String, Room)> {
         self.map
             .read()
             .expect("not poisoned")
             .iter()
-            .filter(|(_, r)| r.enabled && !r.paused)
+            .filter(|(_, r)| r.enabled)
             .map(|(id, r)| (id.clone(), r.clone()))
             .collect()
     }
