@@ -28,6 +28,7 @@ cleanup() {
 trap cleanup EXIT
 
 ./target/release/anteroom demo
-./target/release/anteroom serve >"$log" 2>&1 &
+# --dev: plain-HTTP cookies on 127.0.0.1 and the fake payment provider in-process.
+./target/release/anteroom serve --dev >"$log" 2>&1 &
 server=$!
 (cd end2end && node --test --test-concurrency=1 tests/)

@@ -7,4 +7,5 @@ export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
 cargo leptos build --release
 ./target/release/anteroom demo
 echo "Open http://127.0.0.1:3000/events/demo (stop with Ctrl-C)"
-exec ./target/release/anteroom serve
+# --dev: plain-HTTP cookies on 127.0.0.1 and the fake payment provider in-process.
+exec ./target/release/anteroom serve --dev

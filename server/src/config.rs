@@ -77,6 +77,17 @@ pub struct Config {
     )]
     pub db_pool_size: u32,
 
+    /// Postgres connections that reads anyone may cause (look-ups of events this instance does
+    /// not know yet) may hold at once, out of `db_pool_size`: the rest stay for the admitted
+    /// buyers' holds and checkouts and for the operator, whatever a flood of such reads does.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_DB_PUBLIC_CONNECTIONS",
+        default_value_t = 4
+    )]
+    pub db_public_connections: u32,
+
     /// Redis connection URL.
     #[arg(
         long,
@@ -148,14 +159,12 @@ pub struct Config {
     )]
     pub sessions_per_minute: u32,
 
-    /// Mark cookies `Secure` (set it when served over HTTPS).
-    #[arg(
-        long,
-        global = true,
-        env = "ANTEROOM_SECURE_COOKIES",
-        default_value_t = false
-    )]
-    pub secure_cookies: bool,
+    /// Development mode, for a laptop and the tests: cookies without `Secure` (plain HTTP on
+    /// 127.0.0.1), and with no payment provider configured the fake one runs in-process.
+    /// Without it the server is in production: every cookie is `Secure` and `__Host-` named,
+    /// and it refuses to start without `ANTEROOM_PAYMENTS_URL` (a fake takes no money).
+    #[arg(long, global = true, env = "ANTEROOM_DEV")]
+    pub dev: bool,
 
     /// How long an admission (and its token) lasts, in seconds.
     #[arg(
@@ -219,8 +228,8 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub hold_sweep_seconds: u32,
 
-    /// Base URL of the payment provider. Unset: a fake provider (`anteroom fake-payments`) is
-    /// started inside this process.
+    /// Base URL of the payment provider. Required unless `--dev`, where, unset, a fake provider
+    /// (`anteroom fake-payments`) is started inside this process.
     #[arg(long, global = true, env = "ANTEROOM_PAYMENTS_URL")]
     pub payments_url: Option<String>,
 
@@ -551,6 +560,8 @@ mod tests {
         let cli = Cli::parse_from(["anteroom", "migrate", "--addr", "127.0.0.1:0"]);
         assert!(matches!(cli.command, Some(Command::Migrate)));
         assert_eq!(cli.config.addr.port(), 0);
+        assert!(!cli.config.dev, "production unless said otherwise");
+        assert!(Cli::parse_from(["anteroom", "serve", "--dev"]).config.dev);
         assert!(Cli::try_parse_from(["anteroom", "--redis-prefix", "a{b}"]).is_err());
         let cli = Cli::parse_from([
             "anteroom",

@@ -28,8 +28,7 @@ use leptos::{
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
-    error::Result, events, queue, redis::ratelimit, seatmap, state::AppState,
-    tokens::cookies::Cookie,
+    error::Result, queue, redis::ratelimit, seatmap, state::AppState, tokens::cookies::Cookie,
 };
 
 /// The data source of server rendering.
@@ -37,12 +36,14 @@ struct PageBackend(AppState);
 
 impl Backend for PageBackend {
     fn events(&self) -> BoxFuture<'_, Result<Vec<Event>, ErrorBody>> {
-        Box::pin(async move { events::list(&self.0.db).await.map_err(|e| e.body()) })
+        Box::pin(async move { Ok(self.0.rooms.events()) })
     }
 
     fn event(&self, id: String) -> BoxFuture<'_, Result<Event, ErrorBody>> {
         Box::pin(async move {
-            events::get_event(&self.0.db, &id)
+            self.0
+                .rooms
+                .event(&self.0.db, &id)
                 .await
                 .map_err(|e| e.body())
         })
@@ -74,7 +75,7 @@ impl PageBackend {
         headers: &http::HeaderMap,
     ) -> Result<(EventEntry, Option<String>)> {
         let state = &self.0;
-        let event = events::get_event(&state.db, event_id).await?;
+        let event = state.rooms.event(&state.db, event_id).await?;
         let proof = queue::Proof::from_headers(state, headers, buyer, event_id);
         let answer = queue::join(state, buyer, event_id, &proof).await?;
         // An admitted buyer's browser gets the token as a cookie so that its next calls pass
@@ -153,7 +154,7 @@ async fn csp(mut req: Request, next: Next) -> Response {
 /// renders without one.
 async fn page_session(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let mut new_token = None;
-    let buyer = match state.sessions.buyer_of(req.headers()) {
+    let buyer = match state.sessions.buyer_of(&state.config, req.headers()) {
         Some(id) => Some(String::from(id)),
         None => {
             let peer = req

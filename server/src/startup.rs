@@ -34,7 +34,8 @@ use crate::{
     admission::{self, rooms::Rooms, ticker::Ticker},
     checkout::{self, provider::Payments},
     config::{Config, Secret},
-    devdata, events,
+    devdata::{self, Strictness},
+    events,
     extract::BODY_LIMIT_BYTES,
     holds,
     ops::{self, metrics::Metrics, shed::Shed},
@@ -69,10 +70,20 @@ impl Application {
         {
             tokens::admin::check_admin_token(token.expose())?;
         }
+        if config.payments_url.is_none() && !config.dev {
+            return Err(NO_PAYMENT_PROVIDER.into());
+        }
+        if !(1..config.db_pool_size).contains(&config.db_public_connections) {
+            return Err(format!(
+                "ANTEROOM_DB_PUBLIC_CONNECTIONS ({}) must be at least 1 and below \
+                 ANTEROOM_DB_POOL_SIZE ({}), so that holds and checkout keep connections of \
+                 their own",
+                config.db_public_connections, config.db_pool_size
+            )
+            .into());
+        }
         let leptos = leptos_options(&config.leptos_config)?;
-        let db = connect_db(&config).await?;
-        MIGRATOR.run(&db).await?;
-        let redis = Redis::connect(&config).await?;
+        // The secrets first: a start refused for one of them touches nothing.
         let (admin_token, _) =
             secret_or_file(&config, config.admin_token.as_ref(), ADMIN_TOKEN_FILE)?;
         let (session_secret, _) =
@@ -89,9 +100,14 @@ impl Application {
             &key_dir,
             config.admission_signing_kid.as_deref(),
             &config.admission_audience,
+            Strictness::for_dev(config.dev),
         )?;
+        let db = connect_db(&config).await?;
+        MIGRATOR.run(&db).await?;
+        let redis = Redis::connect(&config).await?;
         let payments_url = match &config.payments_url {
             Some(url) => url.trim_end_matches('/').to_owned(),
+            // `--dev` only (checked above): the fake takes no money.
             None => {
                 let url = checkout::fake::spawn(
                     checkout::fake::FakeSettings::default(),
@@ -111,7 +127,7 @@ impl Application {
             sessions,
             admin_token,
             admission,
-            rooms: Rooms::default(),
+            rooms: Rooms::new(&config),
             payments,
             metrics: Metrics::new(),
             shed: Shed::new(&config),
@@ -163,6 +179,10 @@ impl Application {
             self.state.clone(),
             background.clone(),
         )));
+        tasks.push(tokio::spawn(admission::retire::run(
+            self.state.clone(),
+            background.clone(),
+        )));
         if self.state.config.ticker {
             tasks.push(tokio::spawn(
                 Ticker::new(self.state.clone()).run(background.clone()),
@@ -191,6 +211,11 @@ impl Application {
         Ok(())
     }
 }
+
+/// Why a production start without a payment provider is refused: the fake one would take
+/// orders and no money.
+const NO_PAYMENT_PROVIDER: &str = "no payment provider: set ANTEROOM_PAYMENTS_URL (or pass \
+    --dev to run the fake one in-process, for development only)";
 
 /// Serves `router` on `listener` until `shutdown`, then lets in-flight requests finish.
 /// Rather than `axum::serve`, which gives hyper no timer: without one, hyper's header-read
@@ -290,7 +315,8 @@ fn secret_or_file(
     match configured {
         Some(s) if !s.expose().is_empty() => Ok((s.clone(), false)),
         _ => {
-            let (value, created) = devdata::secret_file(&config.data_dir, name)?;
+            let strictness = Strictness::for_dev(config.dev);
+            let (value, created) = devdata::secret_file(&config.data_dir, name, strictness)?;
             Ok((Secret::new(value), created))
         }
     }
@@ -308,7 +334,8 @@ pub fn admin_token_notice(config: &Config) -> Result<Option<String>, BoxError> {
     {
         return Ok(None);
     }
-    let (token, created) = devdata::secret_file(&config.data_dir, ADMIN_TOKEN_FILE)?;
+    let strictness = Strictness::for_dev(config.dev);
+    let (token, created) = devdata::secret_file(&config.data_dir, ADMIN_TOKEN_FILE, strictness)?;
     Ok(created.then(|| {
         format!(
             "Admin token (generated now and kept in {}; shown only this once): {token}",

@@ -142,6 +142,7 @@ impl Instance {
                 config.ticker_lease_ms.to_string(),
             )
             .env("ANTEROOM_TICKER", config.ticker.to_string())
+            .env("ANTEROOM_DEV", config.dev.to_string())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit());

@@ -78,9 +78,11 @@ impl Scratch {
         }
     }
 
-    /// A configuration pointing at this scratch deployment, on port 0, with fixed secrets.
+    /// A configuration pointing at this scratch deployment, on port 0, with fixed secrets, in
+    /// development mode (plain-HTTP cookies; the fake payment provider when none is set).
     pub fn config(&self) -> Config {
         let mut config = Config::defaults();
+        config.dev = true;
         config.addr = "127.0.0.1:0".parse().expect("a valid address");
         config.metrics_addr = "127.0.0.1:0".parse().expect("a valid address");
         config.database_url = Secret::new(format!("{}/{}", self.pg_root, self.database));

@@ -51,6 +51,13 @@ pub async fn stats(
             .bind(&event_id)
             .fetch_all(&state.db)
             .await?;
+    // The admissions of the lines retired so far (their count left Redis with them).
+    let admitted_before: i64 =
+        sqlx::query_scalar("select admitted_before from event_line where event_id = $1")
+            .bind(&event_id)
+            .fetch_optional(&state.db)
+            .await?
+            .unwrap_or(0);
     let holds_active: i64 = sqlx::query_scalar(
         "select count(*) from hold where event_id = $1 and status = 'active' and expires_at > now()",
     )
@@ -70,7 +77,7 @@ pub async fn stats(
         .collect();
     Ok(Json(Stats {
         queue_length,
-        admitted_total: admitted_total.unwrap_or(0),
+        admitted_total: admitted_before.max(0) as u64 + admitted_total.unwrap_or(0),
         holds_active,
         seats: SeatCounts {
             available: seat_count("available"),

@@ -1,7 +1,8 @@
 //! Admission: the ticker that lets buyers out of the line at N a second (see [`ticker`]), the
 //! room settings every instance applies within a second (see [`rooms`]; the operator changes
-//! them through `crate::admin`).
+//! them through `crate::admin`), and the retirement of a line after its night ([`retire`]).
 
+pub mod retire;
 pub mod rooms;
 pub mod ticker;
 

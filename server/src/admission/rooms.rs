@@ -1,59 +1,210 @@
-//! Room settings as this instance knows them. Postgres is the source of truth; every instance
-//! re-reads all rooms every `room_refresh_ms` (default 500 ms), so an operator's change applies
-//! everywhere within a second, and the hot paths (join, poll, the gate) never query Postgres
-//! for a known event.
+//! The events and their room settings as this instance knows them. Postgres is the source of
+//! truth; every instance re-reads all events every `room_refresh_ms` (default 500 ms), so an
+//! operator's change applies everywhere within a second. With each event comes what Postgres
+//! keeps of its line (`event_line`: the greatest arrival number ever admitted), which the line
+//! consults when Redis forgot it.
+//!
+//! Invariants: the unauthenticated reads (the event list, an event's page and answer, the room
+//! behind join, poll and the gate) are served from this memory, never from Postgres for an
+//! event known here; an unknown id is looked up in Postgres (an event created on another
+//! instance since the last refresh) at most once per [`MISSING_FOR`], remembered as missing in
+//! a map of at most [`MISSING_MAX`] ids; and those look-ups hold at most
+//! `db_public_connections` of the pool at once (beyond: 503 after the pool's own wait), so a
+//! flood of them leaves the rest to holds, checkout and the operator.
 
-use std::{collections::HashMap, sync::RwLock};
+use std::{
+    collections::HashMap,
+    sync::{Mutex, RwLock},
+    time::{Duration, Instant},
+};
 
 use app::wire::{Event, Room, RoomUpdate};
 use sqlx::{PgConnection, PgPool};
+use tokio::sync::Semaphore;
 
 use crate::{
+    config::Config,
     error::{Error, Result},
     events,
 };
 
-/// Event id -> room settings. A std `RwLock`: held for a map lookup only, never across `.await`.
-#[derive(Default)]
+/// How long an id Postgres does not know is answered 404 from memory.
+pub const MISSING_FOR: Duration = Duration::from_secs(1);
+/// The most ids remembered as missing: a flood of made-up ids cannot grow the map beyond it.
+pub const MISSING_MAX: usize = 10_000;
+
+/// Event id -> what this instance knows of it. Std locks: held for a map lookup only, never
+/// across `.await`.
 pub struct Rooms {
-    map: RwLock<HashMap<String, Room>>,
+    map: RwLock<HashMap<String, Known>>,
+    /// Ids Postgres did not know, and when it was asked.
+    missing: Mutex<HashMap<String, Instant>>,
+    /// Connections the look-ups of unknown ids may hold at once (`db_public_connections`).
+    lookups: Semaphore,
+    /// How long a look-up waits for one of them (the pool's own acquire timeout).
+    lookup_wait: Duration,
+}
+
+/// One event, and its line as Postgres keeps it.
+#[derive(Clone)]
+struct Known {
+    event: Event,
+    /// The greatest arrival number ever admitted to the event, as Postgres knows it.
+    admitted_through: u64,
 }
 
 impl Rooms {
-    /// Re-reads every event's room.
+    pub fn new(config: &Config) -> Self {
+        Self {
+            map: RwLock::default(),
+            missing: Mutex::default(),
+            lookups: Semaphore::new(config.db_public_connections as usize),
+            lookup_wait: Duration::from_millis(config.db_acquire_timeout_ms),
+        }
+    }
+
+    /// Re-reads every event and what Postgres keeps of its line.
     pub async fn refresh(&self, db: &PgPool) -> Result<()> {
         let all = events::list(db).await?;
-        let fresh: HashMap<String, Room> = all.into_iter().map(|e| (e.id, e.room)).collect();
+        let lines: HashMap<String, i64> =
+            sqlx::query_as::<_, (String, i64)>("select event_id, admitted_through from event_line")
+                .fetch_all(db)
+                .await?
+                .into_iter()
+                .collect();
+        let fresh: HashMap<String, Known> = all
+            .into_iter()
+            .map(|event| {
+                let admitted_through = lines.get(&event.id).map_or(0, |&a| a.max(0) as u64);
+                let known = Known {
+                    event,
+                    admitted_through,
+                };
+                (known.event.id.clone(), known)
+            })
+            .collect();
+        self.missing
+            .lock()
+            .expect("not poisoned")
+            .retain(|id, _| !fresh.contains_key(id));
         *self.map.write().expect("not poisoned") = fresh;
         Ok(())
     }
 
-    /// The room of `event_id`: from memory, else from Postgres (a new event), else 404.
-    pub async fn get(&self, db: &PgPool, event_id: &str) -> Result<Room> {
-        if let Some(room) = self.map.read().expect("not poisoned").get(event_id) {
-            return Ok(room.clone());
-        }
-        let event = events::get_event(db, event_id).await?;
-        self.remember(&event);
-        Ok(event.room)
+    /// Every event, by start then id (`GET /api/events`).
+    pub fn events(&self) -> Vec<Event> {
+        let mut all: Vec<Event> = self
+            .map
+            .read()
+            .expect("not poisoned")
+            .values()
+            .map(|k| k.event.clone())
+            .collect();
+        all.sort_by(|a, b| a.starts_at.cmp(&b.starts_at).then(a.id.cmp(&b.id)));
+        all
     }
 
-    /// Keeps `event`'s room as this instance's copy (a new event, or one just changed here).
-    pub fn remember(&self, event: &Event) {
-        self.map
-            .write()
+    /// The event `event_id`: from memory, else (unless Postgres said it is missing less than
+    /// [`MISSING_FOR`] ago) from Postgres, else 404.
+    pub async fn event(&self, db: &PgPool, event_id: &str) -> Result<Event> {
+        if let Some(known) = self.map.read().expect("not poisoned").get(event_id) {
+            return Ok(known.event.clone());
+        }
+        let not_found = || Error::NotFound(format!("there is no event {event_id:?}"));
+        if !events::is_event_id(event_id) || self.known_missing(event_id) {
+            return Err(not_found());
+        }
+        let _lookup = tokio::time::timeout(self.lookup_wait, self.lookups.acquire())
+            .await
+            .map_err(|_| Error::Unavailable {
+                message: "too many look-ups of unknown events; try again in a moment".into(),
+                retry_after_secs: 1,
+            })?
+            .expect("the semaphore is never closed");
+        match events::get_event(db, event_id).await {
+            Ok(event) => {
+                self.remember(&event);
+                Ok(event)
+            }
+            Err(Error::NotFound(_)) => {
+                self.remember_missing(event_id);
+                Err(not_found())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The room of `event_id` (as [`Rooms::event`] finds the event).
+    pub async fn get(&self, db: &PgPool, event_id: &str) -> Result<Room> {
+        Ok(self.event(db, event_id).await?.room)
+    }
+
+    fn known_missing(&self, event_id: &str) -> bool {
+        self.missing
+            .lock()
             .expect("not poisoned")
-            .insert(event.id.clone(), event.room.clone());
+            .get(event_id)
+            .is_some_and(|asked| asked.elapsed() < MISSING_FOR)
+    }
+
+    fn remember_missing(&self, event_id: &str) {
+        let mut missing = self.missing.lock().expect("not poisoned");
+        if missing.len() >= MISSING_MAX {
+            missing.retain(|_, asked| asked.elapsed() < MISSING_FOR);
+            if missing.len() >= MISSING_MAX {
+                // All fresh: a flood of made-up ids. Forgetting them costs a look-up each,
+                // within the look-ups' share of the pool.
+                missing.clear();
+            }
+        }
+        missing.insert(event_id.to_owned(), Instant::now());
+    }
+
+    /// Keeps `event` as this instance's copy (a new event, or one just changed here).
+    pub fn remember(&self, event: &Event) {
+        let mut map = self.map.write().expect("not poisoned");
+        let admitted_through = map.get(&event.id).map_or(0, |k| k.admitted_through);
+        map.insert(
+            event.id.clone(),
+            Known {
+                event: event.clone(),
+                admitted_through,
+            },
+        );
+        drop(map);
+        self.missing.lock().expect("not poisoned").remove(&event.id);
+    }
+
+    /// The greatest arrival number admitted to `event_id` as Postgres knows it (0: none, or
+    /// an event this instance has not read yet).
+    pub fn admitted_through(&self, event_id: &str) -> u64 {
+        self.map
+            .read()
+            .expect("not poisoned")
+            .get(event_id)
+            .map_or(0, |k| k.admitted_through)
     }
 
     /// Events whose room is on: the ones the ticker ticks (and admits for unless paused).
     pub fn ticking(&self) -> Vec<(String, Room)> {
+        self.matching(|r| r.enabled)
+    }
+
+    /// Events whose room is off: the ones whose line may be retired.
+    pub fn off(&self) -> Vec<String> {
+        self.matching(|r| !r.enabled)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    fn matching(&self, wanted: impl Fn(&Room) -> bool) -> Vec<(String, Room)> {
         self.map
             .read()
             .expect("not poisoned")
             .iter()
-            .filter(|(_, r)| r.enabled)
-            .map(|(id, r)| (id.clone(), r.clone()))
+            .filter(|(_, k)| wanted(&k.event.room))
+            .map(|(id, k)| (id.clone(), k.event.room.clone()))
             .collect()
     }
 
@@ -64,8 +215,8 @@ impl Rooms {
             .read()
             .expect("not poisoned")
             .values()
-            .filter(|r| r.enabled)
-            .map(|r| r.hold_sweep_seconds)
+            .filter(|k| k.event.room.enabled)
+            .map(|k| k.event.room.hold_sweep_seconds)
             .min()
             .unwrap_or(default)
     }

@@ -1,7 +1,8 @@
 //! Events and their seat layouts: the public `GET /api/events` and `GET /api/events/{id}`, and
 //! the creation the operator API calls (`crate::admin`). Invariants: an event and all its seats
 //! are created in one transaction (a failed creation leaves nothing); room settings live here,
-//! in Postgres, the durable source of truth that every instance re-reads.
+//! in Postgres, the durable source of truth that every instance re-reads; the public reads are
+//! answered from the instance's copy (`admission::rooms`), never by a query per request.
 
 use crate::extract::EventId;
 use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
@@ -21,15 +22,15 @@ pub fn router() -> Router<AppState> {
         .route("/api/events/{event_id}", get(get_handler))
 }
 
-async fn list_handler(State(state): State<AppState>) -> Result<Json<Vec<Event>>> {
-    Ok(Json(list(&state.db).await?))
+async fn list_handler(State(state): State<AppState>) -> Json<Vec<Event>> {
+    Json(state.rooms.events())
 }
 
 async fn get_handler(
     State(state): State<AppState>,
     EventId(event_id): EventId,
 ) -> Result<Json<Event>> {
-    Ok(Json(get_event(&state.db, &event_id).await?))
+    Ok(Json(state.rooms.event(&state.db, &event_id).await?))
 }
 
 #[derive(sqlx::FromRow)]

@@ -112,9 +112,14 @@ impl Proof {
         buyer: &BuyerId,
         event_id: &EventId,
     ) -> Self {
-        let receipt = gate::presented(headers, PLACE_HEADER, &place_cookie_name(event_id))
-            .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
-        let admitted_until = gate::admission(&state.admission, headers, event_id, buyer)
+        let receipt = gate::presented(
+            &state.config,
+            headers,
+            PLACE_HEADER,
+            &place_cookie_name(event_id),
+        )
+        .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
+        let admitted_until = gate::admission(state, headers, event_id, buyer)
             .and_then(|claims| DateTime::from_timestamp(claims.exp, 0));
         Self {
             receipt,
@@ -221,6 +226,7 @@ pub fn locate_script<'a>(
                 .map(|t| t.timestamp_millis().to_string())
                 .unwrap_or_default(),
         )
+        .arg(state.rooms.admitted_through(event_id))
         .arg(&Inventory::FIELDS[..]);
     script
 }

@@ -99,6 +99,11 @@ impl Keys {
         format!("{}:sweep", self.prefix)
     }
 
+    /// Held by the one instance retiring the lines of rooms that are off.
+    pub fn retire_lock(&self) -> String {
+        format!("{}:retire", self.prefix)
+    }
+
     /// Held by the one instance reconciling pending payments.
     pub fn reconcile_lock(&self) -> String {
         format!("{}:payments:reconcile", self.prefix)

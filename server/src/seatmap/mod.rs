@@ -33,6 +33,9 @@ const EARLY_REFRESH: Duration = Duration::from_secs(5);
 const GRACE: Duration = Duration::from_secs(30);
 /// Longest a rebuild may hold the lock (a crashed rebuilder frees it by then).
 const REBUILD_LOCK: Duration = Duration::from_secs(5);
+/// How long the generation outlives the last change of a seat: far longer than any rebuild
+/// (which compares it), and not forever (an event's seats stop changing after its sale).
+const GENERATION_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long a request waits for another's rebuild before querying itself.
 const WAIT_FOR_REBUILD: Duration = Duration::from_secs(2);
 
@@ -114,7 +117,10 @@ async fn rebuild_if_first(state: &AppState, event_id: &str) -> Result<Option<Str
 /// Adds to `pipe` what forgets the cached copy after a commit that changed seats of
 /// `event_id` (the caller sends it, with whatever else it has to say to Redis).
 pub fn invalidate(pipe: &mut redis::Pipeline, keys: &Keys, event_id: &str) {
-    pipe.incr(keys.seatmap_generation(event_id), 1)
+    let generation = keys.seatmap_generation(event_id);
+    pipe.incr(&generation, 1)
+        .ignore()
+        .pexpire(&generation, GENERATION_TTL.as_millis() as i64)
         .ignore()
         .del(keys.seatmap(event_id))
         .ignore();

@@ -20,7 +20,7 @@ use axum::{
 use crate::{
     error::Error,
     state::AppState,
-    tokens::cookies::{ADMIN_COOKIE, Cookie},
+    tokens::cookies::{self, ADMIN_COOKIE, Cookie},
 };
 
 /// The shortest admin token the server accepts from configuration.
@@ -101,7 +101,9 @@ pub fn admin_via(state: &AppState, headers: &HeaderMap) -> Option<&'static str> 
     {
         return Some("api");
     }
-    if super::cookie(headers, ADMIN_COOKIE).is_some_and(|c| state.sessions.is_admin(c)) {
+    if cookies::read(&state.config, headers, ADMIN_COOKIE)
+        .is_some_and(|c| state.sessions.is_admin(c))
+    {
         return Some("dashboard");
     }
     None

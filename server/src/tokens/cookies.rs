@@ -1,9 +1,12 @@
 //! Every cookie Anteroom sets, and the reading of the cookies a request carries.
 //! Invariants: each cookie is HttpOnly (no script, ours or injected, reads a token), has
-//! `Path=/`, carries `Secure` on HTTPS deployments (`secure_cookies`), and lives no longer than
-//! the token in it; only the session cookie is `SameSite=Lax` (a link from another site to an
-//! event page must find the buyer's session), every other one is `Strict`. These are decided
-//! here and nowhere else: [`Cookie::header`] is the only place a `Set-Cookie` is written.
+//! `Path=/`, and lives no longer than the token in it; only the session cookie is
+//! `SameSite=Lax` (a link from another site to an event page must find the buyer's session),
+//! every other one is `Strict`. Outside `--dev` every cookie is `Secure` and named with the
+//! `__Host-` prefix, and only that name is read: a browser accepts such a cookie only from
+//! this very host over HTTPS, so a sibling subdomain or a plain-HTTP page cannot plant a
+//! session of its choosing. These are decided here and nowhere else: [`Cookie::header`] is the
+//! only place a `Set-Cookie` is written, [`read`] the only place one is read.
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use chrono::{DateTime, Utc};
@@ -70,13 +73,14 @@ impl Cookie<'_> {
             }
             Cookie::AdminSignedOut => (ADMIN_COOKIE.into(), "", "Strict", 0),
         };
-        let secure = if config.secure_cookies {
-            "; Secure"
+        let (prefix, secure) = if config.dev {
+            ("", "")
         } else {
-            ""
+            (HOST_PREFIX, "; Secure")
         };
         HeaderValue::from_str(&format!(
-            "{name}={value}; Path=/; HttpOnly; SameSite={same_site}; Max-Age={max_age}{secure}"
+            "{prefix}{name}={value}; Path=/; HttpOnly; SameSite={same_site}; \
+             Max-Age={max_age}{secure}"
         ))
         .expect("ids are [a-z0-9-] and tokens base64url and dots")
     }
@@ -87,8 +91,22 @@ impl Cookie<'_> {
     }
 }
 
-/// The value of cookie `name` in the request's `Cookie` headers.
-pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// The name prefix of every cookie outside `--dev`: the browser keeps a `__Host-` cookie only
+/// if it is `Secure`, has `Path=/` and no `Domain`, and came from a secure origin.
+const HOST_PREFIX: &str = "__Host-";
+
+/// The value of our cookie `name` (as [`Cookie::header`] names it under `config`) in the
+/// request's headers.
+pub fn read<'a>(config: &Config, headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    if config.dev {
+        cookie(headers, name)
+    } else {
+        cookie(headers, &format!("{HOST_PREFIX}{name}"))
+    }
+}
+
+/// The value of cookie `name`, exactly so named, in the request's `Cookie` headers.
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -104,7 +122,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_cookie_is_http_only_and_secure_only_when_configured() {
+    fn every_cookie_is_http_only_and_secure_and_host_only_outside_dev() {
         let mut config = Config::defaults();
         let soon = Utc::now() + chrono::Duration::seconds(600);
         let cookies = [
@@ -121,16 +139,17 @@ mod tests {
             Cookie::Admin { token: "t" },
             Cookie::AdminSignedOut,
         ];
-        for secure in [false, true] {
-            config.secure_cookies = secure;
+        for dev in [false, true] {
+            config.dev = dev;
             for cookie in &cookies {
                 let value = cookie.header(&config);
                 let value = value.to_str().unwrap();
                 assert!(value.contains("; Path=/; HttpOnly; SameSite="), "{value}");
-                assert_eq!(value.ends_with("; Secure"), secure, "{value}");
+                assert_eq!(value.ends_with("; Secure"), !dev, "{value}");
+                assert_eq!(value.starts_with("__Host-anteroom_"), !dev, "{value}");
             }
         }
-        config.secure_cookies = false;
+        config.dev = true;
         let admission = cookies[1].header(&config);
         let admission = admission.to_str().unwrap();
         assert!(admission.starts_with("anteroom_admission_e=t; "));
@@ -152,5 +171,18 @@ mod tests {
             cookies[4].header(&config).to_str().unwrap(),
             "anteroom_admin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
         );
+    }
+
+    #[test]
+    fn outside_dev_only_the_host_prefixed_name_is_read() {
+        let mut h = HeaderMap::new();
+        h.append("cookie", "a=1; anteroom_session=planted".parse().unwrap());
+        let mut config = Config::defaults();
+        assert_eq!(read(&config, &h, SESSION_COOKIE), None);
+        h.append("cookie", "__Host-anteroom_session=ours".parse().unwrap());
+        assert_eq!(read(&config, &h, SESSION_COOKIE), Some("ours"));
+        config.dev = true;
+        assert_eq!(read(&config, &h, SESSION_COOKIE), Some("planted"));
+        assert_eq!(read(&config, &h, "missing"), None);
     }
 }

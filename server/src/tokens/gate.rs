@@ -3,7 +3,7 @@
 //!
 //! Invariant (DESIGN.md 7): while an event's room is on, [`AdmittedBuyer`] lets a request
 //! through only with an admission token valid now for that event and for the session's buyer
-//! (checked by [`AdmissionKeys::verify`]); anything else is 403 `not_admitted` with the queue
+//! (checked by [`crate::tokens::keys::AdmissionKeys::verify`]); anything else is 403 `not_admitted` with the queue
 //! URL, 401 without a session, 404 for an unknown event. With the room off, every buyer
 //! passes. No other code decides who is admitted.
 
@@ -18,13 +18,13 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::{
+    config::Config,
     error::{Error, Result},
     extract,
     state::AppState,
     tokens::{
         Buyer,
-        cookies::{admission_cookie_name, cookie},
-        keys::AdmissionKeys,
+        cookies::{self, admission_cookie_name},
     },
 };
 
@@ -33,23 +33,33 @@ pub const ADMISSION_HEADER: &str = "admission-token";
 
 /// The token a request presents: the `header` (API clients), else the cookie `cookie_name`
 /// (browsers), surrounding blanks trimmed. Whether it is valid is the caller's question.
-pub fn presented<'a>(headers: &'a HeaderMap, header: &str, cookie_name: &str) -> Option<&'a str> {
+pub fn presented<'a>(
+    config: &Config,
+    headers: &'a HeaderMap,
+    header: &str,
+    cookie_name: &str,
+) -> Option<&'a str> {
     headers
         .get(header)
         .and_then(|v| v.to_str().ok())
-        .or_else(|| cookie(headers, cookie_name))
+        .or_else(|| cookies::read(config, headers, cookie_name))
         .map(str::trim)
 }
 
 /// The claims of the admission token in `headers` if it admits `buyer` to `event` now.
 pub fn admission(
-    keys: &AdmissionKeys,
+    state: &AppState,
     headers: &HeaderMap,
     event: &EventId,
     buyer: &BuyerId,
 ) -> Option<AdmissionClaims> {
-    presented(headers, ADMISSION_HEADER, &admission_cookie_name(event))
-        .and_then(|token| keys.verify(token, event, buyer))
+    presented(
+        &state.config,
+        headers,
+        ADMISSION_HEADER,
+        &admission_cookie_name(event),
+    )
+    .and_then(|token| state.admission.verify(token, event, buyer))
 }
 
 /// A buyer who may see the seat map and hold seats of the event in the path: admitted with a
@@ -76,7 +86,7 @@ impl AdmittedBuyer {
     ) -> Result<Self> {
         let room = state.rooms.get(&state.db, &event_id).await?;
         let claims = if room.enabled {
-            match admission(&state.admission, headers, &event_id, &buyer.id) {
+            match admission(state, headers, &event_id, &buyer.id) {
                 Some(claims) => Some(claims),
                 None => {
                     return Err(Error::NotAdmitted {
@@ -126,22 +136,26 @@ mod tests {
 
     #[test]
     fn a_presented_token_is_the_header_first_then_the_cookie() {
+        let config = Config {
+            dev: true,
+            ..Config::defaults()
+        };
         let mut h = HeaderMap::new();
         h.append(
             "cookie",
             "a=1; anteroom_admission_e=from-cookie".parse().unwrap(),
         );
         assert_eq!(
-            presented(&h, ADMISSION_HEADER, "anteroom_admission_e"),
+            presented(&config, &h, ADMISSION_HEADER, "anteroom_admission_e"),
             Some("from-cookie")
         );
         assert_eq!(
-            presented(&h, ADMISSION_HEADER, "anteroom_admission_f"),
+            presented(&config, &h, ADMISSION_HEADER, "anteroom_admission_f"),
             None
         );
         h.append(ADMISSION_HEADER, " from-header ".parse().unwrap());
         assert_eq!(
-            presented(&h, ADMISSION_HEADER, "anteroom_admission_e"),
+            presented(&config, &h, ADMISSION_HEADER, "anteroom_admission_e"),
             Some("from-header")
         );
     }

@@ -73,7 +73,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tokens::keys::KeyMaterial;
+    use crate::{devdata::Strictness, tokens::keys::KeyMaterial};
 
     fn b(id: &str) -> BuyerId {
         BuyerId::from(id)
@@ -191,9 +191,11 @@ mod tests {
     #[test]
     fn keys_survive_a_restart_through_their_folder() {
         let dir = std::env::temp_dir().join(format!("anteroom-keys-{}", ids::random_id(6)));
-        let first = AdmissionKeys::load_or_generate(&dir, None, "anteroom").unwrap();
+        let first =
+            AdmissionKeys::load_or_generate(&dir, None, "anteroom", Strictness::Refuse).unwrap();
         let token = first.sign(&b("b"), &e("e"), soon());
-        let second = AdmissionKeys::load_or_generate(&dir, None, "anteroom").unwrap();
+        let second =
+            AdmissionKeys::load_or_generate(&dir, None, "anteroom", Strictness::Refuse).unwrap();
         assert!(second.verify(&token, &e("e"), &b("b")).is_some());
         fs::remove_dir_all(dir).unwrap();
     }

@@ -4,7 +4,9 @@
 //!
 //! Invariants (DESIGN.md "Tokens", 7): exactly one key signs; every key we hold verifies, so a
 //! rotated-out key keeps verifying until its file is removed; the JWKS lists exactly the keys
-//! that verify; a private key is written only with owner-only permissions.
+//! that verify; private keys and their folder are their owner's only (`devdata`: 0600 and
+//! 0700, checked at every load); a key is generated under the folder's lock, so instances
+//! that start together on an empty folder share one key.
 
 use std::{
     collections::HashMap,
@@ -22,7 +24,11 @@ use jsonwebtoken::{DecodingKey, EncodingKey};
 use ring::signature::{Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
 
-use crate::{devdata, ids, state::AppState};
+use crate::{
+    devdata::{self, Strictness},
+    ids,
+    state::AppState,
+};
 
 /// DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 key bytes follow it.
 const SPKI_ED25519_PREFIX: [u8; 12] = [
@@ -141,18 +147,27 @@ impl AdmissionKeys {
         dir: &Path,
         signing_kid: Option<&str>,
         audience: &str,
+        strictness: Strictness,
     ) -> io::Result<Self> {
-        let mut keys = read_dir(dir)?;
-        if !keys.iter().any(|k| k.pkcs8.is_some()) {
-            let key = KeyMaterial::generate();
-            fs::create_dir_all(dir)?;
-            let pem = pem(
-                "PRIVATE KEY",
-                key.pkcs8.as_deref().expect("generated with one"),
-            );
-            devdata::write_private(&dir.join(format!("{}.key", key.kid)), pem.as_bytes())?;
-            tracing::info!(kid = %key.kid, dir = %dir.display(), "generated an admission signing key");
-            keys.push(key);
+        let signs = |keys: &[KeyMaterial]| keys.iter().any(|k| k.pkcs8.is_some());
+        let mut keys = read_dir(dir, strictness)?;
+        if !signs(&keys) {
+            devdata::private_dir(dir, strictness)?;
+            keys = devdata::locked(dir, || {
+                // Another instance may have generated one while this one waited.
+                let mut keys = read_dir(dir, strictness)?;
+                if !signs(&keys) {
+                    let key = KeyMaterial::generate();
+                    let pem = pem(
+                        "PRIVATE KEY",
+                        key.pkcs8.as_deref().expect("generated with one"),
+                    );
+                    devdata::create_private(&dir.join(format!("{}.key", key.kid)), pem.as_bytes())?;
+                    tracing::info!(kid = %key.kid, dir = %dir.display(), "generated an admission signing key");
+                    keys.push(key);
+                }
+                Ok(keys)
+            })?;
         }
         Self::new(keys, signing_kid, audience)
     }
@@ -162,7 +177,7 @@ impl AdmissionKeys {
     }
 }
 
-fn read_dir(dir: &Path) -> io::Result<Vec<KeyMaterial>> {
+fn read_dir(dir: &Path, strictness: Strictness) -> io::Result<Vec<KeyMaterial>> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -179,7 +194,10 @@ fn read_dir(dir: &Path) -> io::Result<Vec<KeyMaterial>> {
         };
         let der = || -> io::Result<Vec<u8>> { unpem(&fs::read_to_string(&path)?, &path) };
         match ext {
-            "key" => keys.push(KeyMaterial::from_pkcs8(kid.to_owned(), der()?)?),
+            "key" => {
+                devdata::check_private(&path, strictness)?;
+                keys.push(KeyMaterial::from_pkcs8(kid.to_owned(), der()?)?);
+            }
             "pub" => {
                 let der = der()?;
                 let public = der

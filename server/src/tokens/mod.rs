@@ -13,7 +13,6 @@ pub mod keys;
 pub mod session;
 
 pub use admin::Admin;
-pub use cookies::cookie;
 pub use session::{Buyer, Sessions};
 
 use axum::{Router, http::HeaderMap};
@@ -40,12 +39,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cookies_and_bearer_tokens_are_found() {
+    fn bearer_tokens_are_found() {
         let mut h = HeaderMap::new();
-        h.append("cookie", "a=1; anteroom_session=xyz".parse().unwrap());
+        assert_eq!(bearer(&h), None);
         h.append("authorization", "Bearer tok".parse().unwrap());
-        assert_eq!(cookie(&h, "anteroom_session"), Some("xyz"));
-        assert_eq!(cookie(&h, "missing"), None);
         assert_eq!(bearer(&h), Some("tok"));
     }
 }

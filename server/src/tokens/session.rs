@@ -28,11 +28,12 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
 use crate::{
+    config::Config,
     error::Error,
     extract::ApiJson,
     redis::ratelimit,
     state::AppState,
-    tokens::cookies::{Cookie, SESSION_COOKIE},
+    tokens::cookies::{self, Cookie, SESSION_COOKIE},
 };
 
 const AUDIENCE: &str = "anteroom-session";
@@ -209,9 +210,9 @@ impl Sessions {
     }
 
     /// The buyer of a request: the bearer token first, then the cookie.
-    pub fn buyer_of(&self, headers: &http::HeaderMap) -> Option<BuyerId> {
+    pub fn buyer_of(&self, config: &Config, headers: &http::HeaderMap) -> Option<BuyerId> {
         super::bearer(headers)
-            .or_else(|| super::cookie(headers, SESSION_COOKIE))
+            .or_else(|| cookies::read(config, headers, SESSION_COOKIE))
             .and_then(|t| self.verify(t))
     }
 }
@@ -229,7 +230,7 @@ impl FromRequestParts<AppState> for Buyer {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         state
             .sessions
-            .buyer_of(&parts.headers)
+            .buyer_of(&state.config, &parts.headers)
             .map(|id| Buyer { id })
             .ok_or_else(|| {
                 Error::Unauthorized(

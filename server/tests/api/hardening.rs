@@ -4,8 +4,15 @@
 use std::time::{Duration, Instant};
 
 use anteroom::{
-    config::Secret,
+    admission::{
+        retire::{self, Retired},
+        ticker::Ticker,
+    },
+    checkout::fake,
+    config::{Config, Secret},
+    devdata::{self, Strictness},
     startup::{self, Application},
+    tokens::keys::AdmissionKeys,
 };
 use reqwest::{Method, StatusCode};
 use serde_json::json;
@@ -15,8 +22,8 @@ use tokio::{
 };
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, open_event, spawn_app, spawn_with,
-    test_config,
+    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, join, open_event, poll, put_room, quick,
+    spawn_app, spawn_with, test_config,
 };
 
 /// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
@@ -474,4 +481,448 @@ async fn an_event_named_like_a_script_renders_escaped_under_a_policy_with_a_nonc
             "{path}: every inline script carries the nonce\n{html}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_production_server_without_a_payment_provider_refuses_to_start() {
+    let mut config = test_config();
+    config.dev = false;
+    config.payments_url = None;
+    let refused = Application::build(config)
+        .await
+        .err()
+        .expect("no fake that takes orders and no money");
+    assert!(
+        refused.to_string().contains("ANTEROOM_PAYMENTS_URL"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one() {
+    let payments = fake::spawn(quick(), "127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let mut config = test_config();
+    config.dev = false;
+    config.payments_url = Some(payments);
+    let app = spawn_with(config).await;
+    let r = app
+        .client
+        .post(app.url("/api/session"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(cookie.starts_with("__Host-anteroom_session="), "{cookie}");
+    assert!(
+        cookie.contains("; Path=/;") && cookie.ends_with("; Secure"),
+        "{cookie}"
+    );
+    assert!(!cookie.to_lowercase().contains("domain="), "{cookie}");
+    let session = |cookie: String| {
+        app.client
+            .get(app.url("/api/session"))
+            .header("cookie", cookie)
+            .send()
+    };
+    let pair = cookie.split(';').next().unwrap().to_owned();
+    assert_eq!(
+        session(pair.clone()).await.unwrap().status(),
+        StatusCode::OK
+    );
+    // The same token under the plain name, as a sibling subdomain or a plain-HTTP page could
+    // plant it (session fixation): not read.
+    let planted = pair.trim_start_matches("__Host-").to_owned();
+    let r = session(planted).await.unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let r = app.sign_in(ADMIN_TOKEN).await;
+    let admin = r.headers()["set-cookie"].to_str().unwrap();
+    assert!(
+        admin.starts_with("__Host-anteroom_admin=") && admin.ends_with("; Secure"),
+        "{admin}"
+    );
+}
+
+/// A production configuration (no `--dev`) whose secrets live in files of its data folder,
+/// with a payment provider's URL that `Application::build` never calls.
+fn production_config_with_secret_files() -> Config {
+    let mut config = test_config();
+    config.dev = false;
+    config.payments_url = Some("http://127.0.0.1:9".into());
+    config.session_secret = None;
+    config
+}
+
+fn set_mode(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[tokio::test]
+async fn a_secret_or_key_file_other_users_may_read_is_refused_at_start() {
+    let config = production_config_with_secret_files();
+    let dir = config.data_dir.clone();
+    let keys = dir.join("admission-keys");
+    // What an earlier start left: the session secret and a key, then opened up by hand.
+    devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
+    AdmissionKeys::load_or_generate(&keys, None, "anteroom", Strictness::Refuse).unwrap();
+    let key = std::fs::read_dir(&keys)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "key"))
+        .unwrap();
+    let refused = |config: Config| async move {
+        Application::build(config)
+            .await
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    set_mode(&dir.join("session_secret"), 0o644);
+    let why = refused(config.clone()).await;
+    assert!(
+        why.contains("session_secret") && why.contains("chmod 600"),
+        "{why}"
+    );
+    set_mode(&dir.join("session_secret"), 0o600);
+    set_mode(&key, 0o640);
+    let why = refused(config.clone()).await;
+    assert!(why.contains(".key") && why.contains("chmod 600"), "{why}");
+    set_mode(&key, 0o600);
+    set_mode(&keys, 0o755);
+    let why = refused(config.clone()).await;
+    assert!(
+        why.contains("admission-keys") && why.contains("chmod 700"),
+        "{why}"
+    );
+    set_mode(&keys, 0o700);
+    set_mode(&dir, 0o777);
+    let why = refused(config.clone()).await;
+    assert!(why.contains("chmod 700"), "{why}");
+    set_mode(&dir, 0o700);
+    // Closed again: it starts.
+    let app = spawn_with(config).await;
+    assert_eq!(
+        app.client
+            .get(app.url("/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
+}
+
+#[test]
+fn instances_starting_together_on_an_empty_data_folder_share_one_secret_and_one_key() {
+    const INSTANCES: usize = 8;
+    for _ in 0..20 {
+        let dir =
+            std::env::temp_dir().join(format!("anteroom-together-{}", anteroom::ids::random_id(6)));
+        let start = std::sync::Arc::new(std::sync::Barrier::new(INSTANCES));
+        let instances: Vec<_> = (0..INSTANCES)
+            .map(|_| {
+                let (dir, start) = (dir.clone(), start.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    let (secret, _) =
+                        devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
+                    let keys = AdmissionKeys::load_or_generate(
+                        &dir.join("admission-keys"),
+                        None,
+                        "anteroom",
+                        Strictness::Refuse,
+                    )
+                    .unwrap();
+                    (secret, keys.jwks().clone())
+                })
+            })
+            .collect();
+        let seen: Vec<_> = instances.into_iter().map(|i| i.join().unwrap()).collect();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            seen.iter().all(|s| s.0 == seen[0].0),
+            "instances started with different session secrets"
+        );
+        assert!(
+            seen.iter().all(|s| s.1 == seen[0].1),
+            "instances generated different admission keys"
+        );
+        assert_eq!(seen[0].1["keys"].as_array().unwrap().len(), 1);
+    }
+}
+
+/// Every Redis key of `event` on `app`'s deployment, with its time to live in ms (-1: none).
+async fn event_keys(app: &TestApp, event: &str) -> Vec<(String, i64)> {
+    let mut redis = app.state.redis.clone();
+    let pattern = app.state.keys.event(event, "*");
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(&pattern)
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    let mut ttls = Vec::new();
+    for key in keys {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut redis)
+            .await
+            .unwrap();
+        ttls.push((key, ttl));
+    }
+    ttls
+}
+
+async fn admitted_total(app: &TestApp, event: &str) -> serde_json::Value {
+    let stats: serde_json::Value = app
+        .get(&format!("/api/admin/events/{event}/stats"), ADMIN_TOKEN)
+        .await
+        .json()
+        .await
+        .unwrap();
+    stats["admitted_total"].clone()
+}
+
+#[tokio::test]
+async fn the_line_of_a_room_turned_off_expires_once_empty_and_its_count_stays() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let mut receipts = Vec::new();
+    for _ in 0..3 {
+        let (_, session) = app.session().await;
+        receipts.push((session.clone(), place_receipt(&app, &event, &session).await));
+    }
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    Ticker::new(app.state.clone())
+        .tick(&event, &room, 0)
+        .await
+        .unwrap();
+    // A seat changes too (its generation is a key of the event).
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let (_, session) = app.session().await;
+    let seats: Vec<i64> = sqlx::query_scalar("select id from seat where event_id = $1 limit 1")
+        .bind(&event)
+        .fetch_all(&app.state.db)
+        .await
+        .unwrap();
+    let r = hold(
+        &app,
+        &event,
+        &session,
+        "k",
+        json!({"seat_ids": [seats[0].to_string()]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let forever = |keys: &[(String, i64)]| -> Vec<String> {
+        keys.iter()
+            .filter(|(_, ttl)| *ttl == -1)
+            .map(|(k, _)| k.clone())
+            .collect()
+    };
+    assert!(!forever(&event_keys(&app, &event).await).is_empty());
+
+    let retired = retire::retire(&app.state, &event).await.unwrap();
+    assert!(
+        matches!(retired, Retired::Expiring { admissions: 3, .. }),
+        "{retired:?}"
+    );
+    let keys = event_keys(&app, &event).await;
+    assert!(
+        forever(&keys).is_empty(),
+        "keys without a time to live: {keys:?}"
+    );
+    let admission_ttl = i64::from(app.state.config.admission_ttl_seconds) * 1000;
+    assert!(keys.iter().all(|(_, ttl)| *ttl <= 24 * 3600 * 1000));
+    assert!(
+        keys.iter()
+            .any(|(k, ttl)| k.ends_with(":admitted") && *ttl <= admission_ttl),
+        "{keys:?}"
+    );
+    // The night's count is in the archive, once, however often the line is retired.
+    assert_eq!(admitted_total(&app, &event).await, 3);
+    retire::retire(&app.state, &event).await.unwrap();
+    assert_eq!(admitted_total(&app, &event).await, 3);
+    let through: i64 =
+        sqlx::query_scalar("select admitted_through from event_line where event_id = $1")
+            .bind(&event)
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+    assert!(
+        through > 0,
+        "the greatest arrival admitted is kept in Postgres"
+    );
+
+    // The keys gone (their time to live over) and the room on again for another night: a
+    // receipt of the old line names a place already used, and puts nobody back in line.
+    for (key, _) in event_keys(&app, &event).await {
+        let () = redis::cmd("DEL")
+            .arg(&key)
+            .query_async(&mut app.state.redis.clone())
+            .await
+            .unwrap();
+    }
+    let r = put_room(&app, &event, json!({"enabled": true})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    app.state.rooms.refresh(&app.state.db).await.unwrap();
+    let (session, receipt) = &receipts[2];
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/queue")))
+        .bearer_auth(session)
+        .header("place-token", receipt)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
+}
+
+/// Joins `event` as the buyer of `session`: the place receipt the waiting answer hands out.
+async fn place_receipt(app: &TestApp, event: &str, session: &str) -> String {
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/queue")))
+        .bearer_auth(session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap();
+    let (name, value) = cookie.split(';').next().unwrap().split_once('=').unwrap();
+    assert_eq!(name, format!("anteroom_place_{event}"));
+    value.to_owned()
+}
+
+#[tokio::test]
+async fn a_room_turned_off_with_buyers_in_line_keeps_its_line() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let (_, session) = app.session().await;
+    assert_eq!(join(&app, &event, &session).await.0, StatusCode::ACCEPTED);
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(
+        retire::retire(&app.state, &event).await.unwrap(),
+        Retired::Busy
+    );
+    let keys = event_keys(&app, &event).await;
+    assert!(
+        keys.iter()
+            .any(|(k, ttl)| k.ends_with(":queue") && *ttl == -1),
+        "{keys:?}"
+    );
+    // Turned on again, the buyer is where they were.
+    let r = put_room(&app, &event, json!({"enabled": true})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let (status, body) = poll(&app, &event, &session).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["position"], 1);
+}
+
+/// The number of `app`'s Postgres sessions waiting for a lock.
+async fn waiting_on_a_lock(app: &TestApp) -> i64 {
+    sqlx::query_scalar(
+        "select count(*) from pg_stat_activity \
+         where datname = current_database() and wait_event_type = 'Lock'",
+    )
+    .fetch_one(&app.state.db)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_flood_of_reads_of_unknown_events_leaves_the_hold_path_its_connections() {
+    let mut config = test_config();
+    config.db_pool_size = 4;
+    config.db_public_connections = 1;
+    config.db_acquire_timeout_ms = 1_500;
+    let app = spawn_with(config).await;
+    let (event, seats) = open_event(&app, 1, 2).await;
+    let (_, session) = app.session().await;
+    // Postgres is slow to answer anything about events: every read of the table waits.
+    let mut blocker = app.state.db.begin().await.unwrap();
+    sqlx::query("lock table event in access exclusive mode")
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let flood: Vec<_> = (0..40)
+        .map(|i| {
+            let req = app
+                .client
+                .get(app.url(&format!("/api/events/no-such-event-{i}")));
+            tokio::spawn(async move { req.send().await.map(|r| r.status()) })
+        })
+        .collect();
+    while waiting_on_a_lock(&app).await == 0 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Known events are answered from memory meanwhile.
+    for path in [
+        "/api/events".to_owned(),
+        format!("/api/events/{event}"),
+        "/".to_owned(),
+    ] {
+        let r = app
+            .client
+            .get(app.url(&path))
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{path} waited on Postgres: {e}"));
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+    }
+    // A hold asks for a connection while the flood waits: it gets one (and its own wait for
+    // the lock ends when the lock goes).
+    let holding = {
+        let req = app
+            .client
+            .post(app.url(&format!("/api/events/{event}/holds")))
+            .bearer_auth(&session)
+            .header("idempotency-key", "k")
+            .json(&json!({"seat_ids": [seats[0].to_string()]}));
+        tokio::spawn(async move { req.send().await.unwrap().status() })
+    };
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    blocker.rollback().await.unwrap();
+    assert_eq!(holding.await.unwrap(), StatusCode::CREATED);
+    for read in flood {
+        let status = read.await.unwrap().unwrap();
+        assert!(
+            [StatusCode::NOT_FOUND, StatusCode::SERVICE_UNAVAILABLE].contains(&status),
+            "{status}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_event_asked_again_at_once_is_answered_without_postgres() {
+    let app = spawn_app().await;
+    let rooms = &app.state.rooms;
+    let missing = rooms
+        .event(&app.state.db, "no-such-event")
+        .await
+        .unwrap_err();
+    assert_eq!(missing.status_code(), StatusCode::NOT_FOUND);
+    // Postgres out of reach: the same question is answered from memory.
+    let unreachable = sqlx::postgres::PgPoolOptions::new()
+        .acquire_timeout(Duration::from_millis(200))
+        .connect_lazy("postgres://postgres@127.0.0.1:1/none")
+        .unwrap();
+    let again = rooms
+        .event(&unreachable, "no-such-event")
+        .await
+        .unwrap_err();
+    assert_eq!(again.status_code(), StatusCode::NOT_FOUND, "{again}");
+    let other = rooms.event(&unreachable, "another-one").await.unwrap_err();
+    assert_eq!(
+        other.status_code(),
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{other}"
+    );
 }

@@ -36,6 +36,9 @@ if n > 0 then
   admitted = #popped / 2
   if admitted > 0 then
     redis.call('SET', KEYS[7], popped[#popped])
+    -- A line retired (its keys expiring) and opened again lives on: SET above and below
+    -- drop a time to live by themselves, ZADD does not.
+    redis.call('PERSIST', KEYS[3])
   end
 end
 local remaining = redis.call('ZCARD', KEYS[2])

@@ -7,15 +7,17 @@
 -- shopping (zset buyer -> admission expiry ms: admitted without a hold yet).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
--- ARGV[5..] the inventory's fields (queue/inventory.rs), the first of them '1' when sold out.
+-- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
+-- there when Redis forgot it: a retired line's keys expire); ARGV[6..] the inventory's fields
+-- (queue/inventory.rs), the first of them '1' when sold out.
 -- Returns {kind, value, arrival, restored, shopping, inventory}: kind and value
 -- 'admitted' and expiry_ms, 'waiting' and position, 'absent' or 'sold_out' and 0; restored is
 -- 1 when this call put back a lost admission or place; shopping counts the admissions without
--- a hold that are live now; inventory holds the values of ARGV[5..] (nil while unknown). The
+-- a hold that are live now; inventory holds the values of ARGV[6..] (nil while unknown). The
 -- inventory is read here so that the poll stays one round trip.
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 5))
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 6))
 local function reply(kind, value, arrival, restored)
   local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
   return {kind, value, arrival, restored, shopping, inventory}
@@ -43,7 +45,8 @@ if arrival then
 end
 local restored = 0
 local receipt = tonumber(ARGV[3])
-if receipt and receipt > tonumber(redis.call('GET', KEYS[4]) or '0') then
+local head = math.max(tonumber(redis.call('GET', KEYS[4]) or '0'), tonumber(ARGV[5]) or 0)
+if receipt and receipt > head then
   -- Behind everyone ever admitted, yet not in line: the join was lost. Its arrival number
   -- puts the place back exactly where it was.
   arrival = receipt

@@ -13,6 +13,7 @@ pub struct Scripts {
     pub rate_limit: Script,
     pub locate: Script,
     pub admit: Script,
+    pub retire: Script,
     pub set_if_generation: Script,
 }
 
@@ -22,6 +23,7 @@ impl Scripts {
             rate_limit: Script::new(include_str!("rate_limit.lua")),
             locate: Script::new(include_str!("locate.lua")),
             admit: Script::new(include_str!("admit.lua")),
+            retire: Script::new(include_str!("retire.lua")),
             set_if_generation: Script::new(include_str!("set_if_generation.lua")),
         }
     }
