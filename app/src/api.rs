@@ -83,7 +83,7 @@ impl Api {
             let queue = self.join(&event_id).await?;
             let seats = match queue {
                 QueueStatus::Admitted { .. } => Some(self.seats(&event_id).await?),
-                QueueStatus::Waiting { .. } => None,
+                QueueStatus::Waiting { .. } | QueueStatus::SoldOut => None,
             };
             Ok(EventEntry {
                 event,

@@ -9,8 +9,8 @@ use leptos_router::hooks::use_params_map;
 
 use crate::{
     api::Api,
-    wire::{EventEntry, Hold, HoldRequest, Order, QueueStatus, SeatMap, SeatStatus},
-    words::{countdown, grouped, money, wait_in_words},
+    wire::{EventEntry, Hold, HoldRequest, Order, Outlook, QueueStatus, SeatMap, SeatStatus},
+    words::{countdown, grouped, money, outlook_in_words, wait_in_words},
 };
 
 /// Where the buyer is.
@@ -19,7 +19,10 @@ enum Stage {
     Waiting {
         position: u64,
         estimate: Option<u64>,
+        outlook: Option<Outlook>,
     },
+    /// Every seat is sold: the line is over.
+    SoldOut,
     Choosing(SeatMap),
     Holding(Hold),
     Confirmed(Order, Hold),
@@ -32,16 +35,20 @@ fn stage_of(entry: &EventEntry) -> Stage {
             QueueStatus::Waiting {
                 position,
                 estimated_wait_seconds,
+                outlook,
                 ..
             },
             None,
         ) => Stage::Waiting {
             position: *position,
             estimate: *estimated_wait_seconds,
+            outlook: *outlook,
         },
+        (QueueStatus::SoldOut, None) => Stage::SoldOut,
         (QueueStatus::Admitted { .. }, None) => Stage::Waiting {
             position: 1,
             estimate: Some(1),
+            outlook: None,
         },
     }
 }
@@ -105,9 +112,10 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
         <p class="sr-only" aria-live="polite">{move || announcement(&stage.get(), paused.get())}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
         {move || match stage.get() {
-            Stage::Waiting { position, estimate } => view! {
-                <WaitingRoom position estimate start paused=paused.get()/>
+            Stage::Waiting { position, estimate, outlook } => view! {
+                <WaitingRoom position estimate outlook start paused=paused.get()/>
             }.into_any(),
+            Stage::SoldOut => view! { <SoldOut/> }.into_any(),
             Stage::Choosing(map) => view! {
                 <SeatPicker map event_id=event_id.get_value() limit stage message/>
             }.into_any(),
@@ -125,11 +133,14 @@ fn announcement(stage: &Stage, paused: bool) -> String {
                 grouped(*position)
             )
         }
-        Stage::Waiting { position, estimate } => format!(
+        Stage::Waiting {
+            position, estimate, ..
+        } => format!(
             "You are number {} in line, {} to go.",
             grouped(*position),
             wait_in_words(estimate.unwrap_or(0))
         ),
+        Stage::SoldOut => "Sold out: every seat has been sold.".into(),
         Stage::Choosing(_) => "It is your turn: choose your seats.".into(),
         Stage::Holding(_) => "Your seats are held. Pay before the time runs out.".into(),
         Stage::Confirmed(order, _) => format!("Done. Your order is {}.", order.order_id),
@@ -158,6 +169,7 @@ async fn poll_until_admitted(
                 estimated_wait_seconds,
                 paused: is_paused,
                 recovered,
+                outlook,
                 ..
             }) => {
                 // The notice of a recovery stays while the buyer waits; other notes go.
@@ -170,7 +182,12 @@ async fn poll_until_admitted(
                 stage.set(Stage::Waiting {
                     position,
                     estimate: estimated_wait_seconds,
+                    outlook,
                 });
+            }
+            Ok(QueueStatus::SoldOut) => {
+                message.set(None);
+                stage.set(Stage::SoldOut);
             }
             Ok(QueueStatus::Admitted { .. }) => match api.seats(&event_id).await {
                 Ok(map) => {
@@ -191,7 +208,13 @@ async fn poll_until_admitted(
 }
 
 #[component]
-fn WaitingRoom(position: u64, estimate: Option<u64>, start: u64, paused: bool) -> impl IntoView {
+fn WaitingRoom(
+    position: u64,
+    estimate: Option<u64>,
+    outlook: Option<Outlook>,
+    start: u64,
+    paused: bool,
+) -> impl IntoView {
     let done = start.saturating_sub(position) as f64;
     let progress = if start > 1 {
         (done / (start - 1) as f64 * 100.0).clamp(0.0, 100.0)
@@ -211,6 +234,7 @@ fn WaitingRoom(position: u64, estimate: Option<u64>, start: u64, paused: bool) -
                     <p class="wait">"Your turn comes in "<strong>{wait_in_words(estimate.unwrap_or(0))}</strong>"."</p>
                 }.into_any()
             }}
+            {outlook.map(|o| view! { <p class="outlook">{outlook_in_words(o)}</p> })}
             <div class="progress" role="progressbar" aria-label="Progress since you joined"
                 aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{progress:.0}")>
                 <div class="progress-bar" style=format!("width: {progress:.1}%")></div>
@@ -220,6 +244,18 @@ fn WaitingRoom(position: u64, estimate: Option<u64>, start: u64, paused: bool) -
                 <meta http-equiv="refresh" content="3"/>
                 <p class="muted">"This page refreshes itself every few seconds."</p>
             </noscript>
+        </section>
+    }
+}
+
+/// Instead of a position: the line is over.
+#[component]
+fn SoldOut() -> impl IntoView {
+    view! {
+        <section class="sold-out card" aria-labelledby="sold-out">
+            <h2 id="sold-out">"Sold out"</h2>
+            <p>"Every seat of this event has been sold, so the waiting room has closed."</p>
+            <p><a href="/">"See all events"</a></p>
         </section>
     }
 }

@@ -210,7 +210,14 @@ pub enum QueueStatus {
         /// client (the load test) can check first come, first served exactly. Additive.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         arrival: Option<u64>,
+        /// Whether seats are likely to be left when this buyer's turn comes (the rule is the
+        /// server's `queue` module's). Absent only while the line does not know the event's
+        /// seats yet (before the admission ticker's first count).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outlook: Option<Outlook>,
     },
+    /// Every seat of the event is sold: the line is over, for the waiting and the admitted.
+    SoldOut,
     Admitted {
         admitted: bool,
         admission_token: String,
@@ -220,6 +227,16 @@ pub enum QueueStatus {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         recovered: bool,
     },
+}
+
+/// Whether seats are likely to be left when a waiting buyer's turn comes (API.md "Sold out,
+/// and the outlook").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outlook {
+    Likely,
+    Uncertain,
+    Unlikely,
 }
 
 /// The claims of an admission token (API.md "Keys").
@@ -706,10 +723,15 @@ mod tests {
             paused: true,
             recovered: false,
             arrival: None,
+            outlook: Some(Outlook::Uncertain),
         };
         assert_eq!(
             serde_json::to_value(&waiting).unwrap(),
-            serde_json::json!({"status": "waiting", "position": 3, "estimated_wait_seconds": null, "paused": true})
+            serde_json::json!({"status": "waiting", "position": 3, "estimated_wait_seconds": null, "paused": true, "outlook": "uncertain"})
+        );
+        assert_eq!(
+            serde_json::to_value(QueueStatus::SoldOut).unwrap(),
+            serde_json::json!({"status": "sold_out"})
         );
     }
 

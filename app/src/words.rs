@@ -1,4 +1,19 @@
-//! Numbers in words for people: waits, prices, places.
+//! Numbers in words for people: waits, prices, places, the outlook.
+
+use crate::wire::Outlook;
+
+/// The outlook as one honest sentence.
+pub fn outlook_in_words(outlook: Outlook) -> &'static str {
+    match outlook {
+        Outlook::Likely => "Seats are likely to be left when your turn comes.",
+        Outlook::Uncertain => {
+            "Seats may or may not be left when your turn comes: it depends on held seats coming back."
+        }
+        Outlook::Unlikely => {
+            "Seats are unlikely to be left when your turn comes, unless many held seats come back."
+        }
+    }
+}
 
 /// "about 21 seconds", "about 3 minutes", "about 1 hour 5 minutes"; rounds up, never says 0.
 pub fn wait_in_words(seconds: u64) -> String {

@@ -12,8 +12,11 @@
 
 use std::process::Command;
 
-use anteroom::config::Config;
-use app::wire::{NewEvent, NewSection, RoomUpdate};
+use anteroom::{
+    config::Config,
+    queue::{self, Proof},
+};
+use app::wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
 use clap::{Parser, Subcommand};
 use http_body_util::Empty;
 use loadtest::{
@@ -110,22 +113,17 @@ struct Line {
 
 /// Fills the line of `event` to `size` with the locate script itself, in pipelines.
 async fn fill(run: &Deployment, event: &str, size: usize) {
-    let keys = &run.state().keys;
-    let mut redis = run.state().redis.clone();
+    let state = run.state();
+    let event = EventId::from(event);
+    let mut redis = state.redis.clone();
     let mut filled = 0;
     while filled < size {
         let mut pipe = redis::pipe();
         let chunk = (size - filled).min(2_000);
         for i in 0..chunk {
-            let mut inv = run.state().scripts.locate.key(keys.queue(event));
-            inv.key(keys.seq(event))
-                .key(keys.admitted(event))
-                .key(keys.head(event))
-                .arg(format!("filler-{:015}", filled + i))
-                .arg("1")
-                .arg("")
-                .arg("");
-            pipe.invoke_script(&inv).ignore();
+            let buyer = BuyerId::from(format!("filler-{:015}", filled + i));
+            let script = queue::locate_script(state, &buyer, &event, &Proof::default(), true);
+            pipe.invoke_script(&script).ignore();
         }
         let _: () = pipe.query_async(&mut redis).await.unwrap();
         filled += chunk;

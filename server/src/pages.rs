@@ -89,7 +89,7 @@ impl PageBackend {
                     .map_err(|e| crate::error::Error::Internal(format!("seat map JSON: {e}")))?;
                 Some(map)
             }
-            QueueStatus::Waiting { .. } => None,
+            QueueStatus::Waiting { .. } | QueueStatus::SoldOut => None,
         };
         Ok((
             EventEntry {

@@ -355,6 +355,9 @@ pub async fn connect_db(config: &Config) -> Result<PgPool, BoxError> {
     Ok(PgPoolOptions::new()
         .max_connections(config.db_pool_size)
         .acquire_timeout(Duration::from_millis(config.db_acquire_timeout_ms))
+        // No ping before every acquire (one more round trip per hold); a connection that
+        // died is found by its first query, which fails and is dropped from the pool.
+        .test_before_acquire(false)
         .connect_with(options)
         .await?)
 }

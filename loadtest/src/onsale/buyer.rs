@@ -72,7 +72,7 @@ impl Buyer<'_> {
     }
 
     /// Joins (again) and polls until admitted: the admission token and its expiry, or `None`
-    /// when the night stopped.
+    /// when the night stopped or the line answered sold out (the log's outcome then).
     async fn wait_turn(&mut self, log: &mut BuyerLog) -> Option<(String, DateTime<Utc>)> {
         let night = self.night;
         let ttl_ms = i64::from(night.plan.admission_ttl_seconds) * 1000;
@@ -107,6 +107,7 @@ impl Buyer<'_> {
                     estimate: estimated_wait_seconds,
                     admitted_ms: None,
                 }),
+                Some(QueueStatus::SoldOut) => return self.sold_out(log),
                 None => {
                     if !night.sleep(night.poll_interval()).await {
                         return None;
@@ -146,10 +147,18 @@ impl Buyer<'_> {
                         return Some((admission_token, expires_at));
                     }
                     Some(QueueStatus::Waiting { .. }) => night.count_poll(),
+                    Some(QueueStatus::SoldOut) => return self.sold_out(log),
                     None => {}
                 }
             }
         }
+    }
+
+    /// The line is over: the night is sold out.
+    fn sold_out(&self, log: &mut BuyerLog) -> Option<(String, DateTime<Utc>)> {
+        log.outcome = Outcome::SoldOut;
+        self.night.sold_out();
+        None
     }
 
     /// Tallies a join (`first_join` says if it is the buyer's first) or a poll, and reads it.

@@ -185,9 +185,9 @@ impl Rooms {
             .map_or(0, |k| k.admitted_through)
     }
 
-    /// Events whose room is on and not paused: the ones the ticker admits for.
-    pub fn admitting(&self) -> Vec<(String, Room)> {
-        self.matching(|r| r.enabled && !r.paused)
+    /// Events whose room is on: the ones the ticker ticks (and admits for unless paused).
+    pub fn ticking(&self) -> Vec<(String, Room)> {
+        self.matching(|r| r.enabled)
     }
 
     /// Events whose room is off: the ones whose line may be retired.

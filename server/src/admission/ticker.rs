@@ -1,12 +1,15 @@
-//! The admission ticker. Every instance runs one; for each event whose room is on and not
-//! paused, once a tick (the event's `tick_ms`) the instance that holds the event's ticker lock
+//! The admission ticker. Every instance runs one; for each event whose room is on, once a tick
+//! (the event's `tick_ms`) the instance that holds the event's ticker lock counts the event's
+//! seats for the line (`queue::inventory`) and, unless the room is paused or no seat is free,
 //! admits the next `N * tick` buyers, carrying fractions in Redis so that N is exact over time
 //! (N = 7 with 100 ms ticks admits 7 a second).
 //!
 //! Invariants (DESIGN.md 3-5): the lock is a `Lock` (taken with a lease under an owner token
 //! that names this process, renewed each tick); the admit script checks that token before it
 //! pops (fencing), so a leader that stalled past its lease admits nothing; the pop and the
-//! mark are one script.
+//! mark are one script. Sold out, or no seat free but some held: nobody is admitted until a
+//! count finds a free seat again (a hold expired or was released). A tick that cannot count
+//! the seats (Postgres down) admits nobody: the next one tries again.
 
 use std::{
     collections::HashMap,
@@ -19,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     error::Result,
     ids,
+    queue::inventory::Inventory,
     redis::{Counter, Counters, Lock},
     state::AppState,
 };
@@ -108,16 +112,20 @@ impl Ticker {
         Ok(self.lock(event_id).hold(&self.state.redis, lease).await?)
     }
 
-    /// The fenced admission step: admits `N * tick_ms / 1000` buyers (plus carried fractions)
-    /// if this ticker still holds the lock.
+    /// The fenced admission step: counts the seats and, if this ticker still holds the lock,
+    /// stores the count and admits `N * tick_ms / 1000` buyers (plus carried fractions), or
+    /// nobody while the room is paused or no seat is free.
     pub async fn admit(&self, event_id: &str, room: &Room, now_unix: i64) -> Result<Tick> {
         let keys = &self.state.keys;
         let lock = self.lock(event_id);
-        let credit = u64::from(room.admit_rate_per_second) * u64::from(room.tick_ms);
-        let (count, queue_length): (i64, i64) = self
-            .state
-            .scripts
-            .admit
+        let inventory = Inventory::count(&self.state.db, event_id).await?;
+        let credit = if room.paused || !inventory.admits() {
+            0
+        } else {
+            u64::from(room.admit_rate_per_second) * u64::from(room.tick_ms)
+        };
+        let mut script = self.state.scripts.admit.prepare_invoke();
+        script
             .key(lock.key())
             .key(keys.queue(event_id))
             .key(keys.admitted(event_id))
@@ -125,14 +133,19 @@ impl Ticker {
             .key(Counters::at(keys, event_id, now_unix).key())
             .key(keys.admitted_total(event_id))
             .key(keys.head(event_id))
+            .key(keys.inventory(event_id))
+            .key(keys.shopping(event_id))
             .arg(lock.owner())
             .arg(credit)
             .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)
             .arg(Counters::TTL_SECS)
             .arg(Counter::Admissions.field())
-            .arg(Counter::QueueLength.field())
-            .invoke_async(&mut self.state.redis.clone())
-            .await?;
+            .arg(Counter::QueueLength.field());
+        for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
+            script.arg(field).arg(value);
+        }
+        let (count, queue_length): (i64, i64) =
+            script.invoke_async(&mut self.state.redis.clone()).await?;
         if count < 0 {
             return Ok(Tick::NotLeader);
         }
@@ -148,7 +161,8 @@ impl Ticker {
         Ok(())
     }
 
-    /// Ticks every admitting event on its own schedule until `shutdown`, then releases the
+    /// Ticks every event whose room is on, on its own schedule, until `shutdown` (a paused
+    /// room too: it admits nobody, and its seats are counted for the line), then releases the
     /// locks this instance holds.
     pub async fn run(self, shutdown: CancellationToken) {
         let mut due: HashMap<String, Instant> = HashMap::new();
@@ -158,7 +172,7 @@ impl Ticker {
                 _ = tokio::time::sleep(RESOLUTION) => {}
             }
             let now = Instant::now();
-            let rooms = self.state.rooms.admitting();
+            let rooms = self.state.rooms.ticking();
             due.retain(|id, _| rooms.iter().any(|(r, _)| r == id));
             for (event_id, room) in rooms {
                 let next = due.entry(event_id.clone()).or_insert(now);

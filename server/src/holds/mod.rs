@@ -108,7 +108,12 @@ async fn create_handler(
     state.metrics.holds.with_label_values(&[label]).inc();
     let (hold, created) = outcome?;
     if created {
-        after_seat_change(&state, event_id, Counter::Holds).await;
+        // The buyer is no longer one of the admitted who have not held yet (the outlook's
+        // buyers ahead), in the same round trip.
+        let mut pipe = redis::pipe();
+        pipe.zrem(state.keys.shopping(event_id), buyer.as_str())
+            .ignore();
+        send_after_change(&state, event_id, Counter::Holds, pipe).await;
     }
     Ok((StatusCode::CREATED, Json(hold)).into_response())
 }
@@ -117,7 +122,16 @@ async fn create_handler(
 /// second's dashboard counters. Failures are logged, not answered: the commit stands, and the
 /// cached copy expires by itself within its logical life.
 pub async fn after_seat_change(state: &AppState, event_id: &str, counter: Counter) {
-    let mut pipe = redis::pipe();
+    send_after_change(state, event_id, counter, redis::pipe()).await;
+}
+
+/// [`after_seat_change`], sent with what `pipe` already holds.
+async fn send_after_change(
+    state: &AppState,
+    event_id: &str,
+    counter: Counter,
+    mut pipe: redis::Pipeline,
+) {
     seatmap::invalidate(&mut pipe, &state.keys, event_id);
     Counters::at(&state.keys, event_id, Utc::now().timestamp()).count(&mut pipe, counter);
     // One round trip for both.

@@ -13,8 +13,18 @@
 //! clients). With it, a place the line lost is put back at its arrival number, an admission
 //! it lost is marked again from the buyer's admission token, and an answer whose position is
 //! larger than the receipt's says `recovered: true`: a buyer is never silently moved back.
+//!
+//! Sold out and the outlook (DESIGN.md): the line knows the inventory ([`inventory`]): seats
+//! available, seats held (may come back), seats sold, and the average seats per hold so far (2
+//! before any hold). When every seat is sold, join and poll answer `sold_out` (to the admitted
+//! too) and nobody joins. The buyers ahead of a waiting buyer are those before them in line
+//! plus the admitted buyers who have not held yet. Outlook ([`outlook`]): `likely` when the
+//! available seats, after the buyers ahead take the average each, still leave some; `unlikely`
+//! when none would be left even if every held seat came back; else `uncertain`.
 
-use app::wire::{BuyerId, EventId, QueueStatus, Room, estimated_wait_seconds};
+pub mod inventory;
+
+use app::wire::{BuyerId, EventId, Outlook, QueueStatus, Room, estimated_wait_seconds};
 use axum::{
     Json, Router,
     extract::State,
@@ -23,10 +33,12 @@ use axum::{
     routing::post,
 };
 use chrono::{DateTime, Utc};
+use redis::ScriptInvocation;
 
 use crate::{
     error::{Error, Result},
     extract,
+    queue::inventory::Inventory,
     state::AppState,
     tokens::{
         Buyer,
@@ -59,15 +71,37 @@ pub enum Place {
         arrival: u64,
         /// The line had lost this place and put it back from the buyer's receipt.
         restored: bool,
+        /// Whether seats are likely to be left at this buyer's turn; `None` while the line
+        /// does not know the inventory.
+        outlook: Option<Outlook>,
     },
+    /// Every seat is sold: the line is over.
+    SoldOut,
     Absent,
+}
+
+/// The outlook of a buyer with `ahead` buyers before them (in line, and admitted without a
+/// hold yet), by the rule in this module's header. Exact: in whole seats times holds, never
+/// in floating point.
+pub fn outlook(inventory: &Inventory, ahead: u64) -> Outlook {
+    let (seats, holds) = inventory.seats_per_hold();
+    // Seats the buyers ahead take, times `holds`.
+    let taken = u128::from(ahead) * u128::from(seats);
+    let times_holds = |n: u64| u128::from(n) * u128::from(holds);
+    if times_holds(inventory.available) > taken {
+        Outlook::Likely
+    } else if times_holds(inventory.available + inventory.held) <= taken {
+        Outlook::Unlikely
+    } else {
+        Outlook::Uncertain
+    }
 }
 
 /// What a buyer brings that proves where they stood, in case the line lost it: the place
 /// receipt of their last waiting answer and their admission token, both signed by this
 /// deployment (the forged or foreign are ignored).
 #[derive(Debug, Clone, Default)]
-struct Proof {
+pub struct Proof {
     receipt: Option<Receipt>,
     admitted_until: Option<DateTime<Utc>>,
 }
@@ -148,29 +182,7 @@ async fn locate(
         });
     }
     let proof = &Proof::from_headers(state, headers, buyer, event_id, &room);
-    let keys = &state.keys;
-    let reply: (String, i64, i64, i64) = state
-        .scripts
-        .locate
-        .key(keys.queue(event_id))
-        .key(keys.seq(event_id))
-        .key(keys.admitted(event_id))
-        .key(keys.head(event_id))
-        .arg(buyer.as_str())
-        .arg(if joining { "1" } else { "0" })
-        .arg(
-            proof
-                .receipt
-                .map(|r| r.arrival.to_string())
-                .unwrap_or_default(),
-        )
-        .arg(
-            proof
-                .admitted_until
-                .map(|t| t.timestamp_millis().to_string())
-                .unwrap_or_default(),
-        )
-        .arg(state.rooms.admitted_through(event_id))
+    let reply: Reply = locate_script(state, buyer, event_id, proof, joining)
         .invoke_async(&mut state.redis.clone())
         .await?;
     let place = place(reply)?;
@@ -188,7 +200,48 @@ async fn locate(
     answer(state, &room, buyer, event_id, place, proof)
 }
 
-fn place((kind, value, arrival, restored): (String, i64, i64, i64)) -> Result<Place> {
+/// The locate script's call for `buyer` in the line of `event_id` (the line benchmark fills
+/// lines with it too).
+pub fn locate_script<'a>(
+    state: &'a AppState,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    proof: &Proof,
+    joining: bool,
+) -> ScriptInvocation<'a> {
+    let keys = &state.keys;
+    let mut script = state.scripts.locate.prepare_invoke();
+    script
+        .key(keys.queue(event_id))
+        .key(keys.seq(event_id))
+        .key(keys.admitted(event_id))
+        .key(keys.head(event_id))
+        .key(keys.inventory(event_id))
+        .key(keys.shopping(event_id))
+        .arg(buyer.as_str())
+        .arg(if joining { "1" } else { "0" })
+        .arg(
+            proof
+                .receipt
+                .map(|r| r.arrival.to_string())
+                .unwrap_or_default(),
+        )
+        .arg(
+            proof
+                .admitted_until
+                .map(|t| t.timestamp_millis().to_string())
+                .unwrap_or_default(),
+        )
+        .arg(state.rooms.admitted_through(event_id))
+        .arg(&Inventory::FIELDS[..]);
+    script
+}
+
+/// The locate script's answer: kind, value, arrival, restored, the live admissions without a
+/// hold, and the inventory's values.
+type Reply = (String, i64, i64, i64, u64, Vec<Option<u64>>);
+
+fn place((kind, value, arrival, restored, shopping, inventory): Reply) -> Result<Place> {
     let restored = restored == 1;
     match kind.as_str() {
         "admitted" => DateTime::from_timestamp_millis(value)
@@ -197,11 +250,17 @@ fn place((kind, value, arrival, restored): (String, i64, i64, i64)) -> Result<Pl
                 restored,
             })
             .ok_or_else(|| Error::Internal(format!("admission expiry {value} out of range"))),
-        "waiting" => Ok(Place::Waiting {
-            position: value.max(1) as u64,
-            arrival: arrival.max(0) as u64,
-            restored,
-        }),
+        "waiting" => {
+            let position = value.max(1) as u64;
+            Ok(Place::Waiting {
+                position,
+                arrival: arrival.max(0) as u64,
+                restored,
+                outlook: Inventory::from_values(&inventory)
+                    .map(|i| outlook(&i, position - 1 + shopping)),
+            })
+        }
+        "sold_out" => Ok(Place::SoldOut),
         "absent" => Ok(Place::Absent),
         other => Err(Error::Internal(format!("queue script answered {other:?}"))),
     }
@@ -230,16 +289,18 @@ fn answer(
             position,
             arrival,
             restored,
+            outlook,
         } => {
             // Positions only shrink as the line moves; a larger one than the buyer was told
             // for the same place means the line lost admissions (they are made again first).
             let moved_back = proof
                 .receipt
                 .is_some_and(|r| r.arrival == arrival && r.position < position);
-            let receipt =
-                state
-                    .sessions
-                    .issue_place(buyer, event_id, Receipt { arrival, position });
+            // The buyer already holds a receipt that says exactly this: no new one to sign
+            // and send (a paused or slow line answers most polls this way).
+            let current = Receipt { arrival, position };
+            let receipt = (proof.receipt != Some(current))
+                .then(|| state.sessions.issue_place(buyer, event_id, current));
             Ok(Answer {
                 status: QueueStatus::Waiting {
                     position,
@@ -248,10 +309,15 @@ fn answer(
                     paused: room.paused,
                     recovered: restored || moved_back,
                     arrival: Some(arrival),
+                    outlook,
                 },
-                receipt: Some(receipt),
+                receipt,
             })
         }
+        Place::SoldOut => Ok(Answer {
+            status: QueueStatus::SoldOut,
+            receipt: None,
+        }),
         Place::Absent => Err(Error::NotInQueue),
     }
 }
@@ -310,14 +376,14 @@ pub fn answer_cookie<'a>(event_id: &'a EventId, answer: &'a Answer) -> Option<Co
             expires_at: *expires_at,
         }),
         (QueueStatus::Waiting { .. }, Some(receipt)) => Some(Cookie::Place { event_id, receipt }),
-        (QueueStatus::Waiting { .. }, None) => None,
+        (QueueStatus::Waiting { .. } | QueueStatus::SoldOut, _) => None,
     }
 }
 
 /// The HTTP answer: 202 for a waiting join, 200 otherwise, with the answer's cookie.
 fn respond(state: &AppState, event_id: &EventId, answer: Answer, joining: bool) -> Response {
-    let admitted = matches!(answer.status, QueueStatus::Admitted { .. });
-    let code = if joining && !admitted {
+    let waiting = matches!(answer.status, QueueStatus::Waiting { .. });
+    let code = if joining && waiting {
         StatusCode::ACCEPTED
     } else {
         StatusCode::OK
@@ -349,4 +415,57 @@ async fn poll_handler(
     let event_id = EventId::from(event_id);
     let answer = poll(&state, &buyer.id, &event_id, &headers).await?;
     Ok(respond(&state, &event_id, answer, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use app::wire::Outlook::{Likely, Uncertain, Unlikely};
+
+    use super::*;
+
+    /// 4 seats available and 4 held, after one hold of 4 seats: each buyer ahead takes 4.
+    const AFTER_A_HOLD_OF_4: Inventory = Inventory {
+        available: 4,
+        held: 4,
+        sold: 0,
+        holds: 1,
+        hold_seats: 4,
+    };
+
+    #[test]
+    fn the_outlook_turns_where_the_average_hold_uses_up_the_seats() {
+        let at = |ahead| outlook(&AFTER_A_HOLD_OF_4, ahead);
+        assert_eq!(at(0), Likely);
+        assert_eq!(at(1), Uncertain, "4 - 4 leaves none, 8 - 4 some");
+        assert_eq!(
+            at(2),
+            Unlikely,
+            "8 - 8 leaves none even with every held seat back"
+        );
+    }
+
+    #[test]
+    fn before_any_hold_each_buyer_ahead_takes_two_seats() {
+        let fresh = Inventory {
+            available: 10,
+            ..Inventory::default()
+        };
+        assert_eq!(outlook(&fresh, 4), Likely, "10 - 8");
+        assert_eq!(outlook(&fresh, 5), Unlikely, "10 - 10, and nothing held");
+    }
+
+    #[test]
+    fn a_fractional_average_is_compared_exactly() {
+        // 3 holds of 5 seats: 5/3 a hold; 5 buyers ahead take 25/3 > 8.
+        let inventory = Inventory {
+            available: 8,
+            held: 1,
+            holds: 3,
+            hold_seats: 5,
+            ..Inventory::default()
+        };
+        assert_eq!(outlook(&inventory, 4), Likely, "8 > 20/3");
+        assert_eq!(outlook(&inventory, 5), Uncertain, "8 < 25/3 < 9");
+        assert_eq!(outlook(&inventory, 6), Unlikely, "9 < 30/3");
+    }
 }

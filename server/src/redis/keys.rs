@@ -47,6 +47,18 @@ impl Keys {
         self.event(event_id, "admitted")
     }
 
+    /// Admitted buyers who have not held yet, scored by the epoch ms at which their
+    /// admission ends (see `queue::inventory`).
+    pub fn shopping(&self, event_id: &str) -> String {
+        self.event(event_id, "shopping")
+    }
+
+    /// What the line knows of the event's seats: a hash of `queue::inventory`'s fields,
+    /// written by the ticker's lock holder.
+    pub fn inventory(&self, event_id: &str) -> String {
+        self.event(event_id, "inventory")
+    }
+
     /// The ticker lock: the owner token of the instance that admits, with a lease.
     pub fn ticker(&self, event_id: &str) -> String {
         self.event(event_id, "ticker")

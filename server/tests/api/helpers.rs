@@ -159,6 +159,16 @@ impl TestApp {
         req.bearer_auth(ADMIN_TOKEN)
     }
 
+    /// `n` new buyer sessions, at most 64 being made at once: a test about holds should not
+    /// also be a test of 2,000 simultaneous connections on a loaded machine.
+    pub async fn sessions(&self, n: usize) -> Vec<(String, String)> {
+        use futures::StreamExt;
+        futures::stream::iter((0..n).map(|_| self.session()))
+            .buffered(64)
+            .collect()
+            .await
+    }
+
     /// A new buyer session: (buyer id, token).
     pub async fn session(&self) -> (String, String) {
         let r = self
@@ -327,13 +337,17 @@ pub async fn open_event(app: &TestApp, rows: u32, seats: u32) -> (String, Vec<i6
         .create_event(event_body(rows, seats, json!({"enabled": false})))
         .await;
     let id = event["id"].as_str().unwrap().to_owned();
-    let seat_ids: Vec<i64> =
-        sqlx::query_scalar("select id from seat where event_id = $1 order by id")
-            .bind(&id)
-            .fetch_all(&app.state.db)
-            .await
-            .unwrap();
+    let seat_ids = seat_ids(app, &id).await;
     (id, seat_ids)
+}
+
+/// The ids of every seat of `event`, in order.
+pub async fn seat_ids(app: &TestApp, event: &str) -> Vec<i64> {
+    sqlx::query_scalar("select id from seat where event_id = $1 order by id")
+        .bind(event)
+        .fetch_all(&app.state.db)
+        .await
+        .unwrap()
 }
 
 /// `POST /api/events/{event}/holds` with `body`, as the buyer of `session`, under the
@@ -345,14 +359,39 @@ pub async fn hold(
     key: &str,
     body: Value,
 ) -> reqwest::Response {
+    hold_request(app, event, session, key, body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// [`hold`] as an admitted buyer: with the admission token of their poll.
+pub async fn hold_admitted(
+    app: &TestApp,
+    event: &str,
+    (session, admission): (&str, &str),
+    key: &str,
+    body: Value,
+) -> reqwest::Response {
+    hold_request(app, event, session, key, body)
+        .header("admission-token", admission)
+        .send()
+        .await
+        .unwrap()
+}
+
+fn hold_request(
+    app: &TestApp,
+    event: &str,
+    session: &str,
+    key: &str,
+    body: Value,
+) -> RequestBuilder {
     app.client
         .post(app.url(&format!("/api/events/{event}/holds")))
         .bearer_auth(session)
         .header("idempotency-key", key)
         .json(&body)
-        .send()
-        .await
-        .unwrap()
 }
 
 /// The body of a hold of exactly the seats `ids`.
@@ -418,4 +457,30 @@ pub async fn holder(app: &TestApp, event: &str, seat_ids: &[i64]) -> (String, St
     assert_eq!(r.status(), StatusCode::CREATED);
     let body: Value = r.json().await.unwrap();
     (session, body["hold_id"].as_str().unwrap().to_owned())
+}
+
+/// A new buyer who joined the line of `event`: their session token.
+pub async fn joined(app: &TestApp, event: &str) -> String {
+    let (_, token) = app.session().await;
+    let (status, body) = join(app, event, &token).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    token
+}
+
+/// `GET path` as a browser with `cookie` (or none): the page's HTML and the names=values
+/// of the cookies it sets.
+pub async fn page(app: &TestApp, path: &str, cookie: Option<&str>) -> (String, Vec<String>) {
+    let mut req = app.client.get(app.url(path));
+    if let Some(cookie) = cookie {
+        req = req.header("cookie", cookie);
+    }
+    let r = req.send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let cookies = r
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .collect();
+    (r.text().await.unwrap(), cookies)
 }

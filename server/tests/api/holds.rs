@@ -23,7 +23,7 @@ async fn the_night_in_small_never_holds_a_seat_twice() {
     let app = spawn_app().await;
     let (event, seat_ids) = open_event(&app, 10, 100).await;
     assert_eq!(seat_ids.len(), 2000);
-    let sessions = join_all((0..2000).map(|_| app.session())).await;
+    let sessions = app.sessions(2000).await;
 
     let tasks = (0..200).map(|task| {
         let app = &app;

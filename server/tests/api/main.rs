@@ -21,4 +21,5 @@ mod redis_lock;
 mod seatmap;
 mod sessions;
 mod shedding;
+mod soldout;
 mod tokens;

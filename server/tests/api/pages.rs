@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{event_body, join, spawn_app};
+use crate::helpers::{event_body, join, page, spawn_app};
 
 #[tokio::test]
 async fn the_events_page_is_rendered_on_the_server_and_issues_a_session_cookie() {
@@ -45,26 +45,6 @@ async fn an_unknown_page_is_404() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::NOT_FOUND);
-}
-
-async fn page(
-    app: &crate::helpers::TestApp,
-    path: &str,
-    cookie: Option<&str>,
-) -> (String, Vec<String>) {
-    let mut req = app.client.get(app.url(path));
-    if let Some(cookie) = cookie {
-        req = req.header("cookie", cookie);
-    }
-    let r = req.send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
-    let cookies = r
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
-        .collect();
-    (r.text().await.unwrap(), cookies)
 }
 
 #[tokio::test]

@@ -3,10 +3,14 @@
 -- and the mark happen here together, so no crash loses a buyer between the two.
 -- KEYS[1] lock, KEYS[2] queue, KEYS[3] admitted, KEYS[4] credit (milli-admissions carried
 -- between ticks), KEYS[5] this second's stats hash, KEYS[6] admitted total, KEYS[7] head (the
--- greatest arrival number admitted: places behind it that the line lacks were lost, not used).
--- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms), ARGV[3] admission ttl
--- ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of admissions and of the
--- queue length (all three from counters.rs, where the stats hash is defined).
+-- greatest arrival number admitted: places behind it that the line lacks were lost, not used),
+-- KEYS[8] inventory (hash), KEYS[9] shopping (zset buyer -> admission expiry ms: admitted
+-- without a hold yet).
+-- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms; 0 while admission waits),
+-- ARGV[3] admission ttl ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of
+-- admissions and of the queue length (all three from counters.rs, where the stats hash is
+-- defined), ARGV[7..] the seats as the leader just counted them, field and value pairs (from
+-- queue/inventory.rs): stored here so that only the lock holder writes them.
 -- Returns {-1, 0} when not the holder, else {admitted, queue length after}.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return {-1, 0}
@@ -15,6 +19,8 @@ local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
+redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
+redis.call('HSET', KEYS[8], unpack(ARGV, 7))
 local credit = tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(ARGV[2])
 local n = math.floor(credit / 1000)
 -- Only the fraction is carried: credit unused because the line was short is not hoarded.
@@ -25,15 +31,19 @@ if n > 0 then
   local expiry = now_ms + tonumber(ARGV[3])
   for i = 1, #popped, 2 do
     redis.call('ZADD', KEYS[3], expiry, popped[i])
+    redis.call('ZADD', KEYS[9], expiry, popped[i])
   end
   admitted = #popped / 2
-  -- The head only grows: a place used up while the room was off (consume.lua) may lie
-  -- beyond the places popped now.
-  if admitted > 0 and tonumber(popped[#popped]) > tonumber(redis.call('GET', KEYS[7]) or '0') then
-    redis.call('SET', KEYS[7], popped[#popped])
-    -- A line retired (its keys expiring) and opened again lives on: SET above and below
-    -- drop a time to live by themselves, ZADD does not.
+  if admitted > 0 then
+    -- A line retired (its keys expiring) and opened again lives on: SET drops a time to
+    -- live by itself, ZADD does not.
     redis.call('PERSIST', KEYS[3])
+    redis.call('PERSIST', KEYS[9])
+    -- The head only grows: a place used up while the room was off (consume.lua) may lie
+    -- beyond the places popped now.
+    if tonumber(popped[#popped]) > tonumber(redis.call('GET', KEYS[7]) or '0') then
+      redis.call('SET', KEYS[7], popped[#popped])
+    end
   end
 end
 local remaining = redis.call('ZCARD', KEYS[2])

@@ -3,19 +3,33 @@
 -- replicates asynchronously, so a promoted replica may lack the last joins and admissions.
 -- KEYS[1] queue (zset buyer -> arrival number), KEYS[2] seq (the last arrival number given),
 -- KEYS[3] admitted (zset buyer -> admission expiry ms), KEYS[4] head (the greatest arrival
--- number ever admitted).
+-- number ever admitted), KEYS[5] inventory (the hash the ticker's leader writes), KEYS[6]
+-- shopping (zset buyer -> admission expiry ms: admitted without a hold yet).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
--- there when Redis forgot it: a retired line's keys expire).
--- Returns {'admitted', expiry_ms, 0, restored}, {'waiting', position, arrival, restored} or
--- {'absent', 0, 0, 0}; restored is 1 when this call put back a lost admission or place.
+-- there when Redis forgot it: a retired line's keys expire); ARGV[6..] the inventory's fields
+-- (queue/inventory.rs), the first of them '1' when sold out.
+-- Returns {kind, value, arrival, restored, shopping, inventory}: kind and value
+-- 'admitted' and expiry_ms, 'waiting' and position, 'absent' or 'sold_out' and 0; restored is
+-- 1 when this call put back a lost admission or place; shopping counts the admissions without
+-- a hold that are live now; inventory holds the values of ARGV[6..] (nil while unknown). The
+-- inventory is read here so that the poll stays one round trip.
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 6))
+local function reply(kind, value, arrival, restored)
+  local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
+  return {kind, value, arrival, restored, shopping, inventory}
+end
+-- Sold out: the line is over, for the admitted too, and nobody joins it.
+if inventory[1] == '1' then
+  return reply('sold_out', 0, 0, 0)
+end
 local buyer = ARGV[1]
 local expiry = redis.call('ZSCORE', KEYS[3], buyer)
 if expiry and tonumber(expiry) > now_ms then
-  return {'admitted', tonumber(expiry), 0, 0}
+  return reply('admitted', tonumber(expiry), 0, 0)
 end
 local token_expiry = tonumber(ARGV[4])
 if token_expiry and token_expiry > now_ms then
@@ -23,11 +37,11 @@ if token_expiry and token_expiry > now_ms then
   -- lost. Mark it again rather than send the buyer back into line.
   redis.call('ZREM', KEYS[1], buyer)
   redis.call('ZADD', KEYS[3], token_expiry, buyer)
-  return {'admitted', token_expiry, 0, 1}
+  return reply('admitted', token_expiry, 0, 1)
 end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)
 if arrival then
-  return {'waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, tonumber(arrival), 0}
+  return reply('waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, tonumber(arrival), 0)
 end
 local restored = 0
 local receipt = tonumber(ARGV[3])
@@ -49,7 +63,7 @@ elseif ARGV[2] == '1' then
   local last = tonumber(redis.call('GET', KEYS[2]) or '0')
   arrival = math.max(last + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
 else
-  return {'absent', 0, 0, 0}
+  return reply('absent', 0, 0, 0)
 end
 -- Formatted by hand: Lua would print a number this large in exponent notation.
 local score = string.format('%.0f', arrival)
@@ -57,4 +71,4 @@ redis.call('ZADD', KEYS[1], 'NX', score, buyer)
 if arrival > tonumber(redis.call('GET', KEYS[2]) or '0') then
   redis.call('SET', KEYS[2], score)
 end
-return {'waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, arrival, restored}
+return reply('waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, arrival, restored)

@@ -1,0 +1,163 @@
+//! What the line knows of an event's seats, so that join and poll answer `sold_out` and the
+//! outlook within their one Redis round trip, and the ticker stops admitting into an empty map.
+//!
+//! Invariants: the counts are Postgres's, never kept by adding and subtracting: the ticker's
+//! lock holder counts the seats every tick (one grouped query, [`Inventory::count`]) and the
+//! fenced admit script stores the count in the event's inventory hash, so only the leader
+//! writes it, one tick after another. A crash between a hold's commit and anything after it, a
+//! lost write, a Redis failover that loses the hash, a leader killed mid-tick: each is made
+//! right by the next tick's count, at most one tick later. Until the first count the hash is
+//! absent and the line says nothing of the inventory (no outlook, never `sold_out`).
+//!
+//! The buyers admitted who have not held yet are the event's `shopping` set (the admit script
+//! adds each admission with its expiry, a created hold removes its buyer, an admission that
+//! lapses drops out by its score). A removal lost to a crash counts a buyer as still shopping
+//! until their admission ends, ten minutes at most: the outlook errs towards caution.
+
+use sqlx::PgPool;
+
+use crate::error::Result;
+
+/// The seats of one event as the line sees them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Inventory {
+    /// Free, or held by a hold past its expiry (the hold transaction takes those at once).
+    pub available: u64,
+    /// Held by a hold that has not expired: they may come back.
+    pub held: u64,
+    pub sold: u64,
+    /// Holds ever made for the event, and the seats in them: the average seats per hold.
+    pub holds: u64,
+    pub hold_seats: u64,
+}
+
+impl Inventory {
+    /// The hash's fields, in the order of [`Inventory::values`]. The first is the verdict the
+    /// locate script reads (`1`: sold out), so that the rule lives here only.
+    pub const FIELDS: [&str; 6] = [
+        "sold_out",
+        "available",
+        "held",
+        "sold",
+        "holds",
+        "hold_seats",
+    ];
+
+    /// Seats assumed per hold before the event has any hold (DESIGN.md).
+    const SEATS_PER_HOLD_BEFORE_ANY: u64 = 2;
+
+    /// Counts the seats of `event_id` in Postgres: one statement, on the seat table's event
+    /// index and the holds' event index.
+    pub async fn count(db: &PgPool, event_id: &str) -> Result<Self> {
+        let (available, held, sold, holds, hold_seats): (i64, i64, i64, i64, i64) = sqlx::query_as(
+            "select \
+                     count(*) filter (where s.status = 'available' or h.expires_at <= now()), \
+                     count(*) filter (where h.expires_at > now()), \
+                     count(*) filter (where s.status = 'sold'), \
+                     (select count(*) from hold where event_id = $1), \
+                     (select count(*) from hold_seat hs join hold h2 on h2.id = hs.hold_id \
+                      where h2.event_id = $1) \
+                 from seat s left join hold h on s.status = 'held' and h.id = s.hold_id \
+                 where s.event_id = $1",
+        )
+        .bind(event_id)
+        .fetch_one(db)
+        .await?;
+        let u = |n: i64| n.max(0) as u64;
+        Ok(Self {
+            available: u(available),
+            held: u(held),
+            sold: u(sold),
+            holds: u(holds),
+            hold_seats: u(hold_seats),
+        })
+    }
+
+    /// Every seat sold: the line is over.
+    pub fn sold_out(&self) -> bool {
+        self.available == 0 && self.held == 0 && self.sold > 0
+    }
+
+    /// Whether the ticker may admit: some seat is free. With none free but some held,
+    /// admission waits for held seats to come back.
+    pub fn admits(&self) -> bool {
+        self.available > 0
+    }
+
+    /// The average seats per hold so far as a fraction (seats, holds): 2 before any hold.
+    pub fn seats_per_hold(&self) -> (u64, u64) {
+        if self.holds == 0 {
+            (Self::SEATS_PER_HOLD_BEFORE_ANY, 1)
+        } else {
+            (self.hold_seats, self.holds)
+        }
+    }
+
+    /// The values of [`Inventory::FIELDS`].
+    pub fn values(&self) -> [u64; 6] {
+        [
+            u64::from(self.sold_out()),
+            self.available,
+            self.held,
+            self.sold,
+            self.holds,
+            self.hold_seats,
+        ]
+    }
+
+    /// The inventory from the values of [`Inventory::FIELDS`] as Redis answered them; `None`
+    /// when the hash is absent (or not whole).
+    pub fn from_values(values: &[Option<u64>]) -> Option<Self> {
+        match values {
+            [
+                _,
+                Some(available),
+                Some(held),
+                Some(sold),
+                Some(holds),
+                Some(hold_seats),
+            ] => Some(Self {
+                available: *available,
+                held: *held,
+                sold: *sold,
+                holds: *holds,
+                hold_seats: *hold_seats,
+            }),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_values_read_back_as_the_inventory_they_came_from() {
+        let inventory = Inventory {
+            available: 3,
+            held: 4,
+            sold: 5,
+            holds: 6,
+            hold_seats: 7,
+        };
+        let values: Vec<Option<u64>> = inventory.values().into_iter().map(Some).collect();
+        assert_eq!(Inventory::from_values(&values), Some(inventory));
+        assert_eq!(Inventory::from_values(&[None; 6]), None);
+    }
+
+    #[test]
+    fn sold_out_means_nothing_free_and_nothing_held() {
+        let sold = |available, held| Inventory {
+            available,
+            held,
+            sold: 10,
+            ..Inventory::default()
+        };
+        assert!(sold(0, 0).sold_out());
+        assert!(!sold(0, 1).sold_out(), "held seats may come back");
+        assert!(!sold(0, 1).admits(), "but nobody is admitted meanwhile");
+        assert!(!sold(1, 0).sold_out());
+        assert!(sold(1, 0).admits());
+    }
+}

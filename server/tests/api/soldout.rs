@@ -1,0 +1,258 @@
+//! Sold out and the outlook (API.md "Sold out, and the outlook"): the line learns the seats
+//! from the ticker's count, ends when every seat is sold, waits while none is free but some are
+//! held, and tells each waiting buyer whether seats are likely to be left at their turn.
+
+use anteroom::admission::ticker::{Tick, Ticker};
+use app::wire::Room;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    TestApp, app_with_fake, checkout, event_body, hold_admitted, hold_body, join, joined, page,
+    poll, quick, seat_ids, spawn_app,
+};
+
+/// One tick by `ticker`, which must lead: how many it admitted.
+async fn tick(ticker: &Ticker, event: &str, room: &Room) -> u64 {
+    match ticker.tick(event, room, 0).await.unwrap() {
+        Tick::Admitted { count, .. } => count,
+        Tick::NotLeader => panic!("the test's ticker leads"),
+    }
+}
+
+/// The room of `event`, paused: a tick in it counts the seats and admits nobody.
+fn paused(room: &Room) -> Room {
+    Room {
+        paused: true,
+        ..room.clone()
+    }
+}
+
+/// The admission token of `session`'s poll, which must answer admitted.
+async fn admission(app: &TestApp, event: &str, session: &str) -> String {
+    let (status, body) = poll(app, event, session).await;
+    assert_eq!(
+        (status, &body["status"]),
+        (StatusCode::OK, &json!("admitted"))
+    );
+    body["admission_token"].as_str().unwrap().to_owned()
+}
+
+/// An event of 2 seats admitting 1 a tick, whose first buyer was admitted and holds both
+/// seats, with a second buyer waiting behind them.
+struct EveryFreeSeatHeld {
+    event: String,
+    room: Room,
+    /// The event's ticker leader (the test's only ticker).
+    ticker: Ticker,
+    buyer: String,
+    admission: String,
+    hold_id: String,
+    waiting: String,
+}
+
+async fn every_free_seat_held(app: &TestApp) -> EveryFreeSeatHeld {
+    let event = app
+        .create_event(event_body(1, 1, json!({"admit_rate_per_second": 1})))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    let buyer = joined(app, &event).await;
+    let waiting = joined(app, &event).await;
+    assert_eq!(tick(&ticker, &event, &room).await, 1);
+    let admission = admission(app, &event, &buyer).await;
+    let all = hold_body(&seat_ids(app, &event).await);
+    let r = hold_admitted(app, &event, (&buyer, &admission), "all", all).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let hold: Value = r.json().await.unwrap();
+    EveryFreeSeatHeld {
+        event,
+        room,
+        ticker,
+        buyer,
+        admission,
+        hold_id: hold["hold_id"].as_str().unwrap().to_owned(),
+        waiting,
+    }
+}
+
+async fn queue_length(app: &TestApp, event: &str) -> u64 {
+    redis::cmd("ZCARD")
+        .arg(app.state.keys.queue(event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn selling_the_last_seat_ends_admission_and_the_line_for_joiners_waiters_and_the_admitted() {
+    let (app, _) = app_with_fake(quick()).await;
+    let night = every_free_seat_held(&app).await;
+    let event = night.event.as_str();
+    let r = checkout(&app, &night.buyer, &night.hold_id, "pay").await;
+    assert_eq!(r.status(), StatusCode::OK);
+
+    assert_eq!(
+        tick(&night.ticker, event, &night.room).await,
+        0,
+        "nobody is admitted into a sold-out event"
+    );
+    let sold_out = (StatusCode::OK, json!({"status": "sold_out"}));
+    assert_eq!(
+        poll(&app, event, &night.waiting).await,
+        sold_out,
+        "the waiting"
+    );
+    assert_eq!(
+        poll(&app, event, &night.buyer).await,
+        sold_out,
+        "the admitted"
+    );
+    let (_, late) = app.session().await;
+    assert_eq!(join(&app, event, &late).await, sold_out, "a newcomer");
+    assert_eq!(
+        queue_length(&app, event).await,
+        1,
+        "the newcomer was not put in line (only the one left waiting is)"
+    );
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/seats")))
+        .bearer_auth(&night.buyer)
+        .header("admission-token", &night.admission)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "the seat map still answers");
+}
+
+#[tokio::test]
+async fn with_every_free_seat_held_admission_waits_and_resumes_when_a_hold_expires() {
+    let app = spawn_app().await;
+    let night = every_free_seat_held(&app).await;
+    let event = night.event.as_str();
+    for _ in 0..3 {
+        assert_eq!(
+            tick(&night.ticker, event, &night.room).await,
+            0,
+            "no seat free: admission waits"
+        );
+    }
+    let (status, body) = poll(&app, event, &night.waiting).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["status"], "waiting", "held seats may come back");
+    assert_eq!(body["position"], 1);
+    assert_eq!(body["outlook"], "uncertain");
+
+    // The hold's time runs out (its expiry moved to the past: the clock, not the sweep, frees
+    // the seats for the line as it does for the hold transaction).
+    sqlx::query("update hold set expires_at = now() - interval '1 second' where id = $1")
+        .bind(&night.hold_id)
+        .execute(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        tick(&night.ticker, event, &night.room).await,
+        1,
+        "admission resumes"
+    );
+    admission(&app, event, &night.waiting).await;
+}
+
+#[tokio::test]
+async fn the_page_says_the_outlook_while_waiting_and_sold_out_instead_of_a_place() {
+    let (app, _) = app_with_fake(quick()).await;
+    let night = every_free_seat_held(&app).await;
+    let event = night.event.as_str();
+    tick(&night.ticker, event, &night.room).await;
+    let path = format!("/events/{event}");
+    let cookie = format!("anteroom_session={}", night.waiting);
+    let (html, _) = page(&app, &path, Some(&cookie)).await;
+    assert!(
+        html.contains("You are <strong>#1</strong> in line"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "Seats may or may not be left when your turn comes: it depends on held seats coming back."
+        ),
+        "{html}"
+    );
+
+    let r = checkout(&app, &night.buyer, &night.hold_id, "pay").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    tick(&night.ticker, event, &night.room).await;
+    let (html, _) = page(&app, &path, Some(&cookie)).await;
+    assert!(html.contains("Sold out"), "{html}");
+    assert!(
+        !html.contains("in line"),
+        "no position once sold out: {html}"
+    );
+}
+
+/// The outlook of `session`'s poll.
+async fn outlook(app: &TestApp, event: &str, session: &str) -> Value {
+    let (status, body) = poll(app, event, session).await;
+    assert_eq!(
+        (status, &body["status"]),
+        (StatusCode::OK, &json!("waiting"))
+    );
+    body["outlook"].clone()
+}
+
+#[tokio::test]
+async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
+    let app = spawn_app().await;
+    // 8 seats: sections A and B of 4.
+    let event = app
+        .create_event(event_body(1, 4, json!({"admit_rate_per_second": 1})))
+        .await;
+    let event = event["id"].as_str().unwrap();
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    let first = joined(&app, event).await;
+    let mut line = Vec::new();
+    for _ in 0..4 {
+        line.push(joined(&app, event).await);
+    }
+    let (_, before_any_count) = poll(&app, event, &line[0]).await;
+    assert!(
+        before_any_count.get("outlook").is_none(),
+        "nothing is said before the line knows the seats"
+    );
+    assert_eq!(tick(&ticker, event, &paused(&room)).await, 0);
+    // Before any hold each buyer ahead takes 2 seats: 3 ahead leave 2 of 8, 4 ahead none, and
+    // nothing is held that could come back.
+    assert_eq!(outlook(&app, event, &line[2]).await, "likely");
+    assert_eq!(outlook(&app, event, &line[3]).await, "unlikely");
+
+    assert_eq!(tick(&ticker, event, &room).await, 1);
+    assert_eq!(
+        outlook(&app, event, &line[3]).await,
+        "unlikely",
+        "one place further, but the admitted buyer who has not held yet is still ahead"
+    );
+
+    // The admitted buyer holds all of section A: 4 seats a hold from now on, 4 free, 4 held.
+    let token = admission(&app, event, &first).await;
+    let section_a = json!({"section": "A", "quantity": 4});
+    let r = hold_admitted(&app, event, (&first, &token), "a", section_a).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    tick(&ticker, event, &paused(&room)).await;
+    assert_eq!(
+        outlook(&app, event, &line[0]).await,
+        "likely",
+        "4 free for 0 ahead"
+    );
+    assert_eq!(
+        outlook(&app, event, &line[1]).await,
+        "uncertain",
+        "1 ahead takes the 4 free; the 4 held would leave some"
+    );
+    assert_eq!(
+        outlook(&app, event, &line[2]).await,
+        "unlikely",
+        "2 ahead take 8: none left even with every held seat back"
+    );
+}
