@@ -55,6 +55,8 @@ pub fn test_config() -> Config {
     // A thousand calls queued on one connection of a debug build on a busy machine can take
     // over the production second; the fault tests kill Redis instead of hanging it.
     config.redis_response_timeout_ms = 5_000;
+    // And connecting to the three cluster nodes while a dozen other tests start.
+    config.redis_connect_timeout_ms = 2_000;
     // Likewise two hundred holds racing for the pool: a debug build on a loaded CI machine
     // can keep a connection busy past the production three seconds. The Postgres fault test
     // sets its own short bound.
