@@ -13,7 +13,8 @@ export ANTEROOM_METRICS_ADDR="127.0.0.1:0"
 export ANTEROOM_ADMIN_TOKEN="e2e-admin-${stamp}-$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')"
 # Every simulated buyer comes from 127.0.0.1: lift the per-address session limit.
 export ANTEROOM_SESSIONS_PER_MINUTE=100000
-export ANTEROOM_SESSION_SECRET="e2e-session-${stamp}"
+# At least 32 random bytes, or the server refuses to start.
+export ANTEROOM_SESSION_SECRET="$(head -c 32 /dev/urandom | base64 | tr '+/' '-_')"
 export ANTEROOM_DATA_DIR="$(mktemp -d)"
 export ANTEROOM_URL="http://127.0.0.1:${port}"
 log="end2end/artifacts/server.log"

@@ -88,8 +88,10 @@ impl Application {
             secret_or_file(&config, config.admin_token.as_ref(), ADMIN_TOKEN_FILE)?;
         let (session_secret, _) =
             secret_or_file(&config, config.session_secret.as_ref(), "session_secret")?;
+        tokens::session::check_session_secret(session_secret.expose())?;
         let sessions = Sessions::new(
             session_secret.expose().as_bytes(),
+            admin_token.expose().as_bytes(),
             Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
         );
         let admission = KeyRing::load(&config)?;

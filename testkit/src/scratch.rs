@@ -90,7 +90,7 @@ impl Scratch {
         config.redis_cluster_nodes = self.cluster_nodes.iter().map(Secret::new).collect();
         config.redis_prefix = self.prefix.clone();
         config.admin_token = Some(Secret::new(self.admin_token.clone()));
-        config.session_secret = Some(Secret::new(format!("session-{}", self.prefix)));
+        config.session_secret = Some(Secret::new(anteroom::ids::random_id(32)));
         config.data_dir = self.data_dir.clone();
         config.leptos_config = concat!(env!("CARGO_MANIFEST_DIR"), "/../Leptos.toml").into();
         config

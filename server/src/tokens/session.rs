@@ -1,20 +1,21 @@
-//! Buyer sessions: a signed token (HS256 over a server secret) naming a random buyer id, sent
-//! as `Authorization: Bearer` by API clients and as an HttpOnly cookie by browsers.
+//! Buyer sessions: a signed token (HS256) naming a random buyer id, sent as `Authorization:
+//! Bearer` by API clients and as an HttpOnly cookie by browsers.
 //! Invariants: a session is created only through [`Sessions::issue`], `POST /api/session` is
 //! rate-limited per client address across all instances, and the [`Buyer`] extractor is the
 //! one place a request becomes a buyer (401 JSON otherwise).
+//!
+//! Keys: the server secret (at least 32 random bytes, [`check_session_secret`]) is never a
+//! signing key itself. Each purpose signs with a key of its own, derived from it with HKDF
+//! (SHA-256) under a label of its own: buyer sessions, place receipts, and the dashboard's
+//! admin sessions, whose key also takes in the admin token, so that rotating the admin token
+//! ends every admin session signed before.
 //!
 //! Speed (the poll path runs 20,000 times every 3 s): a verified session is remembered for a
 //! while in a bounded table, so a buyer's polls verify the signature once, not every 3 s; a
 //! place receipt is an HMAC over its fields (about 75 bytes), not a JWT, and is sent again
 //! only when what it says changed.
 
-use std::{
-    collections::HashMap,
-    net::SocketAddr,
-    sync::Mutex,
-    time::Duration,
-};
+use std::{collections::HashMap, net::SocketAddr, sync::Mutex, time::Duration};
 
 use app::wire::{BuyerId, EventId, NewSession, SessionCreated};
 use axum::{
@@ -66,14 +67,26 @@ pub struct Place {
 /// signature check).
 const VERIFIED_CAPACITY: usize = 65_536;
 
-/// Issues and verifies buyer sessions (and buyers' place receipts, signed with the same secret).
+/// The HKDF labels of the keys derived from the server secret, one per purpose.
+const SESSION_KEY_LABEL: &[u8] = b"anteroom buyer session key v1";
+const RECEIPT_KEY_LABEL: &[u8] = b"anteroom place receipt key v1";
+const ADMIN_KEY_LABEL: &[u8] = b"anteroom admin session key v1";
+
+/// The fewest bits of randomness a configured session secret must plausibly hold.
+const SECRET_BITS: f64 = 256.0;
+
+/// Issues and verifies buyer sessions, buyers' place receipts and the dashboard's admin
+/// sessions, each with its own key derived from the server secret.
 pub struct Sessions {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
+    /// The admin sessions' keys: derived from the secret and the admin token.
+    admin_encoding: EncodingKey,
+    admin_decoding: DecodingKey,
     admin_validation: Validation,
-    /// The key of the place receipts' HMAC (the receipt carries a purpose label in what it
-    /// signs, so no receipt is ever a valid session and no session a receipt).
+    /// The key of the place receipts' HMAC (the receipt also carries a purpose label in what
+    /// it signs).
     receipt_key: ring::hmac::Key,
     /// Sessions whose signature was checked, with their buyer and expiry (unix seconds). A
     /// std Mutex: held for one lookup or insert, never across an await.
@@ -82,18 +95,27 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    pub fn new(secret: &[u8], ttl: Duration) -> Self {
+    /// Sessions signed with keys derived from `secret`, the admin sessions' also from
+    /// `admin_token`.
+    pub fn new(secret: &[u8], admin_token: &[u8], ttl: Duration) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
         validation.leeway = 0;
         let mut admin_validation = validation.clone();
         admin_validation.set_audience(&[ADMIN_AUDIENCE]);
+        let session_key = derive(secret, &[SESSION_KEY_LABEL]);
+        let admin_key = derive(secret, &[ADMIN_KEY_LABEL, admin_token]);
         Self {
             admin_validation,
-            encoding: EncodingKey::from_secret(secret),
-            decoding: DecodingKey::from_secret(secret),
-            receipt_key: ring::hmac::Key::new(ring::hmac::HMAC_SHA256, secret),
+            encoding: EncodingKey::from_secret(&session_key),
+            decoding: DecodingKey::from_secret(&session_key),
+            admin_encoding: EncodingKey::from_secret(&admin_key),
+            admin_decoding: DecodingKey::from_secret(&admin_key),
+            receipt_key: ring::hmac::Key::new(
+                ring::hmac::HMAC_SHA256,
+                &derive(secret, &[RECEIPT_KEY_LABEL]),
+            ),
             verified: Mutex::new(HashMap::new()),
             validation,
             ttl,
@@ -125,13 +147,17 @@ impl Sessions {
             iat: now,
             exp: now + ADMIN_TTL_SECS,
         };
-        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
-            .expect("HS256 signing with a byte secret cannot fail")
+        jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &self.admin_encoding,
+        )
+        .expect("HS256 signing with a byte secret cannot fail")
     }
 
     /// Whether `token` is a valid admin session.
     pub fn is_admin(&self, token: &str) -> bool {
-        jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.admin_validation).is_ok()
+        jsonwebtoken::decode::<Claims>(token, &self.admin_decoding, &self.admin_validation).is_ok()
     }
 
     /// The buyer id of a valid token.
@@ -217,6 +243,49 @@ impl Sessions {
     }
 }
 
+/// A 32-byte key for one purpose: HKDF-SHA256 of `secret`, expanded with `info` (the
+/// purpose's label, and whatever else the key must depend on).
+fn derive(secret: &[u8], info: &[&[u8]]) -> [u8; 32] {
+    let prk = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"anteroom").extract(secret);
+    let mut key = [0u8; 32];
+    prk.expand(info, ring::hkdf::HKDF_SHA256)
+        .and_then(|okm| okm.fill(&mut key))
+        .expect("32 bytes is SHA-256's length, which HKDF always expands to");
+    key
+}
+
+/// A configured session secret too weak to sign sessions is refused at start: it must hold
+/// at least 32 random bytes, as `openssl rand -base64 32` (44 characters) or `-hex 32` (64)
+/// makes them. Randomness cannot be measured from one value; this refuses the short and the
+/// plainly patterned (few distinct characters), counting each character for the alphabet it
+/// seems drawn from (hex digits 4 bits, base64 6, anything else 6.5).
+pub fn check_session_secret(secret: &str) -> Result<(), String> {
+    let distinct = secret
+        .chars()
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    let hex = secret.chars().all(|c| c.is_ascii_hexdigit());
+    let base64 = secret
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "+/-_=".contains(c));
+    let bits_per_char = if hex {
+        4.0
+    } else if base64 {
+        6.0
+    } else {
+        6.5
+    };
+    let bits = secret.trim_end_matches('=').chars().count() as f64 * bits_per_char;
+    if bits < SECRET_BITS || distinct < 16 {
+        return Err(
+            "the session secret (ANTEROOM_SESSION_SECRET) must hold at least 32 random bytes; \
+             make one with `openssl rand -base64 32`"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// The buyer making the request. Without a valid session: 401 `unauthorized`.
 #[derive(Clone, Debug)]
 pub struct Buyer {
@@ -283,8 +352,8 @@ mod tests {
 
     #[test]
     fn a_session_verifies_only_with_its_own_secret_and_untampered() {
-        let s = Sessions::new(b"one secret", Duration::from_secs(60));
-        let other = Sessions::new(b"another secret", Duration::from_secs(60));
+        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
+        let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
         let created = s.issue();
         assert_eq!(
             s.verify(&created.token),
@@ -298,8 +367,48 @@ mod tests {
     }
 
     #[test]
+    fn each_purpose_signs_with_its_own_key_and_the_admin_one_follows_the_admin_token() {
+        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
+        let admin = s.issue_admin();
+        assert!(s.is_admin(&admin));
+        assert_eq!(s.verify(&admin), None, "an admin session is no buyer's");
+        assert!(
+            !s.is_admin(&s.issue().token),
+            "a buyer's session is no admin's"
+        );
+        let rotated = Sessions::new(b"one secret", b"new admin", Duration::from_secs(60));
+        assert!(!rotated.is_admin(&admin), "the admin token was rotated");
+        let (session, receipt) = (
+            derive(b"x", &[SESSION_KEY_LABEL]),
+            derive(b"x", &[RECEIPT_KEY_LABEL]),
+        );
+        assert_ne!(session, receipt);
+        assert_ne!(&session[..], b"x");
+    }
+
+    #[test]
+    fn a_secret_under_32_random_bytes_is_refused() {
+        for weak in [
+            "",
+            "change-me-too",
+            "session-secret-of-the-test-deployment",
+            &"ab".repeat(40),
+            &"0123456789abcdef".repeat(2),
+        ] {
+            assert!(check_session_secret(weak).is_err(), "{weak}");
+        }
+        for strong in [
+            "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5Xz0=",
+            "3f2a9c1d7e5b4a8f9c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0e1f2a3",
+            &crate::ids::random_id(32),
+        ] {
+            assert!(check_session_secret(strong).is_ok(), "{strong}");
+        }
+    }
+
+    #[test]
     fn a_place_receipt_verifies_for_its_buyer_and_event_only() {
-        let s = Sessions::new(b"one secret", Duration::from_secs(60));
+        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
         let place = Place {
             arrival: 1_764_417_600_123_456,
             position: 42,
@@ -323,8 +432,11 @@ mod tests {
         assert!(receipt.len() < 80, "{receipt}");
         let (fields, mac) = receipt.rsplit_once('.').unwrap();
         let moved_forward = fields.replacen(".42.", ".1.", 1);
-        assert_eq!(s.verify_place(&format!("{moved_forward}.{mac}"), &b1, &e1), None);
-        let other = Sessions::new(b"another secret", Duration::from_secs(60));
+        assert_eq!(
+            s.verify_place(&format!("{moved_forward}.{mac}"), &b1, &e1),
+            None
+        );
+        let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
         assert_eq!(other.verify_place(&receipt, &b1, &e1), None);
         for garbage in ["", ".", "1.2.3", "1.2.3.4.5", "a.b.c.d"] {
             assert_eq!(s.verify_place(garbage, &b1, &e1), None, "{garbage}");
@@ -333,15 +445,22 @@ mod tests {
 
     #[test]
     fn an_expired_receipt_is_refused() {
-        let s = Sessions::new(b"one secret", Duration::ZERO);
+        let s = Sessions::new(b"one secret", b"admin", Duration::ZERO);
         let (b, e) = (BuyerId::from("b"), EventId::from("e"));
-        let receipt = s.issue_place(&b, &e, Place { arrival: 1, position: 1 });
+        let receipt = s.issue_place(
+            &b,
+            &e,
+            Place {
+                arrival: 1,
+                position: 1,
+            },
+        );
         assert_eq!(s.verify_place(&receipt, &b, &e), None);
     }
 
     #[test]
     fn a_remembered_session_still_expires_and_a_forged_one_is_never_remembered() {
-        let s = Sessions::new(b"one secret", Duration::from_secs(1));
+        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(1));
         let created = s.issue();
         assert!(s.verify(&created.token).is_some());
         assert!(s.verify(&created.token).is_some(), "from the table");

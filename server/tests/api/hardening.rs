@@ -1174,3 +1174,60 @@ async fn an_admission_handed_out_while_the_room_was_off_is_no_admission_once_it_
         "nobody left in line to admit a second time"
     );
 }
+
+#[tokio::test]
+async fn a_weak_session_secret_is_refused_at_start() {
+    let mut config = test_config();
+    config.session_secret = Some(Secret::new("change-me-too-please-it-is-long-enough"));
+    let refused = Application::build(config).await.err().expect("refused");
+    assert!(refused.to_string().contains("32 random bytes"), "{refused}");
+}
+
+#[tokio::test]
+async fn rotating_the_admin_token_ends_the_dashboard_sessions_signed_before() {
+    let config = test_config();
+    let before = spawn_with(config.clone()).await;
+    let cookie = dashboard_cookie(&before).await;
+    let audit = |app: &TestApp| {
+        app.client
+            .get(app.url("/api/admin/audit"))
+            .header("cookie", cookie.clone())
+            .send()
+    };
+    assert_eq!(audit(&before).await.unwrap().status(), StatusCode::OK);
+    // The same deployment restarted with a new admin token (the old one leaked).
+    let rotated = "a-new-admin-token-of-more-than-thirty-two-characters";
+    let after = spawn_with(Config {
+        admin_token: Some(Secret::new(rotated)),
+        ..config
+    })
+    .await;
+    let r = audit(&after).await.unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_eq!(
+        after.sign_in(rotated).await.status(),
+        StatusCode::NO_CONTENT
+    );
+}
+
+#[tokio::test]
+async fn the_session_secret_itself_signs_nothing() {
+    let app = spawn_app().await;
+    let secret = app.state.config.session_secret.clone().unwrap();
+    // A session as the server once signed them: HS256 with the secret as the key.
+    let now = chrono::Utc::now().timestamp();
+    let claims = json!({"sub": "someone", "aud": "anteroom-session", "iat": now, "exp": now + 600});
+    let forged = jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_secret(secret.expose().as_bytes()),
+    )
+    .unwrap();
+    let r = app.get("/api/session", &forged).await;
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let (_, session) = app.session().await;
+    assert_eq!(
+        app.get("/api/session", &session).await.status(),
+        StatusCode::OK
+    );
+}
