@@ -10,9 +10,15 @@
 //! mark are one script. Sold out, or no seat free but some held: nobody is admitted until a
 //! count finds a free seat again (a hold expired or was released). A tick that cannot count
 //! the seats (Postgres down) admits nobody: the next one tries again.
+//!
+//! The head (the greatest arrival number admitted) also goes to Postgres (`event_line`), at
+//! most [`FLUSH_EVERY`] after the tick that moved it, in one statement for every event: a
+//! Redis failover that takes the head back cannot make a used place's receipt put it back in
+//! line (the line consults the greater of the two).
 
 use std::{
     collections::HashMap,
+    sync::Mutex,
     time::{Duration, Instant},
 };
 
@@ -29,6 +35,8 @@ use crate::{
 
 /// How often the loop looks for due ticks; bounds how late a tick can be.
 const RESOLUTION: Duration = Duration::from_millis(20);
+/// How often the heads that ticks moved are written to Postgres.
+pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
 /// What one tick did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +61,9 @@ fn owner_token() -> String {
 pub struct Ticker {
     state: AppState,
     owner: String,
+    /// Heads moved by this ticker's ticks and not yet in Postgres, by event. A std Mutex: held
+    /// to insert or take, never across an await.
+    heads: Mutex<HashMap<String, u64>>,
 }
 
 impl Ticker {
@@ -60,7 +71,46 @@ impl Ticker {
         Self {
             state,
             owner: owner_token(),
+            heads: Mutex::default(),
         }
+    }
+
+    /// Writes the heads this ticker moved since the last flush to Postgres, in one statement
+    /// (greatest wins, so a late or repeated write never takes a head back). On failure they
+    /// are kept for the next flush.
+    pub async fn flush(&self) -> Result<()> {
+        let heads = std::mem::take(&mut *self.heads.lock().expect("not poisoned"));
+        if heads.is_empty() {
+            return Ok(());
+        }
+        let (events, values): (Vec<&str>, Vec<i64>) = heads
+            .iter()
+            .map(|(event, head)| (event.as_str(), i64::try_from(*head).unwrap_or(i64::MAX)))
+            .unzip();
+        let written = sqlx::query(
+            "insert into event_line as l (event_id, admitted_through) \
+             select * from unnest($1::text[], $2::bigint[]) \
+             on conflict (event_id) do update set \
+                 admitted_through = greatest(l.admitted_through, excluded.admitted_through), \
+                 updated_at = now()",
+        )
+        .bind(&events)
+        .bind(&values)
+        .execute(&self.state.db)
+        .await;
+        if let Err(e) = written {
+            for (event, head) in heads {
+                self.remember_head(event, head);
+            }
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    fn remember_head(&self, event_id: String, head: u64) {
+        let mut heads = self.heads.lock().expect("not poisoned");
+        let kept = heads.entry(event_id).or_default();
+        *kept = (*kept).max(head);
     }
 
     pub fn owner(&self) -> &str {
@@ -144,10 +194,13 @@ impl Ticker {
         for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
             script.arg(field).arg(value);
         }
-        let (count, queue_length): (i64, i64) =
+        let (count, queue_length, head): (i64, i64, u64) =
             script.invoke_async(&mut self.state.redis.clone()).await?;
         if count < 0 {
             return Ok(Tick::NotLeader);
+        }
+        if count > 0 {
+            self.remember_head(event_id.to_owned(), head);
         }
         Ok(Tick::Admitted {
             count: count as u64,
@@ -166,6 +219,7 @@ impl Ticker {
     /// locks this instance holds.
     pub async fn run(self, shutdown: CancellationToken) {
         let mut due: HashMap<String, Instant> = HashMap::new();
+        let mut flushed = Instant::now();
         loop {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -191,6 +245,15 @@ impl Ticker {
                     tracing::warn!(event = %event_id, error = %e, "admission tick failed");
                 }
             }
+            if flushed.elapsed() >= FLUSH_EVERY {
+                flushed = Instant::now();
+                if let Err(e) = self.flush().await {
+                    tracing::warn!(error = %e, "could not keep the lines' heads in Postgres");
+                }
+            }
+        }
+        if let Err(e) = self.flush().await {
+            tracing::warn!(error = %e, "could not keep the lines' heads in Postgres");
         }
         for event_id in due.keys() {
             if let Err(e) = self.release(event_id).await {

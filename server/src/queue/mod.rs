@@ -108,7 +108,7 @@ pub struct Proof {
 
 impl Proof {
     /// The proof in a request's headers or cookies, for `buyer` in the line of `event_id`
-    /// whose room is `room` (an admission token of another epoch proves nothing).
+    /// whose room is `room` (a receipt or an admission token of another epoch proves nothing).
     fn from_headers(
         state: &AppState,
         headers: &HeaderMap,
@@ -122,7 +122,10 @@ impl Proof {
             PLACE_HEADER,
             &place_cookie_name(event_id),
         )
-        .and_then(|r| state.sessions.verify_place(r, buyer, event_id));
+        .and_then(|r| state.sessions.verify_place(r, buyer, event_id))
+        // A place of the line of another epoch (before the room was last turned on or off)
+        // is no place in this one.
+        .filter(|place| place.epoch == room.epoch);
         let admitted_until = gate::admission(state, headers, event_id, buyer, room)
             .and_then(|claims| DateTime::from_timestamp(claims.exp, 0));
         Self {
@@ -298,7 +301,11 @@ fn answer(
                 .is_some_and(|r| r.arrival == arrival && r.position < position);
             // The buyer already holds a receipt that says exactly this: no new one to sign
             // and send (a paused or slow line answers most polls this way).
-            let current = Receipt { arrival, position };
+            let current = Receipt {
+                arrival,
+                position,
+                epoch: room.epoch,
+            };
             let receipt = (proof.receipt != Some(current))
                 .then(|| state.sessions.issue_place(buyer, event_id, current));
             Ok(Answer {

@@ -60,7 +60,13 @@ pub struct Place {
     pub arrival: u64,
     /// The position last answered.
     pub position: u64,
+    /// The room's epoch the place was given in (`Room::epoch`): the line of that night only.
+    pub epoch: u32,
 }
+
+/// The longest a place receipt lives: the night of an on-sale, not the day of a session (the
+/// room's epoch ends it sooner when the room is turned off).
+pub const RECEIPT_TTL: Duration = Duration::from_secs(12 * 3600);
 
 /// How many verified sessions an instance remembers: 65,536 x about 300 bytes bounds the
 /// table at 20 MB whatever the traffic; past it the table starts over (a miss only costs one
@@ -186,11 +192,13 @@ impl Sessions {
         self.verified.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A signed receipt of `buyer`'s `place` in the line of `event_id`, valid as long as a
-    /// session: `arrival.position.exp.mac`, the MAC binding it to the buyer and the event.
+    /// A signed receipt of `buyer`'s `place` in the line of `event_id`, valid for
+    /// [`RECEIPT_TTL`] (or a session's life, if shorter): `arrival.position.epoch.exp.mac`,
+    /// the MAC binding it to the buyer and the event.
     pub fn issue_place(&self, buyer: &BuyerId, event_id: &EventId, place: Place) -> String {
-        let exp = chrono::Utc::now().timestamp() + self.ttl.as_secs() as i64;
-        let fields = format!("{}.{}.{exp}", place.arrival, place.position);
+        let life = self.ttl.min(RECEIPT_TTL);
+        let exp = chrono::Utc::now().timestamp() + life.as_secs() as i64;
+        let fields = format!("{}.{}.{}.{exp}", place.arrival, place.position, place.epoch);
         format!("{fields}.{}", self.receipt_mac(buyer, event_id, &fields))
     }
 
@@ -214,12 +222,21 @@ impl Sessions {
         )
         .ok()?;
         let mut parts = fields.split('.').map(|p| p.parse::<u64>().ok());
-        let (Some(Some(arrival)), Some(Some(position)), Some(Some(exp)), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
+        let (Some(Some(arrival)), Some(Some(position)), Some(Some(epoch)), Some(Some(exp)), None) = (
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+            parts.next(),
+        ) else {
             return None;
         };
-        (exp as i64 > chrono::Utc::now().timestamp()).then_some(Place { arrival, position })
+        let epoch = u32::try_from(epoch).ok()?;
+        (exp as i64 > chrono::Utc::now().timestamp()).then_some(Place {
+            arrival,
+            position,
+            epoch,
+        })
     }
 
     fn receipt_mac(&self, buyer: &BuyerId, event_id: &EventId, fields: &str) -> String {
@@ -412,6 +429,7 @@ mod tests {
         let place = Place {
             arrival: 1_764_417_600_123_456,
             position: 42,
+            epoch: 3,
         };
         let (b1, b2, e1, e2) = (
             BuyerId::from("b1"),
@@ -438,7 +456,7 @@ mod tests {
         );
         let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
         assert_eq!(other.verify_place(&receipt, &b1, &e1), None);
-        for garbage in ["", ".", "1.2.3", "1.2.3.4.5", "a.b.c.d"] {
+        for garbage in ["", ".", "1.2.3", "1.2.3.4", "1.2.3.4.5.6", "a.b.c.d.e"] {
             assert_eq!(s.verify_place(garbage, &b1, &e1), None, "{garbage}");
         }
     }
@@ -453,6 +471,7 @@ mod tests {
             Place {
                 arrival: 1,
                 position: 1,
+                epoch: 0,
             },
         );
         assert_eq!(s.verify_place(&receipt, &b, &e), None);

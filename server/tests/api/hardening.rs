@@ -1231,3 +1231,78 @@ async fn the_session_secret_itself_signs_nothing() {
         StatusCode::OK
     );
 }
+
+/// What a Redis failover to a replica that had none of the line leaves of it: nothing.
+async fn lose_the_line(app: &TestApp, event: &str) {
+    for (key, _) in event_keys(app, event).await {
+        let () = redis::cmd("DEL")
+            .arg(&key)
+            .query_async(&mut app.state.redis.clone())
+            .await
+            .unwrap();
+    }
+}
+
+/// `GET /api/events/{event}/queue` as the buyer of `session`, with their place receipt.
+async fn poll_with_receipt(
+    app: &TestApp,
+    event: &str,
+    session: &str,
+    receipt: &str,
+) -> reqwest::Response {
+    app.client
+        .get(app.url(&format!("/api/events/{event}/queue")))
+        .bearer_auth(session)
+        .header("place-token", receipt)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_receipt_of_a_place_already_admitted_puts_nobody_back_after_redis_lost_the_line() {
+    let app = spawn_app().await;
+    let event = app.room_event(1).await;
+    let (_, first) = app.session().await;
+    let first_receipt = place_receipt(&app, &event, &first).await;
+    let (_, second) = app.session().await;
+    let second_receipt = place_receipt(&app, &event, &second).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    ticker.tick(&event, &room, 0).await.unwrap();
+    // The first buyer was admitted; the ticker keeps the head in Postgres too.
+    ticker.flush().await.unwrap();
+    app.state.rooms.refresh(&app.state.db).await.unwrap();
+    lose_the_line(&app, &event).await;
+    // The used place stays used ...
+    let r = poll_with_receipt(&app, &event, &first, &first_receipt).await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
+    // ... while a place still waiting is put back where it was.
+    let r = poll_with_receipt(&app, &event, &second, &second_receipt).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(
+        (body["position"].as_u64(), body["recovered"].as_bool()),
+        (Some(1), Some(true)),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn a_receipt_lives_one_night_and_only_in_the_room_it_was_given_in() {
+    let app = spawn_app().await;
+    let event = app.room_event(1).await;
+    let (_, session) = app.session().await;
+    let receipt = place_receipt(&app, &event, &session).await;
+    // arrival.position.epoch.exp.mac
+    let exp: i64 = receipt.split('.').nth(3).unwrap().parse().unwrap();
+    let night = chrono::Utc::now().timestamp() + 12 * 3600;
+    assert!(exp <= night, "a receipt outlives the night: {receipt}");
+    for enabled in [false, true] {
+        let r = put_room(&app, &event, json!({"enabled": enabled})).await;
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    lose_the_line(&app, &event).await;
+    let r = poll_with_receipt(&app, &event, &session, &receipt).await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
+}

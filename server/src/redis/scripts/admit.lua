@@ -11,9 +11,10 @@
 -- admissions and of the queue length (all three from counters.rs, where the stats hash is
 -- defined), ARGV[7..] the seats as the leader just counted them, field and value pairs (from
 -- queue/inventory.rs): stored here so that only the lock holder writes them.
--- Returns {-1, 0} when not the holder, else {admitted, queue length after}.
+-- Returns {-1, 0, 0} when not the holder, else {admitted, queue length after, head after}
+-- (the ticker keeps the head in Postgres too, where a failover cannot take it back).
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-  return {-1, 0}
+  return {-1, 0, 0}
 end
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -53,4 +54,4 @@ if admitted > 0 then
 end
 redis.call('HSET', KEYS[5], ARGV[6], remaining)
 redis.call('EXPIRE', KEYS[5], ARGV[4])
-return {admitted, remaining}
+return {admitted, remaining, tonumber(redis.call('GET', KEYS[7]) or '0')}
