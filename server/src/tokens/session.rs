@@ -9,12 +9,7 @@
 //! place receipt is an HMAC over its fields (about 75 bytes), not a JWT, and is sent again
 //! only when what it says changed.
 
-use std::{
-    collections::HashMap,
-    net::SocketAddr,
-    sync::Mutex,
-    time::Duration,
-};
+use std::{collections::HashMap, net::SocketAddr, sync::Mutex, time::Duration};
 
 use app::wire::{BuyerId, EventId, NewSession, SessionCreated};
 use axum::{
@@ -322,7 +317,10 @@ mod tests {
         assert!(receipt.len() < 80, "{receipt}");
         let (fields, mac) = receipt.rsplit_once('.').unwrap();
         let moved_forward = fields.replacen(".42.", ".1.", 1);
-        assert_eq!(s.verify_place(&format!("{moved_forward}.{mac}"), &b1, &e1), None);
+        assert_eq!(
+            s.verify_place(&format!("{moved_forward}.{mac}"), &b1, &e1),
+            None
+        );
         let other = Sessions::new(b"another secret", Duration::from_secs(60));
         assert_eq!(other.verify_place(&receipt, &b1, &e1), None);
         for garbage in ["", ".", "1.2.3", "1.2.3.4.5", "a.b.c.d"] {
@@ -334,7 +332,14 @@ mod tests {
     fn an_expired_receipt_is_refused() {
         let s = Sessions::new(b"one secret", Duration::ZERO);
         let (b, e) = (BuyerId::from("b"), EventId::from("e"));
-        let receipt = s.issue_place(&b, &e, Place { arrival: 1, position: 1 });
+        let receipt = s.issue_place(
+            &b,
+            &e,
+            Place {
+                arrival: 1,
+                position: 1,
+            },
+        );
         assert_eq!(s.verify_place(&receipt, &b, &e), None);
     }
 
