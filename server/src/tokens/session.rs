@@ -9,17 +9,12 @@
 //! place receipt is an HMAC over its fields (about 75 bytes), not a JWT, and is sent again
 //! only when what it says changed.
 
-use std::{
-    collections::HashMap,
-    net::SocketAddr,
-    sync::Mutex,
-    time::Duration,
-};
+use std::{collections::HashMap, sync::Mutex, time::Duration};
 
 use app::wire::{BuyerId, EventId, NewSession, SessionCreated};
 use axum::{
     Json, Router,
-    extract::{ConnectInfo, FromRequestParts, State},
+    extract::{FromRequestParts, State},
     http::{StatusCode, request::Parts},
     response::{IntoResponse, Response},
     routing::post,
@@ -28,6 +23,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
 use crate::{
+    client::Client,
     config::Config,
     error::Error,
     extract::ApiJson,
@@ -252,7 +248,7 @@ async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
 /// `POST /api/session`.
 async fn create(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    client: Client,
     ApiJson(body): ApiJson<NewSession>,
 ) -> Result<Response, Error> {
     if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
@@ -263,7 +259,7 @@ async fn create(
     ratelimit::check(
         &state,
         "session",
-        &peer.ip().to_string(),
+        &client.address(),
         state.config.sessions_per_minute,
         Duration::from_secs(60),
     )
@@ -323,7 +319,10 @@ mod tests {
         assert!(receipt.len() < 80, "{receipt}");
         let (fields, mac) = receipt.rsplit_once('.').unwrap();
         let moved_forward = fields.replacen(".42.", ".1.", 1);
-        assert_eq!(s.verify_place(&format!("{moved_forward}.{mac}"), &b1, &e1), None);
+        assert_eq!(
+            s.verify_place(&format!("{moved_forward}.{mac}"), &b1, &e1),
+            None
+        );
         let other = Sessions::new(b"another secret", Duration::from_secs(60));
         assert_eq!(other.verify_place(&receipt, &b1, &e1), None);
         for garbage in ["", ".", "1.2.3", "1.2.3.4.5", "a.b.c.d"] {
@@ -335,7 +334,14 @@ mod tests {
     fn an_expired_receipt_is_refused() {
         let s = Sessions::new(b"one secret", Duration::ZERO);
         let (b, e) = (BuyerId::from("b"), EventId::from("e"));
-        let receipt = s.issue_place(&b, &e, Place { arrival: 1, position: 1 });
+        let receipt = s.issue_place(
+            &b,
+            &e,
+            Place {
+                arrival: 1,
+                position: 1,
+            },
+        );
         assert_eq!(s.verify_place(&receipt, &b, &e), None);
     }
 
