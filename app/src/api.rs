@@ -12,7 +12,7 @@ use crate::wire::{
 };
 
 #[cfg(feature = "ssr")]
-use crate::backend::{PageBuyer, SharedBackend};
+use crate::backend::{PageBuyer, SessionRefused, SharedBackend};
 
 /// A handle for one page's data calls. Take it with [`Api::current`] while the component runs
 /// (synchronously), then move it into async blocks.
@@ -23,6 +23,9 @@ pub struct Api {
     /// The buyer of the request being rendered.
     #[cfg(feature = "ssr")]
     buyer: Option<String>,
+    /// Why there is none, when the session limit refused one.
+    #[cfg(feature = "ssr")]
+    refused: Option<SessionRefused>,
     /// Where server rendering adds response headers (the admission cookie).
     #[cfg(feature = "ssr")]
     response: Option<leptos_axum::ResponseOptions>,
@@ -33,11 +36,15 @@ impl Api {
         #[cfg(feature = "ssr")]
         {
             use leptos::prelude::use_context;
-            let buyer = use_context::<http::request::Parts>()
+            let parts = use_context::<http::request::Parts>();
+            let buyer = parts
+                .as_ref()
                 .and_then(|p| p.extensions.get::<PageBuyer>().map(|b| b.0.clone()));
+            let refused = parts.and_then(|p| p.extensions.get::<SessionRefused>().copied());
             Self {
                 backend: use_context::<SharedBackend>(),
                 buyer,
+                refused,
                 response: use_context::<leptos_axum::ResponseOptions>(),
             }
         }
@@ -63,12 +70,7 @@ impl Api {
     pub async fn enter(&self, event_id: String) -> Result<EventEntry, ErrorBody> {
         #[cfg(feature = "ssr")]
         {
-            let buyer = self.buyer.clone().ok_or_else(|| {
-                ErrorBody::new(
-                    "unauthorized",
-                    "Your browser refused our session cookie; allow cookies for this site.",
-                )
-            })?;
+            let buyer = self.buyer.clone().ok_or_else(|| self.no_buyer())?;
             let (entry, cookie) = self.backend()?.enter(buyer, event_id).await?;
             if let (Some(cookie), Some(response)) = (cookie, &self.response)
                 && let Ok(value) = http::HeaderValue::from_str(&cookie)
@@ -221,6 +223,30 @@ impl Api {
 
     pub async fn create_event(&self, event: &NewEvent) -> Result<Event, ErrorBody> {
         call("POST", "/api/admin/events", Some(event), None).await
+    }
+
+    /// Why the page has no buyer: the session limit (then the answer is 429 with Retry-After,
+    /// and the page says when to come back), else a browser that did not keep our cookie.
+    #[cfg(feature = "ssr")]
+    fn no_buyer(&self) -> ErrorBody {
+        let Some(SessionRefused { retry_after_secs }) = self.refused else {
+            return ErrorBody::new(
+                "unauthorized",
+                "Your browser refused our session cookie; allow cookies for this site.",
+            );
+        };
+        if let Some(response) = &self.response {
+            response.set_status(http::StatusCode::TOO_MANY_REQUESTS);
+            response.insert_header(http::header::RETRY_AFTER, retry_after_secs.into());
+        }
+        ErrorBody::new(
+            "rate_limited",
+            format!(
+                "Many visitors from your network arrived in the last minute, more than we take \
+                 from one address, so we could not give you a place in line yet. Please come \
+                 back in {retry_after_secs} seconds and reload this page."
+            ),
+        )
     }
 
     #[cfg(feature = "ssr")]

@@ -6,6 +6,8 @@
 //!               concurrency.
 //! `bench holds` the hold transaction through the HTTP API, and `pgbench` of the same
 //!               statements.
+//! `bench inventory` what the ticker's leader pays each tick to count an event's seats for
+//!               the line (sold out, the outlook), on a large event after many holds.
 //!
 //! Each run starts Anteroom in-process (release build: `cargo run --release -p loadtest --bin
 //! bench -- line`) on a scratch database and Redis prefix, both removed at the end.
@@ -13,8 +15,9 @@
 use std::process::Command;
 
 use anteroom::{
+    admission::ticker::Ticker,
     config::Config,
-    queue::{self, Proof},
+    queue::{self, Proof, inventory::Inventory},
 };
 use app::wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
 use clap::{Parser, Subcommand};
@@ -53,6 +56,17 @@ enum What {
     Holds {
         #[arg(long, default_value_t = 4000)]
         requests: usize,
+    },
+    /// The seat count of every admission tick, and the whole tick, on an event of `--seats`
+    /// seats after `--holds` holds of 2 seats (half expired, 4 in 10 bought, 1 in 10 held).
+    Inventory {
+        #[arg(long, default_value_t = 20_000)]
+        seats: u32,
+        #[arg(long, default_value_t = 10_000)]
+        holds: u32,
+        /// Counts (and ticks) measured.
+        #[arg(long, default_value_t = 500)]
+        ticks: usize,
     },
 }
 
@@ -295,7 +309,7 @@ SELECT pg_advisory_xact_lock(hashtextextended('b' || :hid || '\\n{event}', 0));
 SELECT id FROM hold WHERE buyer_id = 'b' || :hid AND idempotency_key = md5(random()::text);
 SELECT count(*) FROM seat s JOIN hold h ON h.id = s.hold_id WHERE h.event_id = '{event}' AND h.buyer_id = 'b' || :hid AND h.status = 'active' AND h.expires_at > now() AND s.status = 'held';
 SELECT id, section, row_label, number, price_cents, status, hold_id FROM seat WHERE event_id = '{event}' AND id = ANY(ARRAY[:sid]::bigint[]) ORDER BY id FOR UPDATE;
-INSERT INTO hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents) VALUES ('p' || :hid || '-' || :client_id, '{event}', 'b' || :hid, md5(random()::text), now() + interval '10 minutes', 100);
+INSERT INTO hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents, seat_count) VALUES ('p' || :hid || '-' || :client_id, '{event}', 'b' || :hid, md5(random()::text), now() + interval '10 minutes', 100, 1);
 UPDATE seat SET status = 'held', hold_id = 'p' || :hid || '-' || :client_id, version = version + 1, updated_at = now() WHERE id = ANY(ARRAY[:sid]::bigint[]);
 INSERT INTO hold_seat (hold_id, seat_id) SELECT 'p' || :hid || '-' || :client_id, unnest(ARRAY[:sid]::bigint[]);
 COMMIT;
@@ -397,6 +411,81 @@ async fn bench_holds(concurrency: usize, requests: usize) {
     run.stop().await;
 }
 
+async fn bench_inventory(seats: u32, holds: u32, ticks: usize) {
+    assert!(holds * 2 <= seats, "--holds of 2 seats must fit in --seats");
+    let run = start().await;
+    let state = run.state();
+    let db = &state.db;
+    let room = RoomUpdate {
+        paused: Some(true),
+        ..RoomUpdate::default()
+    };
+    let client = reqwest::Client::new();
+    let event = create_event(
+        &client,
+        &run.servers[0].base,
+        run.admin_token(),
+        &bench_event(seats.div_ceil(200), 200, room),
+    )
+    .await
+    .expect("the event is created")
+    .id;
+    // The night so far, written straight into the tables (the hold path's own speed is `bench
+    // holds`): holds 1 to n/2 expired, then 4 in 10 bought, the last 1 in 10 still held.
+    sqlx::query(
+        "insert into hold (id, event_id, buyer_id, idempotency_key, expires_at, total_cents, \
+             seat_count, status) \
+         select 'h' || i, $1, 'b' || i, 'k', now() + interval '10 minutes', 200, 2, \
+             case when i * 2 <= $2 then 'expired' when i * 10 <= $2 * 9 then 'purchased' \
+             else 'active' end \
+         from generate_series(1, $2) i",
+    )
+    .bind(&event)
+    .bind(holds as i32)
+    .execute(db)
+    .await
+    .expect("the holds are written");
+    sqlx::query(
+        "insert into hold_seat (hold_id, seat_id) \
+         select 'h' || ((n + 1) / 2), id \
+         from (select id, row_number() over (order by id) n from seat where event_id = $1) s \
+         where n <= $2 * 2",
+    )
+    .bind(&event)
+    .bind(i64::from(holds))
+    .execute(db)
+    .await
+    .expect("the holds' seats are written");
+    sqlx::query(
+        "update seat s set hold_id = h.id, \
+             status = case when h.status = 'purchased' then 'sold' else 'held' end \
+         from hold_seat hs join hold h on h.id = hs.hold_id \
+         where hs.seat_id = s.id and h.event_id = $1 and h.status in ('purchased', 'active')",
+    )
+    .bind(&event)
+    .execute(db)
+    .await
+    .expect("the seats are held and sold");
+    sqlx::query("analyze").execute(db).await.ok();
+    let counts = measure(ticks, 1, |_| async {
+        Inventory::count(db, &event).await.is_ok()
+    })
+    .await;
+    let inventory = Inventory::count(db, &event).await.expect("counted");
+    let room = state.rooms.get(db, &event).await.expect("the room");
+    let ticker = Ticker::new(state.clone());
+    let tick_all = measure(ticks, 1, |i| {
+        let (ticker, room, event) = (&ticker, &room, &event);
+        async move { ticker.tick(event, room, i as i64).await.is_ok() }
+    })
+    .await;
+    println!("\nThe line's inventory: {seats} seats, {holds} holds so far, counted {ticks} times");
+    println!("counted: {inventory:?}");
+    println!("{}", counts.line("seat count (Postgres)"));
+    println!("{}", tick_all.line("admission tick (count + admit script)"));
+    run.stop().await;
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
@@ -407,5 +496,10 @@ async fn main() {
             rounds,
         } => bench_line(cli.concurrency, requests, line, rounds).await,
         What::Holds { requests } => bench_holds(cli.concurrency, requests).await,
+        What::Inventory {
+            seats,
+            holds,
+            ticks,
+        } => bench_inventory(seats, holds, ticks).await,
     }
 }

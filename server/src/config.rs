@@ -6,6 +6,8 @@ use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr};
 
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 
+use crate::client::{Cidr, ForwardedHeader};
+
 #[derive(Parser, Debug)]
 #[command(
     name = "anteroom",
@@ -165,6 +167,48 @@ pub struct Config {
     /// and it refuses to start without `ANTEROOM_PAYMENTS_URL` (a fake takes no money).
     #[arg(long, global = true, env = "ANTEROOM_DEV")]
     pub dev: bool,
+
+    /// The proxies in front of Anteroom (load balancers) as address blocks, comma-separated
+    /// (`10.0.0.0/8,2001:db8:ffff::/48`): a request from one of them is from the client its
+    /// forwarding header names, read through trusted hops only. Empty: every peer is the
+    /// client (behind a balancer that is not listed, every buyer shares its address).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_TRUSTED_PROXIES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<Cidr>,
+
+    /// The header in which the trusted proxies name the client: `x-forwarded-for` or
+    /// `forwarded` (RFC 7239). Only this one is read: a client may send the other.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_FORWARDED_HEADER",
+        value_enum,
+        default_value = "x-forwarded-for"
+    )]
+    pub forwarded_header: ForwardedHeader,
+
+    /// Joins one network (an IPv4 /24 or an IPv6 /64) may make per minute, across instances.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_JOINS_PER_NETWORK_PER_MINUTE",
+        default_value_t = 600
+    )]
+    pub joins_per_network_per_minute: u32,
+
+    /// Places one network (an IPv4 /24 or an IPv6 /64) may take in one event's line over the
+    /// night. A carrier's shared addresses count as one network: raise it for such crowds.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_PLACES_PER_NETWORK",
+        default_value_t = 1000
+    )]
+    pub places_per_network: u32,
 
     /// How long an admission (and its token) lasts, in seconds.
     #[arg(

@@ -14,6 +14,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub mod admin;
 pub mod admission;
 pub mod checkout;
+pub mod client;
 pub mod config;
 pub mod devdata;
 pub mod error;

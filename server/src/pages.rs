@@ -6,20 +6,20 @@
 //! the inline scripts Leptos writes (hydration, resolved data), which carry this response's
 //! nonce. A script that an operator's text smuggled into the HTML carries none and never runs.
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
 use app::{
     App,
-    backend::{Backend, BoxFuture, PageBuyer, SharedBackend},
+    backend::{Backend, BoxFuture, PageBuyer, SessionRefused, SharedBackend},
     shell,
     wire::{BuyerId, ErrorBody, Event, EventEntry, EventId, QueueStatus},
 };
 use axum::{
     Router,
-    extract::{ConnectInfo, Request, State},
+    extract::{Request, State},
     http::{HeaderValue, header},
     middleware::{self, Next},
-    response::Response,
+    response::{IntoResponse, Response},
 };
 use leptos::{
     nonce::Nonce,
@@ -28,7 +28,13 @@ use leptos::{
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
-    error::Result, queue, redis::ratelimit, seatmap, state::AppState, tokens::cookies::Cookie,
+    client::Client,
+    error::{Error, Result},
+    queue,
+    redis::ratelimit,
+    seatmap,
+    state::AppState,
+    tokens::cookies::Cookie,
 };
 
 /// The data source of server rendering.
@@ -148,33 +154,40 @@ async fn csp(mut req: Request, next: Next) -> Response {
     response
 }
 
-/// Middleware: names the page's buyer, issuing a session cookie on the first visit. New
-/// sessions count against the same per-address limit as `POST /api/session`; above it the page
-/// renders without one.
+/// Middleware: names the page's client and buyer, issuing a session cookie on the first
+/// visit. New sessions count against the same per-address limit as `POST /api/session`; above
+/// it the page renders without one and says when to come back ([`SessionRefused`]).
 async fn page_session(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let client = match Client::from_request(req.extensions(), req.headers(), &state.config) {
+        Ok(client) => client,
+        Err(e) => return e.into_response(),
+    };
+    req.extensions_mut().insert(client);
     let mut new_token = None;
     let buyer = match state.sessions.buyer_of(&state.config, req.headers()) {
         Some(id) => Some(String::from(id)),
         None => {
-            let peer = req
-                .extensions()
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|c| c.0.ip().to_string())
-                .unwrap_or_default();
-            let allowed = ratelimit::check(
+            let limited = ratelimit::check(
                 &state,
                 "session",
-                &peer,
+                &client.address(),
                 state.config.sessions_per_minute,
                 Duration::from_secs(60),
             )
-            .await
-            .is_ok();
-            allowed.then(|| {
-                let created = state.sessions.issue();
-                new_token = Some(created.token);
-                created.buyer_id
-            })
+            .await;
+            match limited {
+                Ok(()) => {
+                    let created = state.sessions.issue();
+                    new_token = Some(created.token);
+                    Some(created.buyer_id)
+                }
+                Err(Error::RateLimited { retry_after_secs }) => {
+                    req.extensions_mut()
+                        .insert(SessionRefused { retry_after_secs });
+                    None
+                }
+                Err(e) => return e.into_response(),
+            }
         }
     };
     if let Some(id) = buyer {

@@ -11,16 +11,14 @@ mod room;
 mod session;
 pub mod stats;
 
-use std::net::SocketAddr;
-
 use axum::{
     Router,
-    extract::{ConnectInfo, FromRequestParts},
+    extract::FromRequestParts,
     http::request::Parts,
     routing::{get, post, put},
 };
 
-use crate::{error::Error, state::AppState, tokens::Admin};
+use crate::{client::Client, error::Error, state::AppState, tokens::Admin};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -55,9 +53,9 @@ pub struct Operator {
 }
 
 impl Operator {
-    fn new(via: &str, peer: SocketAddr) -> Self {
+    fn new(via: &str, client: Client) -> Self {
         Operator {
-            actor: format!("admin via {via} from {}", peer.ip()),
+            actor: format!("admin via {via} from {client}"),
         }
     }
 }
@@ -67,15 +65,7 @@ impl FromRequestParts<AppState> for Operator {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
         let admin = Admin::from_request_parts(parts, state).await?;
-        let peer = peer(parts, state).await?;
-        Ok(Operator::new(admin.via, peer))
+        let client = Client::from_request_parts(parts, state).await?;
+        Ok(Operator::new(admin.via, client))
     }
-}
-
-/// The client's address (the server is always served with connect info).
-async fn peer(parts: &mut Parts, state: &AppState) -> Result<SocketAddr, Error> {
-    let ConnectInfo(peer) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
-        .await
-        .map_err(|e| Error::Internal(format!("no client address: {e}")))?;
-    Ok(peer)
 }

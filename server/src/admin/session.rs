@@ -4,21 +4,17 @@
 //! the token can make the audit grow.
 
 use app::wire::OperatorAction;
-use axum::{
-    Json,
-    extract::{ConnectInfo, State},
-    http::HeaderMap,
-    response::Response,
-};
+use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use serde::Deserialize;
 use serde_json::Value;
-use std::{net::SocketAddr, time::Duration};
+use std::time::Duration;
 
 use super::{
     Operator,
     audit::{self, Entry},
 };
 use crate::{
+    client::Client,
     error::{Error, Result},
     extract::ApiJson,
     redis::ratelimit,
@@ -35,22 +31,22 @@ pub struct SignIn {
 /// `POST /api/admin/session {"token"}`: the dashboard's cookie for the admin token.
 pub async fn sign_in(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    client: Client,
     ApiJson(body): ApiJson<SignIn>,
 ) -> Result<Response> {
     ratelimit::check(
         &state,
         "admin-sign-in",
-        &peer.ip().to_string(),
+        &client.address(),
         state.config.admin_sign_ins_per_minute,
         Duration::from_secs(60),
     )
     .await?;
     if !admin::is_admin_token(&state, body.token.trim()) {
-        tracing::warn!(peer = %peer.ip(), "refused an admin sign-in");
+        tracing::warn!(%client, "refused an admin sign-in");
         return Err(Error::Unauthorized("that is not the admin token".into()));
     }
-    let operator = Operator::new("dashboard", peer);
+    let operator = Operator::new("dashboard", client);
     audit_session(&state, &operator, OperatorAction::SignIn).await?;
     Ok(admin::signed_in(&state))
 }
@@ -63,11 +59,11 @@ pub async fn whoami(admin: Admin) -> Json<Value> {
 /// `DELETE /api/admin/session`: clears the cookie (for anyone; audited for the operator).
 pub async fn sign_out(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    client: Client,
     headers: HeaderMap,
 ) -> Result<Response> {
     if let Some(via) = admin::admin_via(&state, &headers) {
-        let operator = Operator::new(via, peer);
+        let operator = Operator::new(via, client);
         audit_session(&state, &operator, OperatorAction::SignOut).await?;
     }
     Ok(admin::signed_out(&state))

@@ -134,7 +134,7 @@ async fn send_after_change(
 ) {
     seatmap::invalidate(&mut pipe, &state.keys, event_id);
     Counters::at(&state.keys, event_id, Utc::now().timestamp()).count(&mut pipe, counter);
-    // One round trip for both.
+    // One round trip for all of it.
     let sent: redis::RedisResult<()> = pipe.query_async(&mut state.redis.clone()).await;
     if let Err(e) = sent {
         tracing::warn!(

@@ -87,9 +87,9 @@ pub async fn create(
     let total_cents: i64 = seats.iter().map(|s| s.price_cents).sum();
     let ids: Vec<i64> = seats.iter().map(|s| s.id).collect();
     sqlx::query(
-        "insert into hold \
-           (id, event_id, buyer_id, idempotency_key, request_digest, expires_at, total_cents) \
-         values ($1, $2, $3, $4, $5, $6, $7)",
+        "insert into hold (id, event_id, buyer_id, idempotency_key, request_digest, \
+             expires_at, total_cents, seat_count) \
+         values ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
     .bind(&hold_id)
     .bind(event_id.as_str())
@@ -98,6 +98,7 @@ pub async fn create(
     .bind(&replay.digest)
     .bind(expires_at)
     .bind(total_cents)
+    .bind(ids.len() as i32)
     .execute(&mut *tx)
     .await?;
     sqlx::query(

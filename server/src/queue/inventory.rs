@@ -46,27 +46,30 @@ impl Inventory {
     /// Seats assumed per hold before the event has any hold (DESIGN.md).
     const SEATS_PER_HOLD_BEFORE_ANY: u64 = 2;
 
-    /// Counts the seats of `event_id` in Postgres: one statement, on the seat table's event
-    /// index and the holds' event index.
+    /// Counts the seats of `event_id` in Postgres: one statement of index reads (the seats by
+    /// event and status, the event's holds with their seat counts, the holds past their expiry
+    /// that the sweep has not reached).
     pub async fn count(db: &PgPool, event_id: &str) -> Result<Self> {
-        let (available, held, sold, holds, hold_seats): (i64, i64, i64, i64, i64) = sqlx::query_as(
-            "select \
-                     count(*) filter (where s.status = 'available' or h.expires_at <= now()), \
-                     count(*) filter (where h.expires_at > now()), \
-                     count(*) filter (where s.status = 'sold'), \
+        let (available, held, sold, lapsed, holds, hold_seats): (i64, i64, i64, i64, i64, i64) =
+            sqlx::query_as(
+                "select \
+                     (select count(*) from seat where event_id = $1 and status = 'available'), \
+                     (select count(*) from seat where event_id = $1 and status = 'held'), \
+                     (select count(*) from seat where event_id = $1 and status = 'sold'), \
+                     (select count(*) from hold h join seat s on s.hold_id = h.id \
+                      where h.event_id = $1 and h.status = 'active' and h.expires_at <= now() \
+                        and s.status = 'held'), \
                      (select count(*) from hold where event_id = $1), \
-                     (select count(*) from hold_seat hs join hold h2 on h2.id = hs.hold_id \
-                      where h2.event_id = $1) \
-                 from seat s left join hold h on s.status = 'held' and h.id = s.hold_id \
-                 where s.event_id = $1",
-        )
-        .bind(event_id)
-        .fetch_one(db)
-        .await?;
+                     (select coalesce(sum(seat_count), 0) from hold where event_id = $1)",
+            )
+            .bind(event_id)
+            .fetch_one(db)
+            .await?;
         let u = |n: i64| n.max(0) as u64;
+        // A seat held by a hold past its expiry is free: the hold transaction takes it at once.
         Ok(Self {
-            available: u(available),
-            held: u(held),
+            available: u(available + lapsed),
+            held: u(held - lapsed),
             sold: u(sold),
             holds: u(holds),
             hold_seats: u(hold_seats),

@@ -15,12 +15,12 @@
 //! place receipt is an HMAC over its fields (about 75 bytes), not a JWT, and is sent again
 //! only when what it says changed.
 
-use std::{collections::HashMap, net::SocketAddr, sync::Mutex, time::Duration};
+use std::{collections::HashMap, sync::Mutex, time::Duration};
 
 use app::wire::{BuyerId, EventId, NewSession, SessionCreated};
 use axum::{
     Json, Router,
-    extract::{ConnectInfo, FromRequestParts, State},
+    extract::{FromRequestParts, State},
     http::{StatusCode, request::Parts},
     response::{IntoResponse, Response},
     routing::post,
@@ -29,6 +29,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
 use crate::{
+    client::Client,
     config::Config,
     error::Error,
     extract::ApiJson,
@@ -338,7 +339,7 @@ async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
 /// `POST /api/session`.
 async fn create(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    client: Client,
     ApiJson(body): ApiJson<NewSession>,
 ) -> Result<Response, Error> {
     if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
@@ -349,7 +350,7 @@ async fn create(
     ratelimit::check(
         &state,
         "session",
-        &peer.ip().to_string(),
+        &client.address(),
         state.config.sessions_per_minute,
         Duration::from_secs(60),
     )

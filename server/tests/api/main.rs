@@ -4,6 +4,7 @@
 
 mod admission;
 mod checkout;
+mod clients;
 mod cluster;
 mod events;
 mod failover;

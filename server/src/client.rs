@@ -1,0 +1,391 @@
+//! Who is asking: the client's address, read through the proxies trusted to name it, and the
+//! buckets every per-address limit counts in.
+//!
+//! Invariants (issue 16, findings 2 and 3): the client is the connection's peer, unless the
+//! peer is a trusted proxy (`ANTEROOM_TRUSTED_PROXIES`); then the forwarding header those
+//! proxies write (`ANTEROOM_FORWARDED_HEADER`) is read from the right, one hop at a time, and
+//! the client is the first address that is not itself a trusted proxy. Whatever a client
+//! writes into that header lies left of what our proxies appended, so it is never read past
+//! the client's real address; a hop that does not parse ends the walk at the proxy that
+//! wrote it. An IPv6 client counts as its /64 (one host commonly has a whole /64 to pick
+//! addresses from); the per-network limits count an IPv4 /24 or an IPv6 /64. [`Client::of`]
+//! is the one function that decides, and every per-address limit takes its subject from a
+//! [`Client`].
+
+use std::{
+    fmt,
+    net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr},
+    str::FromStr,
+};
+
+use axum::{
+    extract::{ConnectInfo, FromRequestParts},
+    http::{Extensions, HeaderMap, request::Parts},
+};
+
+use crate::{config::Config, error::Error, state::AppState};
+
+/// A block of addresses, `10.0.0.0/8` or `2001:db8::/32` (a bare address is the block of one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cidr {
+    network: IpAddr,
+    prefix: u8,
+}
+
+impl Cidr {
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        match (self.network, ip.to_canonical()) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                masked(u128::from(u32::from(net)), 32, self.prefix)
+                    == masked(u128::from(u32::from(ip)), 32, self.prefix)
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                masked(u128::from(net), 128, self.prefix)
+                    == masked(u128::from(ip), 128, self.prefix)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The first `prefix` bits of a `width`-bit address (the rest zero).
+fn masked(address: u128, width: u8, prefix: u8) -> u128 {
+    let host_bits = u32::from(width - prefix.min(width));
+    address
+        .checked_shr(host_bits)
+        .unwrap_or(0)
+        .checked_shl(host_bits)
+        .unwrap_or(0)
+}
+
+impl FromStr for Cidr {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("{s:?} is not an address block such as 10.0.0.0/8 or 2001:db8::/32");
+        let (address, prefix) = match s.trim().split_once('/') {
+            Some((address, prefix)) => (address, Some(prefix)),
+            None => (s.trim(), None),
+        };
+        let network = IpAddr::from_str(address).map_err(|_| bad())?.to_canonical();
+        let width = if network.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= width)
+                .ok_or_else(bad)?,
+            None => width,
+        };
+        Ok(Self { network, prefix })
+    }
+}
+
+impl fmt::Display for Cidr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.network, self.prefix)
+    }
+}
+
+/// The header in which the trusted proxies name the address they received a request from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: client, proxy1, proxy2`.
+    XForwardedFor,
+    /// RFC 7239 `Forwarded: for=client, for="[2001:db8::1]:4711"`.
+    Forwarded,
+}
+
+/// The client of a request, as [`Client::of`] found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Client {
+    pub ip: IpAddr,
+}
+
+impl Client {
+    /// The client of a request that came from `peer` with `headers`.
+    pub fn of(peer: IpAddr, headers: &HeaderMap, config: &Config) -> Self {
+        let trusted = |ip: IpAddr| config.trusted_proxies.iter().any(|c| c.contains(ip));
+        let mut ip = peer.to_canonical();
+        if trusted(ip) {
+            for hop in hops(headers, config.forwarded_header).into_iter().rev() {
+                let Some(hop) = hop else { break };
+                ip = hop;
+                if !trusted(ip) {
+                    break;
+                }
+            }
+        }
+        Self { ip }
+    }
+
+    /// The client of a request, from its connection's peer (in `extensions`) and `headers`.
+    pub fn from_request(
+        extensions: &Extensions,
+        headers: &HeaderMap,
+        config: &Config,
+    ) -> Result<Self, Error> {
+        let ConnectInfo(peer) = extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .ok_or_else(|| Error::Internal("served without the peer's address".into()))?;
+        Ok(Self::of(peer.ip(), headers, config))
+    }
+
+    /// The subject of the per-address limits: the address, or for IPv6 its /64.
+    pub fn address(&self) -> String {
+        match self.ip {
+            IpAddr::V4(ip) => ip.to_string(),
+            IpAddr::V6(_) => self.network(),
+        }
+    }
+
+    /// The subject of the per-network limits: the IPv4 /24 or the IPv6 /64.
+    pub fn network(&self) -> String {
+        let block = |ip: IpAddr, prefix| Cidr {
+            network: ip,
+            prefix,
+        };
+        let cidr = match self.ip {
+            IpAddr::V4(ip) => {
+                let net = masked(u128::from(u32::from(ip)), 32, 24) as u32;
+                block(IpAddr::V4(Ipv4Addr::from(net)), 24)
+            }
+            IpAddr::V6(ip) => {
+                let net = masked(u128::from(ip), 128, 64);
+                block(IpAddr::V6(Ipv6Addr::from(net)), 64)
+            }
+        };
+        cidr.to_string()
+    }
+}
+
+impl fmt::Display for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.ip.fmt(f)
+    }
+}
+
+impl FromRequestParts<AppState> for Client {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+        Self::from_request(&parts.extensions, &parts.headers, &state.config)
+    }
+}
+
+/// The addresses of `header`, left to right over all its lines (`None` for a hop that names
+/// no address: `unknown`, an obfuscated name, garbage).
+fn hops(headers: &HeaderMap, header: ForwardedHeader) -> Vec<Option<IpAddr>> {
+    let name = match header {
+        ForwardedHeader::XForwardedFor => "x-forwarded-for",
+        ForwardedHeader::Forwarded => "forwarded",
+    };
+    let mut hops = Vec::new();
+    for line in headers.get_all(name) {
+        let Ok(line) = line.to_str() else {
+            hops.push(None);
+            continue;
+        };
+        for element in line.split(',') {
+            let address = match header {
+                ForwardedHeader::XForwardedFor => Some(element),
+                ForwardedHeader::Forwarded => element.split(';').find_map(|pair| {
+                    let (key, value) = pair.split_once('=')?;
+                    key.trim().eq_ignore_ascii_case("for").then_some(value)
+                }),
+            };
+            hops.push(address.and_then(node_address));
+        }
+    }
+    hops
+}
+
+/// The address of one hop: `192.0.2.1`, `192.0.2.1:8080`, `2001:db8::1`, `[2001:db8::1]:443`,
+/// each maybe in quotes.
+fn node_address(node: &str) -> Option<IpAddr> {
+    let node = node.trim().trim_matches('"');
+    if let Ok(ip) = IpAddr::from_str(node) {
+        return Some(ip.to_canonical());
+    }
+    if let Some(bracketed) = node.strip_prefix('[') {
+        let (v6, _) = bracketed.split_once(']')?;
+        return Ipv6Addr::from_str(v6)
+            .ok()
+            .map(|ip| IpAddr::V6(ip).to_canonical());
+    }
+    SocketAddr::from_str(node)
+        .ok()
+        .map(|s| s.ip().to_canonical())
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    fn config(trusted: &[&str], header: ForwardedHeader) -> Config {
+        let mut config = Config::defaults();
+        config.trusted_proxies = trusted.iter().map(|c| c.parse().unwrap()).collect();
+        config.forwarded_header = header;
+        config
+    }
+
+    fn client(peer: &str, name: &str, values: &[&str], config: &Config) -> String {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(
+                axum::http::HeaderName::from_str(name).unwrap(),
+                HeaderValue::from_str(v).unwrap(),
+            );
+        }
+        Client::of(peer.parse().unwrap(), &headers, config)
+            .ip
+            .to_string()
+    }
+
+    #[test]
+    fn the_header_counts_only_when_the_peer_is_a_trusted_proxy() {
+        let lb = config(&["10.0.0.0/8"], ForwardedHeader::XForwardedFor);
+        let xff = "x-forwarded-for";
+        assert_eq!(
+            client("10.1.2.3", xff, &["203.0.113.7"], &lb),
+            "203.0.113.7"
+        );
+        assert_eq!(
+            client("198.51.100.9", xff, &["203.0.113.7"], &lb),
+            "198.51.100.9"
+        );
+        let nobody = config(&[], ForwardedHeader::XForwardedFor);
+        assert_eq!(
+            client("10.1.2.3", xff, &["203.0.113.7"], &nobody),
+            "10.1.2.3"
+        );
+    }
+
+    #[test]
+    fn what_the_client_wrote_itself_is_never_read_past_its_own_address() {
+        let lb = config(&["10.0.0.0/8"], ForwardedHeader::XForwardedFor);
+        let xff = "x-forwarded-for";
+        // The client sent "1.1.1.1"; our balancer appended the client's real address.
+        assert_eq!(
+            client("10.0.0.1", xff, &["1.1.1.1, 203.0.113.7"], &lb),
+            "203.0.113.7"
+        );
+        // Two trusted hops, over two header lines.
+        assert_eq!(
+            client("10.0.0.1", xff, &["1.1.1.1, 203.0.113.7", "10.9.9.9"], &lb),
+            "203.0.113.7"
+        );
+        // A hop that names nothing stops the walk at the proxy that wrote it.
+        assert_eq!(client("10.0.0.1", xff, &["unknown"], &lb), "10.0.0.1");
+        assert_eq!(client("10.0.0.1", xff, &["10.0.0.2"], &lb), "10.0.0.2");
+    }
+
+    #[test]
+    fn forwarded_elements_name_their_client_in_for() {
+        let lb = config(
+            &["10.0.0.0/8", "2001:db8:ffff::/48"],
+            ForwardedHeader::Forwarded,
+        );
+        let fwd = "forwarded";
+        assert_eq!(
+            client(
+                "10.0.0.1",
+                fwd,
+                &["for=1.1.1.1, For=\"[2001:db8:1:2::9]:4711\";proto=https"],
+                &lb
+            ),
+            "2001:db8:1:2::9"
+        );
+        assert_eq!(
+            client(
+                "10.0.0.1",
+                fwd,
+                &["for=\"192.0.2.60:8080\";by=10.0.0.1"],
+                &lb
+            ),
+            "192.0.2.60"
+        );
+        assert_eq!(client("10.0.0.1", fwd, &["for=_hidden"], &lb), "10.0.0.1");
+        // The other header is not read.
+        assert_eq!(
+            client("10.0.0.1", "x-forwarded-for", &["192.0.2.60"], &lb),
+            "10.0.0.1"
+        );
+    }
+
+    #[test]
+    fn ipv6_clients_count_by_their_64_and_networks_by_24_or_64() {
+        let c = |ip: &str| Client {
+            ip: ip.parse().unwrap(),
+        };
+        assert_eq!(c("2001:db8:1:2:aaaa::1").address(), "2001:db8:1:2::/64");
+        assert_eq!(
+            c("2001:db8:1:2:aaaa::1").address(),
+            c("2001:db8:1:2:ffff:ffff:ffff:ffff").address()
+        );
+        assert_ne!(
+            c("2001:db8:1:2::1").address(),
+            c("2001:db8:1:3::1").address()
+        );
+        assert_eq!(c("203.0.113.7").address(), "203.0.113.7");
+        assert_eq!(c("203.0.113.7").network(), "203.0.113.0/24");
+        assert_eq!(c("2001:db8:1:2::1").network(), "2001:db8:1:2::/64");
+    }
+
+    #[test]
+    fn blocks_parse_and_contain_their_addresses_only() {
+        let block = |s: &str| s.parse::<Cidr>();
+        assert!(
+            block("10.0.0.0/8")
+                .unwrap()
+                .contains("10.255.0.1".parse().unwrap())
+        );
+        assert!(
+            !block("10.0.0.0/8")
+                .unwrap()
+                .contains("11.0.0.1".parse().unwrap())
+        );
+        assert!(
+            block("10.0.0.0/8")
+                .unwrap()
+                .contains("::ffff:10.0.0.1".parse().unwrap())
+        );
+        assert!(
+            block("192.0.2.1")
+                .unwrap()
+                .contains("192.0.2.1".parse().unwrap())
+        );
+        assert!(
+            !block("192.0.2.1")
+                .unwrap()
+                .contains("192.0.2.2".parse().unwrap())
+        );
+        assert!(
+            block("::/0")
+                .unwrap()
+                .contains("2001:db8::1".parse().unwrap())
+        );
+        assert!(
+            !block("::/0")
+                .unwrap()
+                .contains("192.0.2.1".parse().unwrap())
+        );
+        assert!(
+            block("0.0.0.0/0")
+                .unwrap()
+                .contains("192.0.2.1".parse().unwrap())
+        );
+        for bad in [
+            "10.0.0.0/33",
+            "2001:db8::/129",
+            "host",
+            "10.0.0.0/",
+            "/8",
+            "",
+        ] {
+            assert!(block(bad).is_err(), "{bad}");
+        }
+    }
+}
