@@ -22,8 +22,8 @@ use tokio::{
 };
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, join, open_event, poll, put_room, quick,
-    spawn_app, spawn_with, test_config,
+    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, hold_body, join, join_response,
+    open_event, poll, put_room, quick, spawn_app, spawn_with, test_config,
 };
 
 /// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
@@ -179,13 +179,7 @@ async fn answers_that_carry_a_token_say_no_store() {
         .create_event(event_body(1, 2, json!({"enabled": false})))
         .await;
     let event = event["id"].as_str().unwrap();
-    let r = app
-        .client
-        .post(app.url("/api/session"))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
+    let r = app.new_session().await;
     assert_eq!(r.status(), StatusCode::CREATED);
     assert_eq!(r.headers()["cache-control"], "no-store");
     let token = r.json::<serde_json::Value>().await.unwrap()["token"]
@@ -507,13 +501,7 @@ async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one(
     config.dev = false;
     config.payments_url = Some(payments);
     let app = spawn_with(config).await;
-    let r = app
-        .client
-        .post(app.url("/api/session"))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
+    let r = app.new_session().await;
     assert_eq!(r.status(), StatusCode::CREATED);
     let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
     assert!(cookie.starts_with("__Host-anteroom_session="), "{cookie}");
@@ -569,11 +557,7 @@ async fn a_secret_or_key_file_other_users_may_read_is_refused_at_start() {
     // What an earlier start left: the session secret and a key, then opened up by hand.
     devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
     keys::load_or_generate(&key_dir, Strictness::Refuse).unwrap();
-    let key = std::fs::read_dir(&key_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "key"))
-        .unwrap();
+    let key = key_file(&key_dir);
     let refused = |config: Config| async move {
         Application::build(config)
             .await
@@ -706,14 +690,7 @@ async fn the_line_of_a_room_turned_off_expires_once_empty_and_its_count_stays() 
         .fetch_all(&app.state.db)
         .await
         .unwrap();
-    let r = hold(
-        &app,
-        &event,
-        &session,
-        "k",
-        json!({"seat_ids": [seats[0].to_string()]}),
-    )
-    .await;
+    let r = hold(&app, &event, &session, "k", hold_body(&seats)).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     let forever = |keys: &[(String, i64)]| -> Vec<String> {
         keys.iter()
@@ -757,37 +734,18 @@ async fn the_line_of_a_room_turned_off_expires_once_empty_and_its_count_stays() 
 
     // The keys gone (their time to live over) and the room on again for another night: a
     // receipt of the old line names a place already used, and puts nobody back in line.
-    for (key, _) in event_keys(&app, &event).await {
-        let () = redis::cmd("DEL")
-            .arg(&key)
-            .query_async(&mut app.state.redis.clone())
-            .await
-            .unwrap();
-    }
+    lose_the_line(&app, &event).await;
     let r = put_room(&app, &event, json!({"enabled": true})).await;
     assert_eq!(r.status(), StatusCode::OK);
     app.state.rooms.refresh(&app.state.db).await.unwrap();
     let (session, receipt) = &receipts[2];
-    let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(session)
-        .header("place-token", receipt)
-        .send()
-        .await
-        .unwrap();
+    let r = poll_with_receipt(&app, &event, session, receipt).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
 }
 
 /// Joins `event` as the buyer of `session`: the place receipt the waiting answer hands out.
 async fn place_receipt(app: &TestApp, event: &str, session: &str) -> String {
-    let r = app
-        .client
-        .post(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(session)
-        .send()
-        .await
-        .unwrap();
+    let r = join_response(app, event, session).await;
     assert_eq!(r.status(), StatusCode::ACCEPTED);
     let cookie = r.headers()["set-cookie"].to_str().unwrap();
     let (name, value) = cookie.split(';').next().unwrap().split_once('=').unwrap();
@@ -882,7 +840,7 @@ async fn a_flood_of_reads_of_unknown_events_leaves_the_hold_path_its_connections
             .post(app.url(&format!("/api/events/{event}/holds")))
             .bearer_auth(&session)
             .header("idempotency-key", "k")
-            .json(&json!({"seat_ids": [seats[0].to_string()]}));
+            .json(&hold_body(&seats[..1]));
         tokio::spawn(async move { req.send().await.unwrap().status() })
     };
     tokio::time::sleep(Duration::from_millis(2_500)).await;
@@ -924,17 +882,21 @@ async fn an_unknown_event_asked_again_at_once_is_answered_without_postgres() {
     );
 }
 
+/// The (first) private key file in the key folder `dir`.
+fn key_file(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "key"))
+        .expect("a .key file")
+}
+
 /// A fresh signing key: its `.key` file's contents.
 fn new_key() -> Vec<u8> {
     let scratch =
         std::env::temp_dir().join(format!("anteroom-key-{}", anteroom::ids::random_id(6)));
     keys::load_or_generate(&scratch, Strictness::Refuse).unwrap();
-    let file = std::fs::read_dir(&scratch)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.extension().is_some_and(|e| e == "key"))
-        .unwrap();
-    let pem = std::fs::read(file).unwrap();
+    let pem = std::fs::read(key_file(&scratch)).unwrap();
     std::fs::remove_dir_all(scratch).unwrap();
     pem
 }
@@ -974,31 +936,48 @@ async fn admitted_on(app: &TestApp, event: &str) -> (String, String) {
     )
 }
 
-/// What `app`'s gate says to `token` of the buyer of `session`.
-async fn gate_status(app: &TestApp, event: &str, session: &str, token: &str) -> StatusCode {
+/// `GET path` as the buyer of `session`, with one more `header`.
+async fn get_with(
+    app: &TestApp,
+    path: &str,
+    session: &str,
+    (name, value): (&str, &str),
+) -> reqwest::Response {
     app.client
-        .get(app.url(&format!("/api/events/{event}/admission")))
+        .get(app.url(path))
         .bearer_auth(session)
-        .header("admission-token", token)
+        .header(name, value)
         .send()
         .await
         .unwrap()
+}
+
+/// What `app`'s gate says to `token` of the buyer of `session`.
+async fn gate_status(app: &TestApp, event: &str, session: &str, token: &str) -> StatusCode {
+    let path = format!("/api/events/{event}/admission");
+    get_with(app, &path, session, ("admission-token", token))
+        .await
         .status()
 }
 
+/// The kids of the JWKS at `base`.
 async fn jwks_kids(base: &str) -> Vec<String> {
-    let jwks: serde_json::Value = reqwest::get(format!("{base}/.well-known/jwks.json"))
+    served_kids(base).await.expect("the JWKS answers")
+}
+
+/// The kids of the JWKS at `base`, or `None` when nothing answers there.
+async fn served_kids(base: &str) -> Option<Vec<String>> {
+    let r = reqwest::get(format!("{base}/.well-known/jwks.json"))
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    jwks["keys"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|k| k["kid"].as_str().unwrap().to_owned())
-        .collect()
+        .ok()?;
+    let jwks: serde_json::Value = r.json().await.ok()?;
+    Some(
+        jwks["keys"]
+            .as_array()?
+            .iter()
+            .map(|k| k["kid"].as_str().unwrap().to_owned())
+            .collect(),
+    )
 }
 
 #[tokio::test]
@@ -1094,23 +1073,20 @@ async fn sighup_makes_a_running_server_read_its_key_folder_again() {
     let key = std::fs::read(&made).unwrap();
     install_key(&key, "zz-added", &[&config.data_dir.join("admission-keys")]);
     process.signal("HUP");
-    let mut kids = Vec::new();
+    // Before it reads the folder again (or if SIGHUP killed it), the key is not served.
+    let mut kids = None;
     for _ in 0..100 {
-        if let Ok(r) = reqwest::get(format!("{}/.well-known/jwks.json", process.base)).await {
-            let jwks: serde_json::Value = r.json().await.unwrap();
-            kids = jwks["keys"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|k| k["kid"].as_str().unwrap().to_owned())
-                .collect();
-            if kids.len() == 2 {
-                break;
-            }
+        kids = served_kids(&process.base).await;
+        if kids.as_ref().is_some_and(|k| k.len() == 2) {
+            break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(kids.contains(&"zz-added".to_owned()), "{kids:?}");
+    assert!(
+        kids.as_ref()
+            .is_some_and(|k| k.contains(&"zz-added".to_owned())),
+        "{kids:?}"
+    );
 }
 
 #[tokio::test]
@@ -1138,27 +1114,15 @@ async fn an_admission_handed_out_while_the_room_was_off_is_no_admission_once_it_
     let r = put_room(&app, &event, json!({"enabled": true})).await;
     assert_eq!(r.status(), StatusCode::OK);
     // The token does not pass the gate of the room on.
-    let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/seats")))
-        .bearer_auth(&session)
-        .header("admission-token", &token)
-        .send()
-        .await
-        .unwrap();
+    let seats = format!("/api/events/{event}/seats");
+    let r = get_with(&app, &seats, &session, ("admission-token", &token)).await;
     expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
     // Nor does it bring the admission back, the place it used up is not in line any more,
     // and its receipt puts nobody back.
-    let polled = |extra: (&'static str, String)| {
-        app.client
-            .get(app.url(&format!("/api/events/{event}/queue")))
-            .bearer_auth(&session)
-            .header(extra.0, extra.1)
-            .send()
-    };
-    let r = polled(("admission-token", token.clone())).await.unwrap();
+    let queue = format!("/api/events/{event}/queue");
+    let r = get_with(&app, &queue, &session, ("admission-token", &token)).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
-    let r = polled(("place-token", receipt)).await.unwrap();
+    let r = poll_with_receipt(&app, &event, &session, &receipt).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
     let tick = Ticker::new(app.state.clone())
@@ -1232,7 +1196,8 @@ async fn the_session_secret_itself_signs_nothing() {
     );
 }
 
-/// What a Redis failover to a replica that had none of the line leaves of it: nothing.
+/// What a Redis failover to a replica that had none of the line leaves of it (or the line's
+/// keys once they expired): nothing.
 async fn lose_the_line(app: &TestApp, event: &str) {
     for (key, _) in event_keys(app, event).await {
         let () = redis::cmd("DEL")
@@ -1250,13 +1215,8 @@ async fn poll_with_receipt(
     session: &str,
     receipt: &str,
 ) -> reqwest::Response {
-    app.client
-        .get(app.url(&format!("/api/events/{event}/queue")))
-        .bearer_auth(session)
-        .header("place-token", receipt)
-        .send()
-        .await
-        .unwrap()
+    let path = format!("/api/events/{event}/queue");
+    get_with(app, &path, session, ("place-token", receipt)).await
 }
 
 #[tokio::test]

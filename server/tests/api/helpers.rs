@@ -171,15 +171,19 @@ impl TestApp {
             .await
     }
 
-    /// A new buyer session: (buyer id, token).
-    pub async fn session(&self) -> (String, String) {
-        let r = self
-            .client
+    /// `POST /api/session` with `{}`: the answer, its headers and all.
+    pub async fn new_session(&self) -> reqwest::Response {
+        self.client
             .post(self.url("/api/session"))
             .json(&json!({}))
             .send()
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    /// A new buyer session: (buyer id, token).
+    pub async fn session(&self) -> (String, String) {
+        let r = self.new_session().await;
         let status = r.status();
         let body: Value = r.json().await.unwrap();
         assert_eq!(status, StatusCode::CREATED, "{body}");
@@ -316,14 +320,18 @@ pub async fn three_instances(backend: Backend) -> Vec<TestApp> {
 
 /// `POST /api/events/{event}/queue` as the buyer of session `token`.
 pub async fn join(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
-    let r = app
-        .client
+    let r = join_response(app, event, token).await;
+    (r.status(), r.json().await.unwrap())
+}
+
+/// [`join`]'s answer, its headers and all.
+pub async fn join_response(app: &TestApp, event: &str, token: &str) -> reqwest::Response {
+    app.client
         .post(app.url(&format!("/api/events/{event}/queue")))
         .bearer_auth(token)
         .send()
         .await
-        .unwrap();
-    (r.status(), r.json().await.unwrap())
+        .unwrap()
 }
 
 /// `GET /api/events/{event}/queue` as the buyer of session `token`.
