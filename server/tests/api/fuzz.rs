@@ -267,6 +267,7 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
             hold_ttl_seconds: 600,
             seats_per_buyer: 6,
             hold_sweep_seconds: 30,
+            join_pow_bits: 0,
         };
         let mut admitted = 0;
         for t in 0..ticks {
