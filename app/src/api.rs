@@ -278,8 +278,9 @@ async fn solve(asked: &ProofChallenge) -> u64 {
             return nonce;
         }
         from += STEP;
+        // Browser timers are not `Send`; the page runs on one thread, which SendWrapper checks.
         #[cfg(feature = "hydrate")]
-        gloo_timers::future::TimeoutFuture::new(0).await;
+        send_wrapper::SendWrapper::new(gloo_timers::future::TimeoutFuture::new(0)).await;
     }
 }
 
