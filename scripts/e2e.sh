@@ -11,8 +11,10 @@ export ANTEROOM_ADDR="127.0.0.1:${port}"
 export ANTEROOM_METRICS_ADDR="127.0.0.1:0"
 # The server refuses an admin token under 32 characters.
 export ANTEROOM_ADMIN_TOKEN="e2e-admin-${stamp}-$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')"
-# Every simulated buyer comes from 127.0.0.1: lift the per-address session limit.
+# Every simulated buyer comes from 127.0.0.1: lift the per-address and per-network limits.
 export ANTEROOM_SESSIONS_PER_MINUTE=100000
+export ANTEROOM_JOINS_PER_NETWORK_PER_MINUTE=100000
+export ANTEROOM_PLACES_PER_NETWORK=100000
 # At least 32 random bytes, or the server refuses to start.
 export ANTEROOM_SESSION_SECRET="$(head -c 32 /dev/urandom | base64 | tr '+/' '-_')"
 export ANTEROOM_DATA_DIR="$(mktemp -d)"

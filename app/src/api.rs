@@ -6,9 +6,12 @@
 
 use serde::{Serialize, de::DeserializeOwned};
 
-use crate::wire::{
-    AuditEntry, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, Payments,
-    QueueStatus, Room, RoomUpdate, SeatMap, Stats,
+use crate::{
+    pow,
+    wire::{
+        AuditEntry, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, Payments,
+        ProofChallenge, QueueStatus, Room, RoomUpdate, SeatMap, Stats,
+    },
 };
 
 #[cfg(feature = "ssr")]
@@ -95,14 +98,19 @@ impl Api {
         }
     }
 
+    /// Joins the line (or finds one's place). Where the room asks a proof of work for a new
+    /// place, the browser makes it and joins again with it.
     pub async fn join(&self, event_id: &str) -> Result<QueueStatus, ErrorBody> {
-        call(
-            "POST",
-            &format!("/api/events/{event_id}/queue"),
-            Some(&()),
-            None,
-        )
-        .await
+        let path = format!("/api/events/{event_id}/queue");
+        match call("POST", &path, Some(&()), None).await {
+            Err(ErrorBody {
+                proof: Some(asked), ..
+            }) => {
+                let proof = format!("{}:{}", asked.challenge, solve(&asked).await);
+                call("POST", &path, Some(&()), Some((JOIN_PROOF, &proof))).await
+            }
+            answer => answer,
+        }
     }
 
     pub async fn poll(&self, event_id: &str) -> Result<QueueStatus, ErrorBody> {
@@ -135,7 +143,7 @@ impl Api {
             "POST",
             &format!("/api/events/{event_id}/holds"),
             Some(request),
-            Some(key),
+            Some((IDEMPOTENCY_KEY, key)),
         )
         .await
     }
@@ -155,7 +163,7 @@ impl Api {
             "POST",
             &format!("/api/holds/{hold_id}/checkout"),
             Some(&()),
-            Some(key),
+            Some((IDEMPOTENCY_KEY, key)),
         )
         .await
     }
@@ -257,14 +265,34 @@ impl Api {
     }
 }
 
-/// A call of the JSON API from the browser (the session and admission cookies go along); an
-/// error answer becomes its [`ErrorBody`], whose message is written for people.
+const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+const JOIN_PROOF: &str = "Join-Proof";
+
+/// The nonce that answers `asked`, found in steps of the shared search (`pow`), the page
+/// painting between steps (it says "getting your place…" meanwhile).
+async fn solve(asked: &ProofChallenge) -> u64 {
+    const STEP: u64 = 1 << 16;
+    let mut from = 0;
+    loop {
+        if let Some(nonce) = pow::search(&asked.challenge, asked.bits, from, STEP) {
+            return nonce;
+        }
+        from += STEP;
+        // Browser timers are not `Send`; the page runs on one thread, which SendWrapper checks.
+        #[cfg(feature = "hydrate")]
+        send_wrapper::SendWrapper::new(gloo_timers::future::TimeoutFuture::new(0)).await;
+    }
+}
+
+/// A call of the JSON API from the browser (the session and admission cookies go along), with
+/// one more `header` if given; an error answer becomes its [`ErrorBody`], whose message is
+/// written for people.
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 async fn call<B: Serialize, T: DeserializeOwned>(
     method: &str,
     path: &str,
     body: Option<&B>,
-    idempotency_key: Option<&str>,
+    header: Option<(&str, &str)>,
 ) -> Result<T, ErrorBody> {
     use gloo_net::http::{Method, RequestBuilder};
     let network = |e: gloo_net::Error| {
@@ -282,8 +310,8 @@ async fn call<B: Serialize, T: DeserializeOwned>(
         _ => Method::GET,
     };
     let mut builder = RequestBuilder::new(path).method(method);
-    if let Some(key) = idempotency_key {
-        builder = builder.header("Idempotency-Key", key);
+    if let Some((name, value)) = header {
+        builder = builder.header(name, value);
     }
     let request = match body {
         Some(body) => builder.json(body).map_err(network)?,
@@ -313,7 +341,7 @@ async fn call<B: Serialize, T: DeserializeOwned>(
     _method: &str,
     path: &str,
     _body: Option<&B>,
-    _idempotency_key: Option<&str>,
+    _header: Option<(&str, &str)>,
 ) -> Result<T, ErrorBody> {
     Err(ErrorBody::new(
         "internal",

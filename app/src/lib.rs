@@ -9,6 +9,7 @@ pub mod api;
 pub mod backend;
 mod onsale;
 mod pages;
+pub mod pow;
 pub mod wire;
 pub mod words;
 

@@ -70,6 +70,10 @@ pub fn EventPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match entry.await {
                     Ok(entry) => view! { <OnSale entry/> }.into_any(),
+                    Err(e) if e.proof.is_some() => {
+                        let event_id = params.read_untracked().get("id").unwrap_or_default();
+                        view! { <GettingPlace event_id/> }.into_any()
+                    }
                     Err(e) => view! {
                         <Title text="Anteroom"/>
                         <h1>"We could not open this sale"</h1>
@@ -79,6 +83,45 @@ pub fn EventPage() -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+/// While the browser makes the proof of work the room asks for a new place (the server's own
+/// rendering cannot): the page says so, then shows the sale as usual.
+#[component]
+fn GettingPlace(event_id: String) -> impl IntoView {
+    let entry = RwSignal::new(None::<EventEntry>);
+    let failed = RwSignal::new(None::<String>);
+    let page = StoredValue::new(format!("/events/{event_id}"));
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let (api, event_id) = (Api::current(), event_id.clone());
+            leptos::task::spawn_local(async move {
+                match api.enter(event_id).await {
+                    Ok(found) => entry.set(Some(found)),
+                    Err(e) => failed.set(Some(e.message)),
+                }
+            });
+        }
+    });
+    view! {
+        {move || match entry.get() {
+            Some(entry) => view! { <OnSale entry/> }.into_any(),
+            None => view! {
+                <Title text="Anteroom"/>
+                <section class="waiting card" aria-busy="true">
+                    <p class="eyebrow">"Getting your place…"</p>
+                    <p>"This sale asks each browser for a few seconds of work before it joins the line, so that nobody can take places in bulk. Your browser is doing it now; keep this page open and it moves on by itself."</p>
+                    {move || failed.get().map(|m| view! {
+                        <p class="error" role="alert">{m}" "<a href=page.get_value()>"Try again"</a></p>
+                    })}
+                    <noscript>
+                        <p class="error">"That work needs JavaScript: turn it on for this site and reload the page."</p>
+                    </noscript>
+                </section>
+            }.into_any(),
+        }}
     }
 }
 

@@ -84,6 +84,20 @@ pub struct ErrorBody {
     /// The seats that were taken (only with `seat_unavailable`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seat_ids: Option<Vec<String>>,
+    /// The proof of work a join must carry (only with `proof_required`; boxed, so that every
+    /// other error stays small).
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub proof: Option<Box<ProofChallenge>>,
+}
+
+/// What a `proof_required` answer asks of a join (API.md "Proof of work at join"): a `nonce`
+/// such that SHA-256(challenge ":" nonce) starts with `bits` zero bits, sent back as the
+/// `Join-Proof: <challenge>:<nonce>` header before `expires_at`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProofChallenge {
+    pub challenge: String,
+    pub bits: u32,
+    pub expires_at: DateTime<Utc>,
 }
 
 impl ErrorBody {
@@ -93,6 +107,7 @@ impl ErrorBody {
             message: message.into(),
             queue_url: None,
             seat_ids: None,
+            proof: None,
         }
     }
 }
@@ -136,6 +151,9 @@ pub struct Room {
     /// not pass the gate.
     #[serde(default)]
     pub epoch: u32,
+    /// Leading zero bits of the proof of work a join must carry (0: none asked).
+    #[serde(default)]
+    pub join_pow_bits: u32,
 }
 
 /// One event of `GET /api/events`.
@@ -187,6 +205,8 @@ pub struct RoomUpdate {
     pub seats_per_buyer: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold_sweep_seconds: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub join_pow_bits: Option<u32>,
 }
 
 /// The answer of join and poll (`/api/events/{id}/queue`).
@@ -524,6 +544,8 @@ pub const MAX_SEATS_PER_EVENT: u64 = 100_000;
 pub const ADMIT_RATE_RANGE: std::ops::RangeInclusive<u32> = 1..=100_000;
 /// Bounds of the tick length: 100 ms is the shortest the ticker is built for.
 pub const TICK_MS_RANGE: std::ops::RangeInclusive<u32> = 100..=60_000;
+/// Bounds of the join's proof of work: 32 zero bits already cost a browser hours.
+pub const JOIN_POW_BITS_RANGE: std::ops::RangeInclusive<u32> = 0..=32;
 
 fn unprocessable(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new("unprocessable", message)
@@ -597,6 +619,11 @@ impl RoomUpdate {
             && !(1..=3600).contains(&s)
         {
             return Err(unprocessable("hold_sweep_seconds must be from 1 to 3600"));
+        }
+        if let Some(b) = self.join_pow_bits
+            && !JOIN_POW_BITS_RANGE.contains(&b)
+        {
+            return Err(unprocessable("join_pow_bits must be from 0 to 32"));
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use std::process::Command;
 use anteroom::{
     admission::ticker::Ticker,
     config::Config,
-    queue::{self, Proof, inventory::Inventory},
+    queue::{self, NewPlace, Proof, inventory::Inventory},
 };
 use app::wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
 use clap::{Parser, Subcommand};
@@ -98,6 +98,8 @@ async fn start() -> Deployment {
         config.ticker = false;
         config.sessions_per_minute = u32::MAX;
         config.hold_attempts_per_minute = u32::MAX;
+        config.joins_per_network_per_minute = u32::MAX;
+        config.places_per_network = u32::MAX;
     })
     .await
 }
@@ -130,13 +132,18 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
     let state = run.state();
     let event = EventId::from(event);
     let mut redis = state.redis.clone();
+    let bench = NewPlace {
+        network: "bench".into(),
+        proof: None,
+    };
     let mut filled = 0;
     while filled < size {
         let mut pipe = redis::pipe();
         let chunk = (size - filled).min(2_000);
         for i in 0..chunk {
             let buyer = BuyerId::from(format!("filler-{:015}", filled + i));
-            let script = queue::locate_script(state, &buyer, &event, &Proof::default(), true);
+            let script =
+                queue::locate_script(state, &buyer, &event, &Proof::default(), Some(&bench));
             pipe.invoke_script(&script).ignore();
         }
         let _: () = pipe.query_async(&mut redis).await.unwrap();

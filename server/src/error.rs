@@ -3,7 +3,7 @@
 //! failures are logged here and answered without details (DESIGN.md 10: a clear JSON error
 //! with the right status; an unreachable Redis or Postgres is 503 with `Retry-After`, not 500).
 
-use app::wire::ErrorBody;
+use app::wire::{ErrorBody, ProofChallenge};
 use axum::{
     Json,
     http::{HeaderValue, StatusCode, header},
@@ -42,6 +42,11 @@ pub enum Error {
     Unprocessable(String),
     #[error("too many requests; try again in {retry_after_secs} s")]
     RateLimited { retry_after_secs: u64 },
+    #[error(
+        "this sale asks each new place in line for a little work from your device: solve the \
+         challenge and join again with the proof"
+    )]
+    ProofRequired(ProofChallenge),
     #[error("{message}")]
     Unavailable {
         message: String,
@@ -69,6 +74,7 @@ impl Error {
             Error::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Error::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Error::ProofRequired(_) => StatusCode::PRECONDITION_REQUIRED,
             Error::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Error::Database(e) if db_unreachable(e) => StatusCode::SERVICE_UNAVAILABLE,
             Error::Redis(e) if redis_unreachable(e) => StatusCode::SERVICE_UNAVAILABLE,
@@ -115,6 +121,7 @@ impl Error {
                 body.queue_url = Some(format!("/api/events/{event_id}/queue"));
             }
             Error::SeatUnavailable(ids) => body.seat_ids = Some(ids.clone()),
+            Error::ProofRequired(challenge) => body.proof = Some(Box::new(challenge.clone())),
             _ => {}
         }
         body
@@ -164,6 +171,7 @@ pub fn code_for_status(status: StatusCode) -> &'static str {
         StatusCode::REQUEST_TIMEOUT => "request_timeout",
         StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
         StatusCode::UNPROCESSABLE_ENTITY => "unprocessable",
+        StatusCode::PRECONDITION_REQUIRED => "proof_required",
         StatusCode::TOO_MANY_REQUESTS => "rate_limited",
         StatusCode::SERVICE_UNAVAILABLE => "unavailable",
         s if s.is_client_error() => "bad_request",

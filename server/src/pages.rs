@@ -60,13 +60,19 @@ impl Backend for PageBackend {
         buyer: String,
         event_id: String,
     ) -> BoxFuture<'_, Result<(EventEntry, Option<String>), ErrorBody>> {
-        // The request's headers, read now (they are context of the render, not of the future):
-        // they carry the buyer's proof of a place the line may have lost.
-        let headers = leptos::prelude::use_context::<http::request::Parts>()
-            .map(|parts| parts.headers)
-            .unwrap_or_default();
+        // The request's headers and client, read now (they are context of the render, not of
+        // the future): the headers carry the buyer's proof of a place the line may have lost,
+        // the client (named by the session middleware) is whom the join counts against.
+        let parts = leptos::prelude::use_context::<http::request::Parts>();
+        let client = parts
+            .as_ref()
+            .and_then(|p| p.extensions.get::<Client>().copied());
+        let headers = parts.map(|p| p.headers).unwrap_or_default();
         Box::pin(async move {
-            self.enter_event(&buyer.into(), &event_id.into(), &headers)
+            let client = client
+                .ok_or_else(|| Error::Internal("a page rendered without its client".into()))
+                .map_err(|e| e.body())?;
+            self.enter_event(&buyer.into(), &event_id.into(), &headers, client)
                 .await
                 .map_err(|e| e.body())
         })
@@ -79,10 +85,14 @@ impl PageBackend {
         buyer: &BuyerId,
         event_id: &EventId,
         headers: &http::HeaderMap,
+        client: Client,
     ) -> Result<(EventEntry, Option<String>)> {
         let state = &self.0;
         let event = state.rooms.event(&state.db, event_id).await?;
-        let answer = queue::join(state, buyer, event_id, headers).await?;
+        // The page's own join brings no proof of work: where the room asks one, the page
+        // answers `proof_required` and the browser makes it.
+        let joiner = queue::Joiner { client, work: None };
+        let answer = queue::join(state, buyer, event_id, headers, &joiner).await?;
         // An admitted buyer's browser gets the token as a cookie so that its next calls pass
         // the gate; a waiting one its place receipt.
         let cookie = queue::answer_cookie(event_id, &answer)

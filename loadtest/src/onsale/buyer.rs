@@ -9,7 +9,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::wire::{Hold, HoldRequest, QueueStatus, SeatMap, SeatStatus, SessionCreated};
+use app::{
+    pow,
+    wire::{ErrorBody, Hold, HoldRequest, QueueStatus, SeatMap, SeatStatus, SessionCreated},
+};
 use chrono::{DateTime, Utc};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use reqwest::StatusCode;
@@ -78,12 +81,7 @@ impl Buyer<'_> {
         let ttl_ms = i64::from(night.plan.admission_ttl_seconds) * 1000;
         'join: loop {
             let joined_ms = Utc::now().timestamp_millis();
-            let reply = night
-                .call(
-                    &night.tallies.joins,
-                    night.client.post(self.queue_url()).bearer_auth(self.token),
-                )
-                .await;
+            let reply = self.join().await;
             let first = !log.tried;
             log.tried = true;
             let status = self.read_queue(reply, true, first, log);
@@ -152,6 +150,29 @@ impl Buyer<'_> {
                 }
             }
         }
+    }
+
+    /// `POST queue`, and again with the proof of work when the room asks one, made as the
+    /// page makes it (the same `app::pow`), on a blocking thread so the other buyers go on.
+    async fn join(&self) -> Result<Reply, reqwest::Error> {
+        let night = self.night;
+        let join = || night.client.post(self.queue_url()).bearer_auth(self.token);
+        let reply = night.call(&night.tallies.joins, join()).await?;
+        let asked = (reply.status == StatusCode::PRECONDITION_REQUIRED)
+            .then(|| serde_json::from_slice::<ErrorBody>(&reply.body).ok()?.proof)
+            .flatten();
+        let Some(asked) = asked else {
+            return Ok(reply);
+        };
+        let (challenge, bits) = (asked.challenge.clone(), asked.bits);
+        let nonce = tokio::task::spawn_blocking(move || pow::solve(&challenge, bits))
+            .await
+            .expect("the search does not panic");
+        night.tallies.proofs.fetch_add(1, Ordering::Relaxed);
+        let proof = format!("{}:{nonce}", asked.challenge);
+        night
+            .call(&night.tallies.joins, join().header("join-proof", proof))
+            .await
     }
 
     /// The line is over: the night is sold out.

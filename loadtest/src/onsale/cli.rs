@@ -64,6 +64,10 @@ pub struct Cli {
     /// (queue length / interval), which compression must not multiply.
     #[arg(long, default_value_t = 3000)]
     pub poll_ms: u64,
+    /// Leading zero bits of the proof of work the room asks of each new place (0: none);
+    /// every buyer makes it as the page does, on this machine's cores.
+    #[arg(long, default_value_t = 0)]
+    pub join_pow_bits: u32,
     /// One buyer in this many pays for their hold.
     #[arg(long, default_value_t = 3)]
     pub pay_one_in: usize,
@@ -92,6 +96,7 @@ pub struct Plan {
     pub window_seconds: f64,
     pub seats: u32,
     pub admit_rate_per_second: u32,
+    pub join_pow_bits: u32,
     pub compress: f64,
     pub poll_ms: u64,
     pub pay_one_in: usize,
@@ -111,6 +116,7 @@ impl Plan {
             window_seconds: cli.window,
             seats: cli.seats,
             admit_rate_per_second: cli.admit_rate,
+            join_pow_bits: cli.join_pow_bits,
             compress: f,
             poll_ms: cli.poll_ms,
             pay_one_in: cli.pay_one_in.max(1),
@@ -159,6 +165,8 @@ pub async fn in_process(plan: &Plan) -> Target {
         config.ticker = true;
         // Every buyer comes from this one address; a compressed minute is shorter.
         config.sessions_per_minute = u32::MAX;
+        config.joins_per_network_per_minute = u32::MAX;
+        config.places_per_network = u32::MAX;
         config.hold_attempts_per_minute = (10.0 * compress) as u32;
         config.admission_ttl_seconds = ttl;
         config.payments_url = Some(payments.clone());

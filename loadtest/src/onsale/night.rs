@@ -105,6 +105,8 @@ pub struct Tallies {
     pub lapsed: AtomicU64,
     /// 402: the provider declined.
     pub declines: AtomicU64,
+    /// Proofs of work made for a join (428 `proof_required`, answered).
+    pub proofs: AtomicU64,
     /// Server errors by request and status ("holds 429"), to say what went wrong.
     pub unexpected: Mutex<BTreeMap<String, u64>>,
 }
@@ -276,6 +278,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         admit_rate_per_second: Some(plan.admit_rate_per_second),
         hold_ttl_seconds: Some(plan.hold_ttl_seconds),
         hold_sweep_seconds: Some(plan.hold_sweep_seconds),
+        join_pow_bits: Some(plan.join_pow_bits),
         ..RoomUpdate::default()
     };
     let new_event = NewEvent {

@@ -172,6 +172,8 @@ pub struct Report {
     holds_after_turn_lapsed: u64,
     checkouts: TallyView,
     declines: u64,
+    /// Proofs of work the buyers made to join.
+    join_proofs: u64,
     /// Server errors by request and status.
     unexpected: BTreeMap<String, u64>,
     polls_served_per_second: Rate,
@@ -365,6 +367,12 @@ impl Report {
             "hold conflicts (409) {}   turn lapsed (403) {}   declines {}   server errors {:?}",
             r.hold_conflicts, r.holds_after_turn_lapsed, r.declines, r.unexpected
         );
+        if r.join_proofs > 0 {
+            println!(
+                "proofs of work made      {} (at {} bits)",
+                r.join_proofs, r.plan.join_pow_bits
+            );
+        }
         println!(
             "FIFO inversions          {} (of {} places checked)",
             r.fifo.inversions, r.fifo.checked
@@ -498,6 +506,7 @@ pub fn report(
         holds_after_turn_lapsed: t.lapsed.load(Ordering::Relaxed),
         checkouts: t.checkouts.view(),
         declines: t.declines.load(Ordering::Relaxed),
+        join_proofs: t.proofs.load(Ordering::Relaxed),
         unexpected: t.unexpected.lock().expect("not poisoned").clone(),
         polls_served_per_second: rate(series.iter().map(|p| p.polls)),
         admissions_per_second: rate(series.iter().map(|p| p.admissions)),

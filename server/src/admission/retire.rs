@@ -1,6 +1,6 @@
 //! Retiring a line after its night. While an event's room runs, the Redis keys of its line (the
 //! arrival sequence, the head, the admitted set, the carried credit, the admissions count,
-//! the inventory the line reads and the admitted buyers still shopping)
+//! the inventory the line reads, the admitted buyers still shopping, the places per network)
 //! have no time to live; once the room is off and nobody is in line they serve nobody, so the
 //! line is archived in Postgres (`event_line`: the greatest arrival number it admitted, which
 //! the line keeps consulting, and its admissions, which the operator's count keeps showing)
@@ -78,6 +78,7 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
         .key(keys.credit(event_id))
         .key(keys.inventory(event_id))
         .key(keys.shopping(event_id))
+        .key(keys.places_by_network(event_id))
         .arg(text(head))
         .arg(text(admissions))
         .arg(ttl.as_millis() as u64)

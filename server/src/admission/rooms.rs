@@ -244,6 +244,7 @@ impl Rooms {
                 hold_ttl_seconds = coalesce($6, hold_ttl_seconds), \
                 seats_per_buyer = coalesce($7, seats_per_buyer), \
                 hold_sweep_seconds = coalesce($8, hold_sweep_seconds), \
+                join_pow_bits = coalesce($9, join_pow_bits), \
                 updated_at = now() \
              where id = $1 returning id",
         )

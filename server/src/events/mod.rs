@@ -46,6 +46,7 @@ struct EventRow {
     seats_per_buyer: i32,
     hold_sweep_seconds: i32,
     room_epoch: i32,
+    join_pow_bits: i32,
 }
 
 impl From<EventRow> for Event {
@@ -65,6 +66,7 @@ impl From<EventRow> for Event {
                 seats_per_buyer: u(r.seats_per_buyer),
                 hold_sweep_seconds: u(r.hold_sweep_seconds),
                 epoch: u(r.room_epoch),
+                join_pow_bits: u(r.join_pow_bits),
             },
         }
     }
@@ -72,7 +74,7 @@ impl From<EventRow> for Event {
 
 const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
     admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
-    room_epoch";
+    room_epoch, join_pow_bits";
 
 /// Whether `id` can name an event at all; anything else is answered 404 without a query.
 pub fn is_event_id(id: &str) -> bool {
@@ -141,9 +143,10 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
     let sql = format!(
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
              admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
-             hold_sweep_seconds) \
+             hold_sweep_seconds, join_pow_bits) \
          values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
-             coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30)) \
+             coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30), \
+             coalesce($11, 0)) \
          on conflict (id) do nothing \
          returning {EVENT_COLUMNS}"
     );
@@ -174,7 +177,7 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
     Ok(Some(row.into()))
 }
 
-/// Binds the seven room settings of `room`, in the order of `Room`'s fields (absent: NULL, which
+/// Binds the eight room settings of `room`, in the order of `Room`'s fields (absent: NULL, which
 /// the statements turn into "keep" or "default" with coalesce).
 pub fn bind_room<'q, O>(
     query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
@@ -188,6 +191,7 @@ pub fn bind_room<'q, O>(
         .bind(room.hold_ttl_seconds.map(|v| v as i32))
         .bind(room.seats_per_buyer.map(|v| v as i32))
         .bind(room.hold_sweep_seconds.map(|v| v as i32))
+        .bind(room.join_pow_bits.map(|v| v as i32))
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.

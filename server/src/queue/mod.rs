@@ -21,8 +21,14 @@
 //! plus the admitted buyers who have not held yet. Outlook ([`outlook`]): `likely` when the
 //! available seats, after the buyers ahead take the average each, still leave some; `unlikely`
 //! when none would be left even if every held seat came back; else `uncertain`.
+//!
+//! A place costs something (issue 16, finding 3): joins count against their network's limit
+//! a minute (an IPv4 /24 or IPv6 /64, `crate::client`), a network is given at most
+//! `places_per_network` places in one event's line (counted in the step that makes a place),
+//! and a room may ask a proof of work for each new place ([`proof`]).
 
 pub mod inventory;
+pub mod proof;
 
 use app::wire::{BuyerId, EventId, Outlook, QueueStatus, Room, estimated_wait_seconds};
 use axum::{
@@ -36,9 +42,11 @@ use chrono::{DateTime, Utc};
 use redis::ScriptInvocation;
 
 use crate::{
+    client::Client,
     error::{Error, Result},
     extract,
     queue::inventory::Inventory,
+    redis::ratelimit,
     state::AppState,
     tokens::{
         Buyer,
@@ -77,6 +85,8 @@ pub enum Place {
     },
     /// Every seat is sold: the line is over.
     SoldOut,
+    /// No place: the joiner's network has taken all the places one network may.
+    NetworkFull,
     Absent,
 }
 
@@ -142,15 +152,38 @@ pub struct Answer {
     pub receipt: Option<String>,
 }
 
-/// Joins `buyer` to the line of `event_id` (or finds them where they already are), with the
-/// proof of their place in the request's `headers`.
+/// Who is joining: the client, whose network the per-network limits count, and the
+/// `Join-Proof` header they sent, if any.
+pub struct Joiner<'a> {
+    pub client: Client,
+    pub work: Option<&'a str>,
+}
+
+/// A place the locate script may make: for the joiner's network, paid for by the proof of
+/// work the room asks (none when it asks none).
+pub struct NewPlace {
+    pub network: String,
+    pub proof: Option<proof::Proven>,
+}
+
+/// Joins `buyer` to the line of `event_id` (or finds them where they already are): within the
+/// joins a network may make a minute, the places it may take, and the room's proof of work.
 pub async fn join(
     state: &AppState,
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
+    joiner: &Joiner<'_>,
 ) -> Result<Answer> {
-    locate(state, buyer, event_id, headers, true).await
+    ratelimit::check(
+        state,
+        "join",
+        &joiner.client.network(),
+        state.config.joins_per_network_per_minute,
+        std::time::Duration::from_secs(60),
+    )
+    .await?;
+    locate(state, buyer, event_id, headers, Some(joiner)).await
 }
 
 /// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
@@ -160,7 +193,7 @@ pub async fn poll(
     event_id: &EventId,
     headers: &HeaderMap,
 ) -> Result<Answer> {
-    locate(state, buyer, event_id, headers, false).await
+    locate(state, buyer, event_id, headers, None).await
 }
 
 /// One round trip to Redis: the locate script, which joins the buyer if asked and puts back
@@ -170,12 +203,12 @@ async fn locate(
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
-    joining: bool,
+    joiner: Option<&Joiner<'_>>,
 ) -> Result<Answer> {
     state
         .metrics
         .queue_calls
-        .with_label_values(&[if joining { "join" } else { "poll" }])
+        .with_label_values(&[if joiner.is_some() { "join" } else { "poll" }])
         .inc();
     let room = state.rooms.get(&state.db, event_id).await?;
     if !room.enabled {
@@ -185,7 +218,9 @@ async fn locate(
         });
     }
     let proof = &Proof::from_headers(state, headers, buyer, event_id, &room);
-    let reply: Reply = locate_script(state, buyer, event_id, proof, joining)
+    let now = Utc::now();
+    let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
+    let reply: Reply = locate_script(state, buyer, event_id, proof, new_place.as_ref())
         .invoke_async(&mut state.redis.clone())
         .await?;
     let place = place(reply)?;
@@ -200,19 +235,53 @@ async fn locate(
             .inc();
         tracing::warn!(event = %event_id, %buyer, ?place, "put back a place the line had lost");
     }
+    if place == Place::Absent && joiner.is_some() && room.join_pow_bits > 0 {
+        // A join finds no place only when it could not make one: it brought no valid proof,
+        // or one already used.
+        let challenge = proof::challenge(&state.sessions, buyer, event_id, room.join_pow_bits, now);
+        return Err(Error::ProofRequired(challenge));
+    }
     answer(state, &room, buyer, event_id, place, proof)
 }
 
-/// The locate script's call for `buyer` in the line of `event_id` (the line benchmark fills
-/// lines with it too).
+/// The place a join may make, if any: with the room's proof of work, only when the join
+/// brought a valid one (without, the script only finds a place already held).
+fn new_place(
+    state: &AppState,
+    room: &Room,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    joiner: &Joiner<'_>,
+    now: DateTime<Utc>,
+) -> Option<NewPlace> {
+    let proof = match room.join_pow_bits {
+        0 => None,
+        bits => Some(proof::check(
+            &state.sessions,
+            joiner.work?,
+            buyer,
+            event_id,
+            bits,
+            now,
+        )?),
+    };
+    Some(NewPlace {
+        network: joiner.client.network(),
+        proof,
+    })
+}
+
+/// The locate script's call for `buyer` in the line of `event_id`, making `new_place` if the
+/// buyer has none (the line benchmark fills lines with it too).
 pub fn locate_script<'a>(
     state: &'a AppState,
     buyer: &BuyerId,
     event_id: &EventId,
     proof: &Proof,
-    joining: bool,
+    new_place: Option<&NewPlace>,
 ) -> ScriptInvocation<'a> {
     let keys = &state.keys;
+    let work = new_place.and_then(|p| p.proof.as_ref());
     let mut script = state.scripts.locate.prepare_invoke();
     script
         .key(keys.queue(event_id))
@@ -221,8 +290,10 @@ pub fn locate_script<'a>(
         .key(keys.head(event_id))
         .key(keys.inventory(event_id))
         .key(keys.shopping(event_id))
+        .key(keys.join_proof(event_id, work.map_or("", |w| w.id.as_str())))
+        .key(keys.places_by_network(event_id))
         .arg(buyer.as_str())
-        .arg(if joining { "1" } else { "0" })
+        .arg(if new_place.is_some() { "1" } else { "0" })
         .arg(
             proof
                 .receipt
@@ -236,6 +307,17 @@ pub fn locate_script<'a>(
                 .unwrap_or_default(),
         )
         .arg(state.rooms.admitted_through(event_id))
+        .arg(new_place.map_or("", |p| p.network.as_str()))
+        .arg(state.config.places_per_network)
+        .arg(
+            work.map(|w| {
+                (w.expires_at - Utc::now())
+                    .num_milliseconds()
+                    .max(1)
+                    .to_string()
+            })
+            .unwrap_or_default(),
+        )
         .arg(&Inventory::FIELDS[..]);
     script
 }
@@ -264,6 +346,7 @@ fn place((kind, value, arrival, restored, shopping, inventory): Reply) -> Result
             })
         }
         "sold_out" => Ok(Place::SoldOut),
+        "network_full" => Ok(Place::NetworkFull),
         "absent" => Ok(Place::Absent),
         other => Err(Error::Internal(format!("queue script answered {other:?}"))),
     }
@@ -325,6 +408,11 @@ fn answer(
             status: QueueStatus::SoldOut,
             receipt: None,
         }),
+        Place::NetworkFull => Err(Error::Forbidden(format!(
+            "your network has taken the {} places in this line that one network may; join \
+             from another connection",
+            state.config.places_per_network
+        ))),
         Place::Absent => Err(Error::NotInQueue),
     }
 }
@@ -405,11 +493,16 @@ fn respond(state: &AppState, event_id: &EventId, answer: Answer, joining: bool) 
 async fn join_handler(
     State(state): State<AppState>,
     buyer: Buyer,
+    client: Client,
     extract::EventId(event_id): extract::EventId,
     headers: HeaderMap,
 ) -> Result<Response> {
     let event_id = EventId::from(event_id);
-    let answer = join(&state, &buyer.id, &event_id, &headers).await?;
+    let joiner = Joiner {
+        client,
+        work: headers.get(proof::HEADER).and_then(|v| v.to_str().ok()),
+    };
+    let answer = join(&state, &buyer.id, &event_id, &headers, &joiner).await?;
     Ok(respond(&state, &event_id, answer, true))
 }
 

@@ -59,6 +59,17 @@ impl Keys {
         self.event(event_id, "inventory")
     }
 
+    /// The places each network (`client::Client::network`) was given in the event's line: a
+    /// hash, network -> count.
+    pub fn places_by_network(&self, event_id: &str) -> String {
+        self.event(event_id, "places_by_network")
+    }
+
+    /// Marks the join challenge `id` used (it lives until the challenge expires).
+    pub fn join_proof(&self, event_id: &str, id: &str) -> String {
+        self.event(event_id, &format!("proof:{id}"))
+    }
+
     /// The ticker lock: the owner token of the instance that admits, with a lease.
     pub fn ticker(&self, event_id: &str) -> String {
         self.event(event_id, "ticker")

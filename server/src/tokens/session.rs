@@ -92,8 +92,9 @@ pub struct Sessions {
     admin_encoding: EncodingKey,
     admin_decoding: DecodingKey,
     admin_validation: Validation,
-    /// The key of the place receipts' HMAC (the receipt also carries a purpose label in what
-    /// it signs).
+    /// The key of the HMAC of place receipts and join challenges ([`Sessions::sign_for`]: each
+    /// carries a purpose label in what it signs, so none is ever valid as another, nor as a
+    /// session).
     receipt_key: ring::hmac::Key,
     /// Sessions whose signature was checked, with their buyer and expiry (unix seconds). A
     /// std Mutex: held for one lookup or insert, never across an await.
@@ -200,7 +201,7 @@ impl Sessions {
         let life = self.ttl.min(RECEIPT_TTL);
         let exp = chrono::Utc::now().timestamp() + life.as_secs() as i64;
         let fields = format!("{}.{}.{}.{exp}", place.arrival, place.position, place.epoch);
-        format!("{fields}.{}", self.receipt_mac(buyer, event_id, &fields))
+        self.sign_for(PLACE_AUDIENCE, buyer, event_id, &fields)
     }
 
     /// The place of a valid, unexpired receipt of `buyer` in the line of `event_id`.
@@ -210,18 +211,7 @@ impl Sessions {
         buyer: &BuyerId,
         event_id: &EventId,
     ) -> Option<Place> {
-        use base64::Engine;
-        let (fields, mac) = receipt.rsplit_once('.')?;
-        let mac = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(mac)
-            .ok()?;
-        // ring compares in constant time: the MAC must not leak how much of a guess was right.
-        ring::hmac::verify(
-            &self.receipt_key,
-            Self::receipt_signed(buyer, event_id, fields).as_bytes(),
-            &mac,
-        )
-        .ok()?;
+        let fields = self.signed_fields(PLACE_AUDIENCE, buyer, event_id, receipt)?;
         let mut parts = fields.split('.').map(|p| p.parse::<u64>().ok());
         let (Some(Some(arrival)), Some(Some(position)), Some(Some(epoch)), Some(Some(exp)), None) = (
             parts.next(),
@@ -240,17 +230,41 @@ impl Sessions {
         })
     }
 
-    fn receipt_mac(&self, buyer: &BuyerId, event_id: &EventId, fields: &str) -> String {
+    /// `fields.mac`: `fields` (no `.` in the MAC, so the last `.` splits them) signed for one
+    /// `purpose`, `buyer` and event. The purpose label is in what is signed, so no value signed
+    /// for one purpose is ever valid for another, nor a session.
+    pub fn sign_for(
+        &self,
+        purpose: &str,
+        buyer: &BuyerId,
+        event_id: &EventId,
+        fields: &str,
+    ) -> String {
         use base64::Engine;
-        let signed = Self::receipt_signed(buyer, event_id, fields);
+        let signed = format!("{purpose}\n{buyer}\n{event_id}\n{fields}");
         let tag = ring::hmac::sign(&self.receipt_key, signed.as_bytes());
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tag.as_ref())
+        let mac = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(tag.as_ref());
+        format!("{fields}.{mac}")
     }
 
-    /// What a receipt's MAC covers: a purpose label (so no other signed value of this
-    /// secret is ever a receipt), the buyer, the event and the receipt's fields.
-    fn receipt_signed(buyer: &BuyerId, event_id: &EventId, fields: &str) -> String {
-        format!("{PLACE_AUDIENCE}\n{buyer}\n{event_id}\n{fields}")
+    /// The fields of `value` if [`sign_for`](Self::sign_for) signed it for this `purpose`,
+    /// `buyer` and event.
+    pub fn signed_fields<'a>(
+        &self,
+        purpose: &str,
+        buyer: &BuyerId,
+        event_id: &EventId,
+        value: &'a str,
+    ) -> Option<&'a str> {
+        use base64::Engine;
+        let (fields, mac) = value.rsplit_once('.')?;
+        let mac = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(mac)
+            .ok()?;
+        let signed = format!("{purpose}\n{buyer}\n{event_id}\n{fields}");
+        // ring compares in constant time: the MAC must not leak how much of a guess was right.
+        ring::hmac::verify(&self.receipt_key, signed.as_bytes(), &mac).ok()?;
+        Some(fields)
     }
 
     /// The buyer of a request: the bearer token first, then the cookie.

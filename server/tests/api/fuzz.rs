@@ -268,6 +268,7 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
             seats_per_buyer: 6,
             hold_sweep_seconds: 30,
             epoch: 0,
+            join_pow_bits: 0,
         };
         let mut admitted = 0;
         for t in 0..ticks {

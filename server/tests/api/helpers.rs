@@ -43,7 +43,7 @@ impl DerefMut for TestApp {
 }
 
 /// The configuration of a test app: its own database and Redis prefix, a fixed admin token,
-/// generous session and in-flight limits (tests that check limits lower them; bursts of a
+/// generous session, network and in-flight limits (tests that check limits lower them; bursts of a
 /// thousand requests at once are no storm here), and no running ticker: tests
 /// drive admission ticks themselves, so what they see does not depend on timing (the test of
 /// the running ticker turns it on).
@@ -52,6 +52,9 @@ pub fn test_config() -> Config {
     config.ticker = false;
     config.admin_token = Some(Secret::new(ADMIN_TOKEN));
     config.sessions_per_minute = 1_000_000;
+    // Every test buyer comes from 127.0.0.1, one network; the tests of those limits lower them.
+    config.joins_per_network_per_minute = 1_000_000;
+    config.places_per_network = 1_000_000;
     // A thousand calls queued on one connection of a debug build on a busy machine can take
     // over the production second; the fault tests kill Redis instead of hanging it.
     config.redis_response_timeout_ms = 5_000;

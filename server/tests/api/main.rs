@@ -17,6 +17,7 @@ mod operator;
 mod ops;
 mod pages;
 mod payments;
+mod places;
 mod queue;
 mod redis_lock;
 mod seatmap;

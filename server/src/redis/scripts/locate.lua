@@ -4,20 +4,25 @@
 -- KEYS[1] queue (zset buyer -> arrival number), KEYS[2] seq (the last arrival number given),
 -- KEYS[3] admitted (zset buyer -> admission expiry ms), KEYS[4] head (the greatest arrival
 -- number ever admitted), KEYS[5] inventory (the hash the ticker's leader writes), KEYS[6]
--- shopping (zset buyer -> admission expiry ms: admitted without a hold yet).
+-- shopping (zset buyer -> admission expiry ms: admitted without a hold yet), KEYS[7] the
+-- used-once mark of the join's proof of work, KEYS[8] places given per network (hash).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
--- there when Redis forgot it: a retired line's keys expire); ARGV[6..] the inventory's fields
+-- there when Redis forgot it: a retired line's keys expire); ARGV[6] the joiner's network,
+-- ARGV[7] the places a network may be given, ARGV[8] the ms until the join's proof of work
+-- expires, or '' for a join without one; ARGV[9..] the inventory's fields
 -- (queue/inventory.rs), the first of them '1' when sold out.
 -- Returns {kind, value, arrival, restored, shopping, inventory}: kind and value
--- 'admitted' and expiry_ms, 'waiting' and position, 'absent' or 'sold_out' and 0; restored is
+-- 'admitted' and expiry_ms, 'waiting' and position, 'absent', 'sold_out' or 'network_full'
+-- and 0 (a proof of work already used makes no place: 'absent'); restored is
 -- 1 when this call put back a lost admission or place; shopping counts the admissions without
--- a hold that are live now; inventory holds the values of ARGV[6..] (nil while unknown). The
--- inventory is read here so that the poll stays one round trip.
+-- a hold that are live now; inventory holds the values of ARGV[9..] (nil while unknown). The
+-- inventory is read here so that the poll stays one round trip; the network's share and the
+-- proof's mark are checked here so that only the step that makes a place spends them.
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 6))
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 9))
 local function reply(kind, value, arrival, restored)
   local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
   return {kind, value, arrival, restored, shopping, inventory}
@@ -52,6 +57,13 @@ if receipt and receipt > head then
   arrival = receipt
   restored = 1
 elseif ARGV[2] == '1' then
+  if tonumber(redis.call('HGET', KEYS[8], ARGV[6]) or '0') >= tonumber(ARGV[7]) then
+    return reply('network_full', 0, 0, 0)
+  end
+  if ARGV[8] ~= '' and not redis.call('SET', KEYS[7], '1', 'NX', 'PX', ARGV[8]) then
+    return reply('absent', 0, 0, 0)
+  end
+  redis.call('HINCRBY', KEYS[8], ARGV[6], 1)
   if expiry then
     -- The admission expired unused: the buyer left the line; this is a new place at the back.
     redis.call('ZREM', KEYS[3], buyer)
