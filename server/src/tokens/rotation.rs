@@ -11,7 +11,8 @@
 //! established key goes on signing while a new one waits); else this instance's greatest kid
 //! (no key in common: a misconfiguration, logged). A folder that cannot be read, or holds no
 //! private key, leaves the keys in use as they are. An instance is live while it published
-//! within [`LIVE_FOR`]; it withdraws its entry when it stops.
+//! within [`LIVE_FOR`]; it withdraws its entry when it stops, and the next refresh of any
+//! instance removes the entry of one that died.
 
 use std::{
     collections::HashMap,
@@ -121,11 +122,20 @@ impl KeyRing {
         pipe.hgetall(&instances).hgetall(&since);
         let (published, first_published): (HashMap<String, String>, HashMap<String, i64>) =
             pipe.query_async(&mut redis.clone()).await?;
-        let live: Vec<Publication> = published
-            .values()
-            .filter_map(|p| serde_json::from_str::<Publication>(p).ok())
-            .filter(|p| now - p.at_ms < LIVE_FOR.as_millis() as i64)
-            .collect();
+        let (live, gone): (Vec<_>, Vec<_>) = published
+            .into_iter()
+            .map(|(instance, p)| (instance, serde_json::from_str::<Publication>(&p).ok()))
+            .partition(|(_, p)| {
+                p.as_ref()
+                    .is_some_and(|p| now - p.at_ms < LIVE_FOR.as_millis() as i64)
+            });
+        let live: Vec<Publication> = live.into_iter().filter_map(|(_, p)| p).collect();
+        if !gone.is_empty() {
+            // Instances that died without withdrawing: their entries go, so the hash holds
+            // the live ones only, however often instances restart.
+            let gone: Vec<String> = gone.into_iter().map(|(instance, _)| instance).collect();
+            let _: i64 = redis.clone().hdel(&instances, gone).await?;
+        }
         let signer = self.choose(&material, &live, &first_published, now);
         let in_use = AdmissionKeys::new(&material, Some(&signer), &self.audience)
             .map_err(|e| Error::Internal(format!("admission keys: {e}")))?;
