@@ -17,5 +17,9 @@ bench:
 	cargo build --release -p loadtest
 	cargo run -q --release -p loadtest --bin bench -- line | tee bench-results/line.txt
 	cargo run -q --release -p loadtest --bin bench -- holds | tee bench-results/holds.txt
+	cargo run -q --release -p loadtest --bin bench -- inventory | tee bench-results/inventory.txt
+	cargo build -p frontend --example pow_rate --target wasm32-unknown-unknown \
+		--profile wasm-release
+	cargo run -q --release -p loadtest --bin bench -- pow | tee bench-results/pow.txt
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 \
 		--out bench-results/night.json --svg bench-results/night.svg | tee bench-results/night.txt

@@ -8,11 +8,17 @@
 //!               statements.
 //! `bench inventory` what the ticker's leader pays each tick to count an event's seats for
 //!               the line (sold out, the outlook), on a large event after many holds.
+//! `bench pow`   what the join's proof of work costs a browser (the same search compiled to
+//!               WebAssembly as the page's bundle is, timed in V8, Chromium's engine) and a
+//!               native attacker, per place and for 1,000 places.
 //!
 //! Each run starts Anteroom in-process (release build: `cargo run --release -p loadtest --bin
 //! bench -- line`) on a scratch database and Redis prefix, both removed at the end.
 
-use std::process::Command;
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+};
 
 use anteroom::{
     admission::ticker::Ticker,
@@ -56,6 +62,23 @@ enum What {
     Holds {
         #[arg(long, default_value_t = 4000)]
         requests: usize,
+    },
+    /// The proof of work at join: hashes a second natively and in V8, what a proof costs at
+    /// `--bits`, and what 1,000 places cost.
+    Pow {
+        /// The difficulty to price (the one the README recommends).
+        #[arg(long, default_value_t = 20)]
+        bits: u32,
+        /// The search built for the browser: `cargo build -p frontend --example pow_rate
+        /// --target wasm32-unknown-unknown --profile wasm-release`.
+        #[arg(
+            long,
+            default_value = "target/wasm32-unknown-unknown/wasm-release/examples/pow_rate.wasm"
+        )]
+        wasm: PathBuf,
+        /// Hashes per measurement.
+        #[arg(long, default_value_t = 4_000_000)]
+        hashes: u64,
     },
     /// The seat count of every admission tick, and the whole tick, on an event of `--seats`
     /// seats after `--holds` holds of 2 seats (half expired, 4 in 10 bought, 1 in 10 held).
@@ -493,6 +516,75 @@ async fn bench_inventory(seats: u32, holds: u32, ticks: usize) {
     run.stop().await;
 }
 
+/// Times the WebAssembly search in V8 (node): hashes a second, or why it could not.
+const V8_RATE: &str = r#"
+const fs = require("fs");
+const wasm = new WebAssembly.Module(fs.readFileSync(process.argv[1]));
+// The wasm-bindgen imports of the bundle's runtime: never called by the search.
+const imports = {};
+for (const i of WebAssembly.Module.imports(wasm)) {
+  (imports[i.module] ??= {})[i.name] = () => { throw new Error(i.name + " called"); };
+}
+const search = new WebAssembly.Instance(wasm, imports).exports.pow_search;
+const hashes = BigInt(process.argv[2]);
+search(64, 0n, 100000n);
+const t = performance.now();
+search(64, 0n, hashes);
+console.log(Number(hashes) / ((performance.now() - t) / 1000));
+"#;
+
+fn v8_rate(wasm: &Path, hashes: u64) -> Result<f64, String> {
+    let out = Command::new("node")
+        .args(["-e", V8_RATE])
+        .arg(wasm)
+        .arg(hashes.to_string())
+        .output()
+        .map_err(|e| format!("node: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.trim().parse().map_err(|_| {
+        format!(
+            "node could not time {}: {}",
+            wasm.display(),
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+        )
+    })
+}
+
+fn bench_pow(bits: u32, wasm: &Path, hashes: u64) {
+    // 64 bits are never met: the search hashes every nonce it is given.
+    let t = std::time::Instant::now();
+    assert_eq!(app::pow::search("bench", 64, 0, hashes), None);
+    let native = hashes as f64 / t.elapsed().as_secs_f64();
+    let per_proof = 2f64.powi(bits as i32);
+    println!(
+        "\nProof of work at join, {bits} bits: 2^{bits} = {per_proof:.0} hashes a proof on average"
+    );
+    println!("(the time to a proof is exponential: p90 = 2.3 x mean, p99 = 4.6 x mean)");
+    let line = |who: &str, rate: f64| {
+        let mean = per_proof / rate;
+        println!(
+            "{who:<40} {:>6.2} M hashes/s   a proof: mean {:>6.2} s   p90 {:>6.2} s   \
+             1,000 places: {:>7.0} core-seconds",
+            rate / 1e6,
+            mean,
+            mean * 10f64.ln(),
+            1000.0 * mean
+        );
+    };
+    line("native, one core (an attacker)", native);
+    match v8_rate(wasm, hashes) {
+        Ok(rate) => line("WebAssembly in V8, one core (a browser)", rate),
+        Err(e) => println!("WebAssembly in V8: not measured ({e})"),
+    }
+    println!(
+        "1,000 places also take 1,000 sessions and joins, and from one network at most \
+         ANTEROOM_PLACES_PER_NETWORK of them (default 1,000): past that, other networks."
+    );
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
@@ -508,5 +600,6 @@ async fn main() {
             holds,
             ticks,
         } => bench_inventory(seats, holds, ticks).await,
+        What::Pow { bits, wasm, hashes } => bench_pow(bits, &wasm, hashes),
     }
 }
