@@ -8,7 +8,8 @@ run:
 # Everything CI checks: fmt, clippy, the Rust tests, the browser tests.
 test:
 	scripts/test.sh
-# Throughput and latency of the hot paths beside raw Redis and Postgres, then the night of the
+# Throughput and latency of the hot paths beside raw Redis and Postgres, the draw of 100,000
+# entrants at a sale's opening, then the night of the
 # on-sale (20,000 buyers in 1 s, 2,000 seats, N = 300; hold and admission times compressed 60x).
 # A command, not a test: the figures land in bench-results/ (git-ignored).
 bench:
@@ -21,5 +22,6 @@ bench:
 	cargo build -p frontend --example pow_rate --target wasm32-unknown-unknown \
 		--profile wasm-release
 	cargo run -q --release -p loadtest --bin bench -- pow | tee bench-results/pow.txt
+	cargo run -q --release -p loadtest --bin bench -- draw | tee bench-results/draw.txt
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 \
 		--out bench-results/night.json --svg bench-results/night.svg | tee bench-results/night.txt

@@ -6,6 +6,7 @@ scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
 cargo leptos build --release
 ./target/release/anteroom demo
-echo "Open http://127.0.0.1:3000/events/demo (stop with Ctrl-C)"
+echo "Open http://127.0.0.1:3000/events/demo, and http://127.0.0.1:3000/events/demo-opening for"
+echo "the countdown, the pre-queue and the draw (created with the demo; stop with Ctrl-C)"
 # --dev: plain-HTTP cookies on 127.0.0.1 and the fake payment provider in-process.
 exec ./target/release/anteroom serve --dev

@@ -2,15 +2,18 @@
 //! (the live panel and the controls). They run in the browser against the admin API; the
 //! admin cookie is HttpOnly, so the server renders only the frame and the sign-in form.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::{
     api::Api,
-    wire::{AuditEntry, Event, NewEvent, NewSection, Payments, RoomUpdate, Stats, StatsPoint},
-    words::grouped,
+    wire::{
+        AuditEntry, Draw, DrawState, Event, NewEvent, NewSection, Payments, RoomUpdate, Stats,
+        StatsPoint,
+    },
+    words::{countdown, grouped},
 };
 
 /// Signed in or not, checked once the page runs in the browser.
@@ -98,10 +101,42 @@ fn room_state(e: &Event) -> String {
         (true, true) => "paused".to_owned(),
         (true, false) => "admitting".to_owned(),
     };
+    let opening = e.room.opens_at.map_or(String::new(), |t| {
+        format!(
+            " · sale opens {} (pre-queue {} min before)",
+            t.format("%Y-%m-%d %H:%M:%S UTC"),
+            e.room.prequeue_seconds / 60
+        )
+    });
     format!(
-        "{state} · N = {}/s · holds swept every {} s",
+        "{state} · N = {}/s · holds swept every {} s{opening}",
         e.room.admit_rate_per_second, e.room.hold_sweep_seconds
     )
+}
+
+/// A `datetime-local` input's value, read as UTC; `None` when empty or malformed.
+fn utc_input(value: &str) -> Option<DateTime<Utc>> {
+    ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"]
+        .iter()
+        .find_map(|f| chrono::NaiveDateTime::parse_from_str(value.trim(), f).ok())
+        .map(|t| t.and_utc())
+}
+
+/// The pre-queue line of the panel: "pre-queue: 14,812 entrants, draw in 3:12", or the draw
+/// made.
+fn prequeue_line(draw: &Draw, now: DateTime<Utc>) -> String {
+    let entrants = grouped(draw.entrants);
+    match (draw.state, draw.opens_at) {
+        (DrawState::Drawn, _) => format!("draw made: {entrants} entrants, the order is published"),
+        (DrawState::Pending, Some(opens_at)) if opens_at > now => format!(
+            "pre-queue: {entrants} entrants, draw in {}",
+            countdown((opens_at - now).num_seconds())
+        ),
+        (DrawState::Pending, Some(_)) => {
+            format!("pre-queue: {entrants} entrants, the draw is being made")
+        }
+        (DrawState::Pending, None) => "no opening time set: the sale is open".to_owned(),
+    }
 }
 
 #[component]
@@ -110,13 +145,12 @@ fn CreateEvent() -> impl IntoView {
     let starts_at = RwSignal::new(String::new());
     let sections = RwSignal::new(vec![("Stalls".to_owned(), 10u32, 20u32, 5000i64)]);
     let rate = RwSignal::new(50u32);
+    let opens_at = RwSignal::new(String::new());
+    let prequeue_minutes = RwSignal::new(15u32);
     let result = RwSignal::new(None::<Result<Event, String>>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let starts =
-            chrono::NaiveDateTime::parse_from_str(&starts_at.get_untracked(), "%Y-%m-%dT%H:%M")
-                .map(|t| t.and_utc())
-                .unwrap_or_else(|_| Utc::now());
+        let starts = utc_input(&starts_at.get_untracked()).unwrap_or_else(Utc::now);
         let new = NewEvent {
             name: name.get_untracked(),
             starts_at: starts,
@@ -132,6 +166,8 @@ fn CreateEvent() -> impl IntoView {
                 .collect(),
             room: RoomUpdate {
                 admit_rate_per_second: Some(rate.get_untracked()),
+                opens_at: Some(utc_input(&opens_at.get_untracked())),
+                prequeue_seconds: Some(prequeue_minutes.get_untracked() * 60),
                 ..RoomUpdate::default()
             },
         };
@@ -161,6 +197,10 @@ fn CreateEvent() -> impl IntoView {
             <label>"Starts (UTC) "<input type="datetime-local" required on:input=move |ev| starts_at.set(event_target_value(&ev))/></label>
             <label>"Admitted per second "<input type="number" min="1" max="100000" value="50"
                 on:input=move |ev| rate.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
+            <label>"Sale opens (UTC; empty: open now) "<input type="datetime-local" step="1"
+                on:input=move |ev| opens_at.set(event_target_value(&ev))/></label>
+            <label>"Pre-queue before it (minutes; 0: none) "<input type="number" min="0" max="1440" value="15"
+                on:input=move |ev| prequeue_minutes.set(event_target_value(&ev).parse().unwrap_or(0))/></label>
             <table class="layout">
                 <thead><tr><th>"Section"</th><th>"Rows"</th><th>"Seats a row"</th><th>"Price (cents)"</th></tr></thead>
                 <tbody>
@@ -218,6 +258,7 @@ fn LivePanel(event_id: String) -> impl IntoView {
     let stats = RwSignal::new(None::<Stats>);
     let payments = RwSignal::new(None::<Payments>);
     let audit = RwSignal::new(Vec::<AuditEntry>::new());
+    let draw = RwSignal::new(None::<Draw>);
     let message = RwSignal::new(None::<String>);
     let refresh = move || {
         leptos::task::spawn_local(async move {
@@ -246,6 +287,12 @@ fn LivePanel(event_id: String) -> impl IntoView {
                 if let Ok(p) = api.payments(&id.get_value()).await {
                     payments.set(Some(p));
                 }
+                // The draw until it is made (then it no longer changes, and lists every ticket).
+                if draw.with_untracked(|d| d.as_ref().is_none_or(|d| d.state == DrawState::Pending))
+                    && let Ok(d) = api.draw(&id.get_value()).await
+                {
+                    draw.set(Some(d));
+                }
                 gloo_timers::future::TimeoutFuture::new(1_000).await;
             }
         });
@@ -273,6 +320,51 @@ fn LivePanel(event_id: String) -> impl IntoView {
                 "The sweep interval is a whole number of seconds.".into(),
             )),
         }
+    };
+    let new_opening = RwSignal::new(String::new());
+    let new_prequeue = RwSignal::new(String::from("15"));
+    let set_opening = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let (Some(at), Ok(minutes)) = (
+            utc_input(&new_opening.get_untracked()),
+            new_prequeue.get_untracked().trim().parse::<u32>(),
+        ) else {
+            message.set(Some(
+                "Give the opening as a date and time (UTC) and the pre-queue in whole minutes."
+                    .into(),
+            ));
+            return;
+        };
+        change(RoomUpdate {
+            opens_at: Some(Some(at)),
+            prequeue_seconds: Some(minutes * 60),
+            ..RoomUpdate::default()
+        });
+    };
+    let open_now = move |_| {
+        if confirm("Open the sale now, without a pre-queue or a draw?") {
+            change(RoomUpdate {
+                opens_at: Some(None),
+                ..RoomUpdate::default()
+            });
+        }
+    };
+    let new_beacon = RwSignal::new(String::new());
+    let set_beacon = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        leptos::task::spawn_local(async move {
+            match Api::current()
+                .set_beacon(&id.get_value(), &new_beacon.get_untracked())
+                .await
+            {
+                Ok(d) => {
+                    message.set(None);
+                    draw.set(Some(d));
+                    refresh();
+                }
+                Err(e) => message.set(Some(e.message)),
+            }
+        });
     };
     let new_rate = RwSignal::new(String::new());
     let set_rate = move |ev: leptos::ev::SubmitEvent| {
@@ -318,6 +410,30 @@ fn LivePanel(event_id: String) -> impl IntoView {
                 <input id="sweep" type="number" min="1" max="3600" required
                     on:input=move |ev| new_sweep.set(event_target_value(&ev))/>
                 <button class="button secondary" type="submit">"Set interval"</button>
+            </form>
+        </section>
+        <section class="card controls">
+            <h2>"Opening and draw"</h2>
+            {move || draw.get().map(|d| view! {
+                <p class="prequeue-line" data-figure="prequeue">{prequeue_line(&d, Utc::now())}</p>
+                <p class="muted">"Commitment "<code class="ticket">{d.commitment.clone()}</code>
+                    {if d.beacon.is_empty() { " · no beacon".to_owned() } else { format!(" · beacon {:?}", d.beacon) }}</p>
+            })}
+            <form class="rate" on:submit=set_opening>
+                <label for="opens-at">"Sale opens (UTC) "</label>
+                <input id="opens-at" type="datetime-local" step="1" required
+                    on:input=move |ev| new_opening.set(event_target_value(&ev))/>
+                <label for="prequeue">" pre-queue (min) "</label>
+                <input id="prequeue" type="number" min="0" max="1440" value="15" required
+                    on:input=move |ev| new_prequeue.set(event_target_value(&ev))/>
+                <button class="button" type="submit">"Set the opening"</button>
+                <button class="button secondary" type="button" on:click=open_now>"Open now"</button>
+            </form>
+            <form class="rate" on:submit=set_beacon>
+                <label for="beacon">"Beacon (someone else's public random value, published just before the opening) "</label>
+                <input id="beacon" maxlength="256"
+                    on:input=move |ev| new_beacon.set(event_target_value(&ev))/>
+                <button class="button secondary" type="submit">"Set the beacon"</button>
             </form>
         </section>
         <section class="card">

@@ -9,8 +9,8 @@ use serde::{Serialize, de::DeserializeOwned};
 use crate::{
     pow,
     wire::{
-        AuditEntry, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent, Order, Payments,
-        ProofChallenge, QueueStatus, Room, RoomUpdate, SeatMap, Stats,
+        AuditEntry, BeaconUpdate, Draw, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent,
+        Order, Payments, ProofChallenge, QueueStatus, Room, RoomUpdate, SeatMap, Stats,
     },
 };
 
@@ -85,15 +85,21 @@ impl Api {
         #[cfg(not(feature = "ssr"))]
         {
             let event = self.event(event_id.clone()).await?;
-            let queue = self.join(&event_id).await?;
+            let queue = match self.join(&event_id).await {
+                Ok(queue) => Some(queue),
+                // Not open yet: the page counts down (nothing was stored).
+                Err(e) if e.error == "not_open" => None,
+                Err(e) => return Err(e),
+            };
             let seats = match queue {
-                QueueStatus::Admitted { .. } => Some(self.seats(&event_id).await?),
-                QueueStatus::Waiting { .. } | QueueStatus::SoldOut => None,
+                Some(QueueStatus::Admitted { .. }) => Some(self.seats(&event_id).await?),
+                _ => None,
             };
             Ok(EventEntry {
                 event,
                 queue,
                 seats,
+                now: chrono::Utc::now(),
             })
         }
     }
@@ -224,6 +230,29 @@ impl Api {
             "PUT",
             &format!("/api/admin/events/{event_id}/room"),
             Some(update),
+            None,
+        )
+        .await
+    }
+
+    /// The event's draw as published (`GET /api/events/{id}/draw`).
+    pub async fn draw(&self, event_id: &str) -> Result<Draw, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/events/{event_id}/draw"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    pub async fn set_beacon(&self, event_id: &str, beacon: &str) -> Result<Draw, ErrorBody> {
+        call(
+            "PUT",
+            &format!("/api/admin/events/{event_id}/draw"),
+            Some(&BeaconUpdate {
+                beacon: beacon.to_owned(),
+            }),
             None,
         )
         .await

@@ -1,25 +1,40 @@
-//! The event page: the waiting room, then the seat map, the hold and the confirmation, in one
-//! place that changes stage without a reload. The server renders the first stage (it joins the
-//! line while rendering, so the first paint shows the real place); the hydrated page polls
-//! every 3 s and moves on. Without JavaScript the waiting room refreshes itself.
+//! The event page: the countdown to the opening, the pre-queue, the waiting room, then the seat
+//! map, the hold and the confirmation, in one place that changes stage without a reload. The
+//! server renders the first stage (it joins the line while rendering, so the first paint shows
+//! the real place, ticket or countdown); the hydrated page ticks its countdowns every second,
+//! polls every 3 s and moves on. Without JavaScript the page refreshes itself, and every
+//! countdown is right again on each reload (it is rendered from the server's clock).
 
+use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::{
     api::Api,
-    wire::{EventEntry, Hold, HoldRequest, Order, Outlook, QueueStatus, SeatMap, SeatStatus},
-    words::{countdown, grouped, money, outlook_in_words, wait_in_words},
+    wire::{EventEntry, Hold, HoldRequest, Order, Outlook, QueueStatus, Room, SeatMap, SeatStatus},
+    words::{countdown, grouped, moment, money, outlook_in_words, wait_in_words},
 };
 
 /// Where the buyer is.
 #[derive(Clone, Debug, PartialEq)]
 enum Stage {
+    /// Before the pre-queue opens: countdowns to it and to the sale.
+    NotOpen {
+        opens_at: DateTime<Utc>,
+        prequeue_opens_at: DateTime<Utc>,
+    },
+    /// In the pre-queue with a ticket: the place comes with the draw at `opens_at`.
+    PreQueue {
+        ticket: String,
+        opens_at: DateTime<Utc>,
+    },
     Waiting {
         position: u64,
         estimate: Option<u64>,
         outlook: Option<Outlook>,
+        /// A drawn entrant's ticket and the place the draw gave it.
+        drawn: Option<(String, u64)>,
     },
     /// Every seat is sold: the line is over.
     SoldOut,
@@ -28,29 +43,75 @@ enum Stage {
     Confirmed(Order, Hold),
 }
 
-fn stage_of(entry: &EventEntry) -> Stage {
-    match (&entry.queue, &entry.seats) {
-        (_, Some(map)) => Stage::Choosing(map.clone()),
-        (
-            QueueStatus::Waiting {
-                position,
-                estimated_wait_seconds,
-                outlook,
-                ..
-            },
-            None,
-        ) => Stage::Waiting {
+/// The stage a line's answer puts the buyer in; `None` for an admission (the seat map comes
+/// next, which the caller reads).
+fn line_stage(status: &QueueStatus) -> Option<Stage> {
+    match status {
+        QueueStatus::Waiting {
+            position,
+            estimated_wait_seconds,
+            outlook,
+            ticket,
+            arrival,
+            ..
+        } => Some(Stage::Waiting {
             position: *position,
             estimate: *estimated_wait_seconds,
             outlook: *outlook,
-        },
-        (QueueStatus::SoldOut, None) => Stage::SoldOut,
-        (QueueStatus::Admitted { .. }, None) => Stage::Waiting {
+            // A drawn entrant's arrival number is their place in the draw.
+            drawn: ticket.clone().zip(*arrival),
+        }),
+        QueueStatus::PreQueue {
+            ticket, opens_at, ..
+        } => Some(Stage::PreQueue {
+            ticket: ticket.clone(),
+            opens_at: *opens_at,
+        }),
+        QueueStatus::SoldOut => Some(Stage::SoldOut),
+        QueueStatus::Admitted { .. } => None,
+    }
+}
+
+/// Before the opening of `room`, as the server's clock (`now`) sees it.
+fn not_open(room: &Room, now: DateTime<Utc>) -> Stage {
+    Stage::NotOpen {
+        opens_at: room.opens_at.unwrap_or(now),
+        prequeue_opens_at: room.prequeue_opens_at.unwrap_or(now),
+    }
+}
+
+fn stage_of(entry: &EventEntry) -> Stage {
+    match (&entry.queue, &entry.seats) {
+        (_, Some(map)) => Stage::Choosing(map.clone()),
+        (None, None) => not_open(&entry.event.room, entry.now),
+        (Some(status), None) => line_stage(status).unwrap_or(Stage::Waiting {
             position: 1,
             estimate: Some(1),
             outlook: None,
-        },
+            drawn: None,
+        }),
     }
+}
+
+/// Unix seconds on the server's clock, ticking in the browser: it starts at `server_now`, so
+/// that the server's rendering and the hydrated page show the same countdowns, and then moves
+/// with the browser's clock, corrected by how far that was from the server's when the page
+/// woke up (a browser whose clock is wrong still counts down to the server's opening).
+fn clock(server_now: i64) -> RwSignal<i64> {
+    let now = RwSignal::new(server_now);
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let skew = server_now - Utc::now().timestamp();
+            if let Ok(handle) = set_interval_with_handle(
+                move || now.set(Utc::now().timestamp() + skew),
+                std::time::Duration::from_secs(1),
+            ) {
+                on_cleanup(move || handle.clear());
+            }
+        }
+    });
+    now
 }
 
 /// `/events/{id}` and `/events/{id}/seats`.
@@ -132,20 +193,28 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
     let limit = event.room.seats_per_buyer;
     let paused = RwSignal::new(event.room.paused);
     let stage = RwSignal::new(stage_of(&entry));
-    let start = match stage.get_untracked() {
-        Stage::Waiting { position, .. } => position,
-        _ => 0,
-    };
+    let now = clock(entry.now.timestamp());
+    let today = entry.now;
+    // The first position this page showed: the progress bar runs from it.
+    let start = RwSignal::new(None::<u64>);
+    Effect::new(move |_| {
+        if let Stage::Waiting { position, .. } = stage.get()
+            && start.get_untracked().is_none()
+        {
+            start.set(Some(position));
+        }
+    });
     let message = RwSignal::new(None::<String>);
 
-    // The browser polls the line every 3 s while waiting (effects run only in the browser).
+    // The browser follows the line while the buyer waits (effects run only in the browser).
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]
-        leptos::task::spawn_local(poll_until_admitted(
+        leptos::task::spawn_local(follow_the_line(
             event_id.get_value(),
             stage,
             paused,
             message,
+            now,
         ));
     });
 
@@ -155,8 +224,15 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
         <p class="sr-only" aria-live="polite">{move || announcement(&stage.get(), paused.get())}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
         {move || match stage.get() {
-            Stage::Waiting { position, estimate, outlook } => view! {
-                <WaitingRoom position estimate outlook start paused=paused.get()/>
+            Stage::NotOpen { opens_at, prequeue_opens_at } => view! {
+                <Countdowns opens_at prequeue_opens_at now today/>
+            }.into_any(),
+            Stage::PreQueue { ticket, opens_at } => view! {
+                <PreQueue ticket opens_at now today/>
+            }.into_any(),
+            Stage::Waiting { position, estimate, outlook, drawn } => view! {
+                <WaitingRoom position estimate outlook drawn event_id=event_id.get_value()
+                    start=start.get_untracked().unwrap_or(position) paused=paused.get()/>
             }.into_any(),
             Stage::SoldOut => view! { <SoldOut/> }.into_any(),
             Stage::Choosing(map) => view! {
@@ -170,6 +246,12 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
 
 fn announcement(stage: &Stage, paused: bool) -> String {
     match stage {
+        Stage::NotOpen { .. } => "The sale has not opened yet.".into(),
+        Stage::PreQueue { ticket, .. } => {
+            format!(
+                "You are in the pre-queue with ticket {ticket}. Your place comes with the draw."
+            )
+        }
         Stage::Waiting { position, .. } if paused => {
             format!(
                 "You are number {} in line. The sale is paused.",
@@ -196,42 +278,38 @@ const RECOVERED: &str = "The waiting room recovered from a failure of its store 
     Your place is kept in the order you arrived; your position may have gone back while \
     admissions lost in the failure are made again.";
 
+/// Follows the line from the browser until the seat map (or sold out): before the pre-queue
+/// opens it waits for the server's clock (`now`) to reach it and joins; then it polls every
+/// 3 s, in the pre-queue and in line.
 #[cfg(feature = "hydrate")]
-async fn poll_until_admitted(
+async fn follow_the_line(
     event_id: String,
     stage: RwSignal<Stage>,
     paused: RwSignal<bool>,
     message: RwSignal<Option<String>>,
+    now: RwSignal<i64>,
 ) {
+    use gloo_timers::future::TimeoutFuture;
     let api = Api::current();
-    while matches!(stage.get_untracked(), Stage::Waiting { .. }) {
-        gloo_timers::future::TimeoutFuture::new(3_000).await;
-        match api.poll(&event_id).await {
-            Ok(QueueStatus::Waiting {
-                position,
-                estimated_wait_seconds,
-                paused: is_paused,
-                recovered,
-                outlook,
-                ..
-            }) => {
-                // The notice of a recovery stays while the buyer waits; other notes go.
-                if recovered {
-                    message.set(Some(RECOVERED.to_owned()));
-                } else if message.get_untracked().as_deref() != Some(RECOVERED) {
-                    message.set(None);
+    loop {
+        let was_waiting = matches!(stage.get_untracked(), Stage::Waiting { .. });
+        let answer = match stage.get_untracked() {
+            Stage::NotOpen {
+                prequeue_opens_at, ..
+            } => {
+                TimeoutFuture::new(1_000).await;
+                if now.get_untracked() < prequeue_opens_at.timestamp() {
+                    continue;
                 }
-                paused.set(is_paused);
-                stage.set(Stage::Waiting {
-                    position,
-                    estimate: estimated_wait_seconds,
-                    outlook,
-                });
+                api.join(&event_id).await
             }
-            Ok(QueueStatus::SoldOut) => {
-                message.set(None);
-                stage.set(Stage::SoldOut);
+            Stage::PreQueue { .. } | Stage::Waiting { .. } => {
+                TimeoutFuture::new(3_000).await;
+                api.poll(&event_id).await
             }
+            _ => return,
+        };
+        match answer {
             Ok(QueueStatus::Admitted { .. }) => match api.seats(&event_id).await {
                 Ok(map) => {
                     message.set(None);
@@ -239,14 +317,137 @@ async fn poll_until_admitted(
                 }
                 Err(e) => message.set(Some(e.message)),
             },
+            Ok(status) => {
+                // The notice of a recovery stays while the buyer waits; other notes go.
+                if let QueueStatus::Waiting {
+                    recovered: true, ..
+                } = status
+                {
+                    message.set(Some(RECOVERED.to_owned()));
+                } else if message.get_untracked().as_deref() != Some(RECOVERED) {
+                    message.set(None);
+                }
+                if let QueueStatus::Waiting {
+                    paused: is_paused, ..
+                } = status
+                {
+                    paused.set(is_paused);
+                }
+                if let Some(next) = line_stage(&status) {
+                    stage.set(next);
+                }
+            }
+            // Still closed (the opening was postponed, or this clock ran ahead): count again.
+            Err(e) if e.error == "not_open" => {
+                if let Some(opening) = e.opening {
+                    stage.set(Stage::NotOpen {
+                        opens_at: opening.opens_at,
+                        prequeue_opens_at: opening.prequeue_opens_at,
+                    });
+                }
+            }
             Err(e) if e.error == "not_in_queue" => match api.join(&event_id).await {
-                Ok(_) => message.set(Some(
-                    "Your turn passed without a choice, so you are back in line.".into(),
-                )),
+                Ok(status) => {
+                    if was_waiting {
+                        message.set(Some(
+                            "Your turn passed without a choice, so you are back in line.".into(),
+                        ));
+                    }
+                    if let Some(next) = line_stage(&status) {
+                        stage.set(next);
+                    }
+                }
                 Err(e) => message.set(Some(e.message)),
             },
             Err(e) => message.set(Some(e.message)),
         }
+    }
+}
+
+/// `<meta refresh>` for pages without JavaScript: reload in `seconds` (at least 1, at most a
+/// minute), when the page will have something new to say.
+fn refresh_in(seconds: i64) -> impl IntoView {
+    let seconds = seconds.clamp(1, 60);
+    view! {
+        <noscript>
+            <meta http-equiv="refresh" content=seconds.to_string()/>
+            <p class="muted">"This page refreshes itself; its countdown is right each time it does."</p>
+        </noscript>
+    }
+}
+
+/// Before the pre-queue opens: when it opens and when the sale does, counting down.
+#[component]
+fn Countdowns(
+    opens_at: DateTime<Utc>,
+    prequeue_opens_at: DateTime<Utc>,
+    now: RwSignal<i64>,
+    today: DateTime<Utc>,
+) -> impl IntoView {
+    let to = move |t: DateTime<Utc>| move || countdown(t.timestamp() - now.get());
+    let sale = moment(opens_at, today);
+    let prequeue = (prequeue_opens_at < opens_at).then(|| moment(prequeue_opens_at, today));
+    let until_prequeue = prequeue_opens_at.timestamp() - now.get_untracked();
+    view! {
+        <section class="opening card" aria-labelledby="opening">
+            <p class="eyebrow">"The sale has not opened yet"</p>
+            <p id="opening" class="place">"The sale opens at "<strong>{sale.clone()}</strong></p>
+            {match prequeue {
+                Some(prequeue) => view! {
+                    <p class="wait">"The pre-queue opens at "{prequeue.clone()}", in "
+                        <strong class="countdown" data-countdown="prequeue">{to(prequeue_opens_at)}</strong>"."</p>
+                    <p>{format!(
+                        "Everyone who joins the pre-queue between {prequeue} and {sale} has the same \
+                         chance: at {sale} a draw puts them all in line in a random order, ahead of \
+                         everyone who comes later. Being first makes no difference, so there is no \
+                         need to rush: come any time before {sale}."
+                    )}</p>
+                }.into_any(),
+                None => view! {
+                    <p class="wait">"It opens in "
+                        <strong class="countdown" data-countdown="sale">{to(opens_at)}</strong>
+                        ". From then on it is first come, first served."</p>
+                }.into_any(),
+            }}
+            <p class="muted">"Keep this page open: it joins for you when the time comes."</p>
+            {refresh_in(until_prequeue)}
+        </section>
+    }
+}
+
+/// In the pre-queue: the ticket, what the draw does, and the countdown to it.
+#[component]
+fn PreQueue(
+    ticket: String,
+    opens_at: DateTime<Utc>,
+    now: RwSignal<i64>,
+    today: DateTime<Utc>,
+) -> impl IntoView {
+    let sale = moment(opens_at, today);
+    let until_draw = opens_at.timestamp() - now.get_untracked();
+    view! {
+        <section class="prequeue card" aria-labelledby="prequeue">
+            <p class="eyebrow">"You are in the pre-queue"</p>
+            <p id="prequeue" class="place">"Your ticket "<code class="ticket">{ticket}</code></p>
+            <p class="wait">{move || {
+                let left = opens_at.timestamp() - now.get();
+                if left > 0 {
+                    format!("The draw is at {sale}, in {}.", countdown(left))
+                } else {
+                    "The draw is being made: your place comes in a moment.".to_owned()
+                }
+            }}</p>
+            <p>{format!(
+                "Everyone who joins before {} has the same chance: joining early or at the last \
+                 second makes no difference. At {0} a draw puts every ticket in a random order, and \
+                 that is the order of the line, ahead of everyone who comes after {0}.",
+                moment(opens_at, today)
+            )}</p>
+            <p class="muted">"Keep this page open, or come back before the draw: your ticket stays \
+                yours, in every tab. It is random and says nothing about you; after the draw \
+                anyone can check where each ticket was placed."</p>
+            {refresh_in(until_draw.min(30) + 1)}
+        </section>
     }
 }
 
@@ -255,6 +456,8 @@ fn WaitingRoom(
     position: u64,
     estimate: Option<u64>,
     outlook: Option<Outlook>,
+    drawn: Option<(String, u64)>,
+    event_id: String,
     start: u64,
     paused: bool,
 ) -> impl IntoView {
@@ -282,12 +485,31 @@ fn WaitingRoom(
                 aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{progress:.0}")>
                 <div class="progress-bar" style=format!("width: {progress:.1}%")></div>
             </div>
+            {drawn.map(|(ticket, place)| view! { <DrawnPlace ticket place event_id/> })}
             <p class="muted">"Keep this page open: it moves by itself, and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
             <noscript>
                 <meta http-equiv="refresh" content="3"/>
                 <p class="muted">"This page refreshes itself every few seconds."</p>
             </noscript>
         </section>
+    }
+}
+
+/// A drawn entrant's confirmation of their place: the ticket, where the draw put it, and how
+/// to check that without trusting us.
+#[component]
+fn DrawnPlace(ticket: String, place: u64, event_id: String) -> impl IntoView {
+    let draw = format!("/api/events/{event_id}/draw");
+    let link = draw.clone();
+    view! {
+        <div class="drawn">
+            <p>"Your place comes from the draw: ticket "<code class="ticket">{ticket.clone()}</code>
+                " was drawn at place "<strong data-drawn-place="">{grouped(place)}</strong>"."</p>
+            <p class="muted">"Check it yourself: the draw is published at "
+                <a href=link>{draw}</a>
+                " (the secret committed to before the pre-queue opened, the beacon, the seed, and every ticket in order). Anyone can recompute it, or run "
+                <code>{format!("anteroom verify-draw --url <this site> --event {event_id} --ticket {ticket}")}</code>"."</p>
+        </div>
     }
 }
 
@@ -482,16 +704,7 @@ fn HoldPanel(
     stage: RwSignal<Stage>,
     message: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let now = RwSignal::new(chrono::Utc::now().timestamp());
-    Effect::new(move |_| {
-        #[cfg(feature = "hydrate")]
-        if let Ok(handle) = set_interval_with_handle(
-            move || now.set(chrono::Utc::now().timestamp()),
-            std::time::Duration::from_secs(1),
-        ) {
-            on_cleanup(move || handle.clear());
-        }
-    });
+    let now = clock(Utc::now().timestamp());
     let expires = hold.expires_at.timestamp();
     let busy = RwSignal::new(false);
     let hold = StoredValue::new(hold);

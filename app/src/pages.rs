@@ -12,7 +12,7 @@ use crate::{
     admin::{AdminEventPage, AdminPage},
     api::Api,
     onsale::EventPage,
-    wire::Event,
+    wire::{Event, Room},
 };
 
 /// The HTML document around the app.
@@ -148,6 +148,21 @@ fn EventsPage() -> impl IntoView {
     }
 }
 
+/// When a room's sale opens, and its pre-queue (written without "now", so that the server's
+/// rendering and the browser's agree).
+fn opening(room: &Room) -> Option<String> {
+    let at = |t: chrono::DateTime<chrono::Utc>| t.format("%A %-d %B, %H:%M UTC").to_string();
+    let opens_at = room.opens_at?;
+    Some(match room.prequeue_opens_at.filter(|p| *p < opens_at) {
+        Some(prequeue) => format!(
+            "Sale opens {}; pre-queue from {} (everyone in it has the same chance)",
+            at(opens_at),
+            at(prequeue)
+        ),
+        None => format!("Sale opens {}", at(opens_at)),
+    })
+}
+
 #[component]
 fn EventCard(event: Event, details: ReadSignal<bool>) -> impl IntoView {
     let state = if !event.room.enabled {
@@ -165,6 +180,7 @@ fn EventCard(event: Event, details: ReadSignal<bool>) -> impl IntoView {
             </a>
             <p class="muted">{event.starts_at.format("%A %-d %B %Y, %H:%M UTC").to_string()}</p>
             <p class="state">{state}</p>
+            {opening(&event.room).map(|o| view! { <p class="opening-time">{o}</p> })}
             <Show when=move || details.get()>
                 <dl class="room-details">
                     <dt>"Admitted per second"</dt><dd>{room.admit_rate_per_second}</dd>

@@ -5,7 +5,7 @@
 use std::{fmt, ops::Deref};
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// A string id of one kind of thing. The JSON is the bare string (`serde(transparent)`); the
 /// type is for the code, so that functions taking two ids (`verify(token, event, buyer)`)
@@ -84,10 +84,20 @@ pub struct ErrorBody {
     /// The seats that were taken (only with `seat_unavailable`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seat_ids: Option<Vec<String>>,
+    /// When the sale and its pre-queue open (only with `not_open`; boxed, like `proof`).
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub opening: Option<Box<Opening>>,
     /// The proof of work a join must carry (only with `proof_required`; boxed, so that every
     /// other error stays small).
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
     pub proof: Option<Box<ProofChallenge>>,
+}
+
+/// When a sale that has not opened opens, and its pre-queue (a `not_open` answer's fields).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opening {
+    pub opens_at: DateTime<Utc>,
+    pub prequeue_opens_at: DateTime<Utc>,
 }
 
 /// What a `proof_required` answer asks of a join (API.md "Proof of work at join"): a `nonce`
@@ -107,6 +117,7 @@ impl ErrorBody {
             message: message.into(),
             queue_url: None,
             seat_ids: None,
+            opening: None,
             proof: None,
         }
     }
@@ -154,6 +165,20 @@ pub struct Room {
     /// Leading zero bits of the proof of work a join must carry (0: none asked).
     #[serde(default)]
     pub join_pow_bits: u32,
+    /// When the sale opens; `None`: open now.
+    pub opens_at: Option<DateTime<Utc>>,
+    /// How long before `opens_at` the pre-queue opens (0: no pre-queue).
+    pub prequeue_seconds: u32,
+    /// `opens_at` minus `prequeue_seconds` (`None` with `opens_at`).
+    pub prequeue_opens_at: Option<DateTime<Utc>>,
+}
+
+/// When the pre-queue of a sale opening at `opens_at` opens.
+pub fn prequeue_opens_at(
+    opens_at: Option<DateTime<Utc>>,
+    prequeue_seconds: u32,
+) -> Option<DateTime<Utc>> {
+    opens_at.map(|t| t - chrono::Duration::seconds(i64::from(prequeue_seconds)))
 }
 
 /// One event of `GET /api/events`.
@@ -207,6 +232,24 @@ pub struct RoomUpdate {
     pub hold_sweep_seconds: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub join_pow_bits: Option<u32>,
+    /// `Some(None)` (`"opens_at": null`) opens the sale now; absent keeps it.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub opens_at: Option<Option<DateTime<Utc>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prequeue_seconds: Option<u32>,
+}
+
+/// A field that may be sent as null, told apart from one not sent: `Some(None)` is a null.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// The answer of join and poll (`/api/events/{id}/queue`).
@@ -235,6 +278,21 @@ pub enum QueueStatus {
         /// seats yet (before the admission ticker's first count).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         outlook: Option<Outlook>,
+        /// A drawn entrant's pre-queue ticket: the one whose place in the published draw gave
+        /// them this place in line.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ticket: Option<String>,
+    },
+    /// In the pre-queue: the place comes with the draw at `opens_at`.
+    PreQueue {
+        opens_at: DateTime<Utc>,
+        /// 32 lowercase hex characters, random: it names the entrant in the published draw
+        /// and says nothing about the buyer.
+        ticket: String,
+        /// Always null here (API.md): nobody has a place before the draw.
+        position: Option<u64>,
+        /// Always null here, like `position`.
+        estimated_wait_seconds: Option<u64>,
     },
     /// Every seat of the event is sold: the line is over, for the waiting and the admitted.
     SoldOut,
@@ -434,12 +492,18 @@ pub enum OrderStatus {
 }
 
 /// What the event page starts from: the event, the buyer's place in its line (joined while
-/// rendering), and the seat map once admitted.
+/// rendering), the seat map once admitted, and the time it was answered.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EventEntry {
     pub event: Event,
-    pub queue: QueueStatus,
+    /// `None` before the sale's pre-queue opens (the join answered `not_open`; nothing is
+    /// stored): the page counts down to the opening in `event.room`.
+    pub queue: Option<QueueStatus>,
     pub seats: Option<SeatMap>,
+    /// The server's clock when it answered: the page's countdowns run from it, so the server's
+    /// rendering and the hydrated page say the same, and a browser whose clock is wrong still
+    /// counts down to the server's opening.
+    pub now: DateTime<Utc>,
 }
 
 /// Seat counts by status.
@@ -517,6 +581,7 @@ pub enum OperatorAction {
     ChangeRoom,
     SignIn,
     SignOut,
+    SetBeacon,
 }
 
 /// One entry of `GET /api/admin/audit` and `GET /api/admin/events/{id}/audit`: who did what,
@@ -537,6 +602,59 @@ pub struct AuditEntry {
     pub at: DateTime<Utc>,
 }
 
+/// Whether an event's draw has been made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrawState {
+    Pending,
+    Drawn,
+}
+
+/// `GET /api/events/{id}/draw`: the draw anyone can check (API.md gives the hashing).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draw {
+    pub opens_at: Option<DateTime<Utc>>,
+    pub committed_at: DateTime<Utc>,
+    /// hex(SHA-256(secret)): published before the pre-queue opens, never changed.
+    pub commitment: String,
+    pub state: DrawState,
+    /// Entrants so far (pending), or drawn.
+    pub entrants: u64,
+    /// 64 lowercase hex characters, once drawn.
+    pub secret: Option<String>,
+    /// The operator's beacon, "" when none was set.
+    pub beacon: String,
+    /// hex(SHA-256(secret ":" beacon)), once drawn.
+    pub seed: Option<String>,
+    /// Every entrant's ticket in draw order (the first got place 1), once drawn.
+    pub tickets: Option<Vec<String>>,
+}
+
+/// `PUT /api/admin/events/{id}/draw` body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BeaconUpdate {
+    pub beacon: String,
+}
+
+/// The longest beacon: a lottery result or a beacon round's value with its name fits easily.
+pub const MAX_BEACON_CHARS: usize = 256;
+
+impl BeaconUpdate {
+    /// A beacon is printable text (it is hashed as written and shown to buyers) of at most
+    /// [`MAX_BEACON_CHARS`] characters.
+    pub fn validate(&self) -> Result<(), ErrorBody> {
+        if self.beacon.chars().count() > MAX_BEACON_CHARS
+            || self.beacon.chars().any(char::is_control)
+        {
+            return Err(unprocessable(format!(
+                "a beacon is printable text of at most {MAX_BEACON_CHARS} characters"
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// The largest layout one event may have: big enough for a stadium, small enough that one
 /// creation transaction stays short.
 pub const MAX_SEATS_PER_EVENT: u64 = 100_000;
@@ -544,6 +662,8 @@ pub const MAX_SEATS_PER_EVENT: u64 = 100_000;
 pub const ADMIT_RATE_RANGE: std::ops::RangeInclusive<u32> = 1..=100_000;
 /// Bounds of the tick length: 100 ms is the shortest the ticker is built for.
 pub const TICK_MS_RANGE: std::ops::RangeInclusive<u32> = 100..=60_000;
+/// Bounds of `prequeue_seconds` (API.md: 0 to 86,400, a day).
+pub const PREQUEUE_SECONDS_RANGE: std::ops::RangeInclusive<u32> = 0..=86_400;
 /// Bounds of the join's proof of work: 32 zero bits already cost a browser hours.
 pub const JOIN_POW_BITS_RANGE: std::ops::RangeInclusive<u32> = 0..=32;
 
@@ -619,6 +739,11 @@ impl RoomUpdate {
             && !(1..=3600).contains(&s)
         {
             return Err(unprocessable("hold_sweep_seconds must be from 1 to 3600"));
+        }
+        if let Some(s) = self.prequeue_seconds
+            && !PREQUEUE_SECONDS_RANGE.contains(&s)
+        {
+            return Err(unprocessable("prequeue_seconds must be from 0 to 86400"));
         }
         if let Some(b) = self.join_pow_bits
             && !JOIN_POW_BITS_RANGE.contains(&b)
@@ -751,6 +876,7 @@ mod tests {
             recovered: false,
             arrival: None,
             outlook: Some(Outlook::Uncertain),
+            ticket: None,
         };
         assert_eq!(
             serde_json::to_value(&waiting).unwrap(),

@@ -1,5 +1,7 @@
 //! Numbers in words for people: waits, prices, places, the outlook.
 
+use chrono::{DateTime, Utc};
+
 use crate::wire::Outlook;
 
 /// The outlook as one honest sentence.
@@ -63,10 +65,31 @@ pub fn money(cents: i64) -> String {
     format!("€{}.{:02}", cents / 100, cents % 100)
 }
 
-/// 125 -> "2:05".
+/// 125 -> "2:05", 3725 -> "1:02:05", 2 days and a bit -> "2 days 3 h"; never below "0:00".
 pub fn countdown(seconds: i64) -> String {
     let s = seconds.max(0);
-    format!("{}:{:02}", s / 60, s % 60)
+    match s {
+        0..3600 => format!("{}:{:02}", s / 60, s % 60),
+        3600..86_400 => format!("{}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60),
+        _ => {
+            let days = s / 86_400;
+            format!(
+                "{days} day{} {} h",
+                if days == 1 { "" } else { "s" },
+                s % 86_400 / 3600
+            )
+        }
+    }
+}
+
+/// A moment for people: "19:00 UTC" today (by the clock `now`), else "Tuesday 1 December,
+/// 19:00 UTC".
+pub fn moment(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    if t.date_naive() == now.date_naive() {
+        t.format("%H:%M UTC").to_string()
+    } else {
+        t.format("%A %-d %B, %H:%M UTC").to_string()
+    }
 }
 
 #[cfg(test)]
@@ -91,5 +114,8 @@ mod tests {
         assert_eq!(money(4005), "€40.05");
         assert_eq!(countdown(125), "2:05");
         assert_eq!(countdown(-3), "0:00");
+        assert_eq!(countdown(3725), "1:02:05");
+        assert_eq!(countdown(86_400 + 3 * 3600 + 5), "1 day 3 h");
+        assert_eq!(countdown(2 * 86_400), "2 days 0 h");
     }
 }

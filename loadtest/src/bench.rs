@@ -6,6 +6,9 @@
 //!               concurrency.
 //! `bench holds` the hold transaction through the HTTP API, and `pgbench` of the same
 //!               statements.
+//! `bench draw`  the draw at a sale's opening: 100,000 entrants joined to the pre-queue (with
+//!               the join script itself), then the draw as the ticker's leader makes it, and the
+//!               first admission tick after it.
 //! `bench inventory` what the ticker's leader pays each tick to count an event's seats for
 //!               the line (sold out, the outlook), on a large event after many holds.
 //! `bench pow`   what the join's proof of work costs a browser (the same search compiled to
@@ -18,14 +21,18 @@
 use std::{
     path::{Path, PathBuf},
     process::Command,
+    time::{Duration, Instant},
 };
 
 use anteroom::{
     admission::ticker::Ticker,
     config::Config,
+    opening::{self, Drawn},
     queue::{self, NewPlace, Proof, inventory::Inventory},
+    redis::Lock,
 };
 use app::wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
+use chrono::Utc;
 use clap::{Parser, Subcommand};
 use http_body_util::Empty;
 use loadtest::{
@@ -62,6 +69,15 @@ enum What {
     Holds {
         #[arg(long, default_value_t = 4000)]
         requests: usize,
+    },
+    /// The draw of a pre-queue at the opening, and the first admissions after it.
+    Draw {
+        /// Entrants in the pre-queue.
+        #[arg(long, default_value_t = 100_000)]
+        entrants: usize,
+        /// Openings measured (a new event each).
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
     },
     /// The proof of work at join: hashes a second natively and in V8, what a proof costs at
     /// `--bits`, and what 1,000 places cost.
@@ -150,10 +166,12 @@ struct Line {
     polls: Vec<Sample>,
 }
 
-/// Fills the line of `event` to `size` with the locate script itself, in pipelines.
+/// Fills the line (or the pre-queue) of `event` with `size` buyers, with the locate script
+/// itself, in pipelines.
 async fn fill(run: &Deployment, event: &str, size: usize) {
     let state = run.state();
     let event = EventId::from(event);
+    let room = state.rooms.get(&state.db, &event).await.unwrap();
     let mut redis = state.redis.clone();
     let bench = NewPlace {
         network: "bench".into(),
@@ -165,8 +183,14 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
         let chunk = (size - filled).min(2_000);
         for i in 0..chunk {
             let buyer = BuyerId::from(format!("filler-{:015}", filled + i));
-            let script =
-                queue::locate_script(state, &buyer, &event, &Proof::default(), Some(&bench));
+            let script = queue::locate_script(
+                state,
+                &room,
+                &buyer,
+                &event,
+                &Proof::default(),
+                Some(&bench),
+            );
             pipe.invoke_script(&script).ignore();
         }
         let _: () = pipe.query_async(&mut redis).await.unwrap();
@@ -441,6 +465,77 @@ async fn bench_holds(concurrency: usize, requests: usize) {
     run.stop().await;
 }
 
+/// `rounds` openings of `entrants` each: the draw (reading the entrants, sorting them by their
+/// keys, staging them, swapping the line in) as the ticker's leader makes it, and the first
+/// admission tick after it; their sum is how late the first admissions come after the opening.
+async fn bench_draw(entrants: usize, rounds: usize) {
+    let run = start().await;
+    let state = run.state();
+    let client = reqwest::Client::new();
+    let ticker = Ticker::new(state.clone());
+    let lease = Duration::from_millis(u64::from(state.config.ticker_lease_ms));
+    let (mut draws, mut firsts) = (Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        let opens_at = Utc::now() + chrono::Duration::seconds(5);
+        let room = RoomUpdate {
+            opens_at: Some(Some(opens_at)),
+            prequeue_seconds: Some(600),
+            admit_rate_per_second: Some(1_000),
+            ..RoomUpdate::default()
+        };
+        let event = create_event(
+            &client,
+            &run.bases()[0],
+            run.admin_token(),
+            &bench_event(1, 10, room),
+        )
+        .await
+        .expect("an event");
+        let t = Instant::now();
+        fill(&run, &event.id, entrants).await;
+        let filled = t.elapsed();
+        let left = (opens_at - Utc::now()).to_std().unwrap_or_default();
+        assert!(
+            !left.is_zero(),
+            "the pre-queue filled after the opening: give it more time"
+        );
+        tokio::time::sleep(left + Duration::from_millis(20)).await;
+        assert!(ticker.acquire(&event.id).await.expect("Redis answers"));
+        let lock = Lock::with_owner(state.keys.ticker(&event.id), ticker.owner().to_owned());
+        let drawn = opening::draw(state, &lock, lease, &event.id)
+            .await
+            .expect("the draw");
+        let Drawn::Made { entrants: n, took } = drawn else {
+            panic!("round {round}: the draw was not made: {drawn:?}");
+        };
+        let room = state.rooms.get(&state.db, &event.id).await.expect("a room");
+        let t = Instant::now();
+        let tick = ticker
+            .tick(&event.id, &room, Utc::now().timestamp())
+            .await
+            .expect("a tick");
+        let first = t.elapsed();
+        println!(
+            "round {round}: {n} entrants joined in {:.1} s; the draw took {:.0} ms, the first \
+             tick after it {:.0} ms ({tick:?})",
+            filled.as_secs_f64(),
+            took.as_secs_f64() * 1000.0,
+            first.as_secs_f64() * 1000.0
+        );
+        draws.push(took.as_secs_f64() * 1000.0);
+        firsts.push((took + first).as_secs_f64() * 1000.0);
+    }
+    let (draws, firsts) = (sorted(draws), sorted(firsts));
+    println!(
+        "\nThe draw of {entrants} entrants: median {:.0} ms (max {:.0} ms); the first admissions \
+         come {:.0} ms after the opening's tick (median; a tick is 1,000 ms by default)",
+        quantile(&draws, 0.5),
+        quantile(&draws, 1.0),
+        quantile(&firsts, 0.5)
+    );
+    run.stop().await;
+}
+
 async fn bench_inventory(seats: u32, holds: u32, ticks: usize) {
     assert!(holds * 2 <= seats, "--holds of 2 seats must fit in --seats");
     let run = start().await;
@@ -595,6 +690,7 @@ async fn main() {
             rounds,
         } => bench_line(cli.concurrency, requests, line, rounds).await,
         What::Holds { requests } => bench_holds(cli.concurrency, requests).await,
+        What::Draw { entrants, rounds } => bench_draw(entrants, rounds).await,
         What::Inventory {
             seats,
             holds,

@@ -29,6 +29,19 @@ pub enum Command {
     Migrate,
     /// Migrate, then create the demo event if it does not exist yet.
     Demo,
+    /// Check an event's published draw from its public endpoint alone: the commitment, the
+    /// seed and the order of every ticket.
+    VerifyDraw {
+        /// The base URL of an Anteroom (e.g. http://127.0.0.1:3000).
+        #[arg(long)]
+        url: String,
+        /// The event's id.
+        #[arg(long)]
+        event: String,
+        /// A ticket whose place to print.
+        #[arg(long)]
+        ticket: Option<String>,
+    },
     /// Serve the fake payment provider (for demos and load tests).
     FakePayments {
         /// Address to serve the fake on.

@@ -3,7 +3,7 @@
 //! failures are logged here and answered without details (DESIGN.md 10: a clear JSON error
 //! with the right status; an unreachable Redis or Postgres is 503 with `Retry-After`, not 500).
 
-use app::wire::{ErrorBody, ProofChallenge};
+use app::wire::{ErrorBody, Opening, ProofChallenge};
 use axum::{
     Json,
     http::{HeaderValue, StatusCode, header},
@@ -30,6 +30,11 @@ pub enum Error {
     SeatUnavailable(Vec<String>),
     #[error("{0}")]
     Conflict(String),
+    #[error("the sale has not opened yet; its pre-queue opens at {prequeue_opens_at}")]
+    NotOpen {
+        opens_at: chrono::DateTime<chrono::Utc>,
+        prequeue_opens_at: chrono::DateTime<chrono::Utc>,
+    },
     #[error("the payment was declined; your seats are still held, try another card")]
     PaymentDeclined,
     #[error("the request body is larger than 1 MiB")]
@@ -67,7 +72,9 @@ impl Error {
             Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Error::NotAdmitted { .. } | Error::Forbidden(_) => StatusCode::FORBIDDEN,
             Error::NotFound(_) | Error::NotInQueue => StatusCode::NOT_FOUND,
-            Error::SeatUnavailable(_) | Error::Conflict(_) => StatusCode::CONFLICT,
+            Error::SeatUnavailable(_) | Error::Conflict(_) | Error::NotOpen { .. } => {
+                StatusCode::CONFLICT
+            }
             Error::PaymentDeclined => StatusCode::PAYMENT_REQUIRED,
             Error::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Error::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
@@ -91,6 +98,7 @@ impl Error {
             Error::NotAdmitted { .. } => "not_admitted",
             Error::NotInQueue => "not_in_queue",
             Error::SeatUnavailable(_) => "seat_unavailable",
+            Error::NotOpen { .. } => "not_open",
             _ => code_for_status(self.status_code()),
         }
     }
@@ -121,6 +129,15 @@ impl Error {
                 body.queue_url = Some(format!("/api/events/{event_id}/queue"));
             }
             Error::SeatUnavailable(ids) => body.seat_ids = Some(ids.clone()),
+            Error::NotOpen {
+                opens_at,
+                prequeue_opens_at,
+            } => {
+                body.opening = Some(Box::new(Opening {
+                    opens_at: *opens_at,
+                    prequeue_opens_at: *prequeue_opens_at,
+                }));
+            }
             Error::ProofRequired(challenge) => body.proof = Some(Box::new(challenge.clone())),
             _ => {}
         }

@@ -22,6 +22,7 @@ pub mod events;
 pub mod extract;
 pub mod holds;
 pub mod ids;
+pub mod opening;
 pub mod ops;
 pub mod pages;
 pub mod queue;

@@ -1,9 +1,10 @@
-//! `anteroom`: serve (default), migrate, or create the demo event.
+//! `anteroom`: serve (default), migrate, create the demo event, or verify a published draw.
 
 use std::process::ExitCode;
 
 use anteroom::{
     config::{Cli, Command},
+    opening,
     startup::{self, Application, BoxError},
     telemetry,
 };
@@ -35,16 +36,34 @@ async fn run(cli: Cli) -> Result<(), BoxError> {
             println!("fake payment provider on {url}");
             startup::shutdown_signal().await;
         }
+        Command::VerifyDraw { url, event, ticket } => {
+            let draw = opening::verify::fetch(&url, &event).await?;
+            let (lines, verified) = match opening::verify::check(&draw, ticket.as_deref()) {
+                Ok(lines) => (lines, true),
+                Err(lines) => (lines, false),
+            };
+            for line in lines {
+                println!("{line}");
+            }
+            if !verified {
+                return Err("the draw did not verify".into());
+            }
+        }
         Command::Migrate => {
             startup::migrate(&config).await?;
             println!("migrations applied");
         }
         Command::Demo => {
             let created = startup::demo(&config).await?;
-            println!(
-                "demo event {}",
-                if created { "created" } else { "already exists" }
-            );
+            if created.is_empty() {
+                println!("the demo events exist already");
+            }
+            for event in created {
+                let opening = event.room.opens_at.map_or(String::new(), |t| {
+                    format!(": its sale opens at {}", t.format("%H:%M:%S UTC"))
+                });
+                println!("demo event {} created{opening}", event.id);
+            }
         }
         Command::Serve => {
             let notice = startup::admin_token_notice(&config)?;

@@ -92,26 +92,34 @@ impl PageBackend {
         // The page's own join brings no proof of work: where the room asks one, the page
         // answers `proof_required` and the browser makes it.
         let joiner = queue::Joiner { client, work: None };
-        let answer = queue::join(state, buyer, event_id, headers, &joiner).await?;
+        let answer = match queue::join(state, buyer, event_id, headers, &joiner).await {
+            Ok(answer) => Some(answer),
+            // Before the pre-queue opens the page counts down; nothing was stored.
+            Err(Error::NotOpen { .. }) => None,
+            Err(e) => return Err(e),
+        };
         // An admitted buyer's browser gets the token as a cookie so that its next calls pass
         // the gate; a waiting one its place receipt.
-        let cookie = queue::answer_cookie(event_id, &answer)
+        let cookie = answer
+            .as_ref()
+            .and_then(|a| queue::answer_cookie(event_id, a))
             .and_then(|c| c.header(&state.config).to_str().ok().map(str::to_owned));
-        let seats = match &answer.status {
+        let seats = match answer.as_ref().map(|a| &a.status) {
             // The line itself says this buyer is in: show the map.
-            QueueStatus::Admitted { .. } => {
+            Some(QueueStatus::Admitted { .. }) => {
                 let json = seatmap::read(state, event_id).await?;
                 let map = serde_json::from_str(&json)
-                    .map_err(|e| crate::error::Error::Internal(format!("seat map JSON: {e}")))?;
+                    .map_err(|e| Error::Internal(format!("seat map JSON: {e}")))?;
                 Some(map)
             }
-            QueueStatus::Waiting { .. } | QueueStatus::SoldOut => None,
+            _ => None,
         };
         Ok((
             EventEntry {
                 event,
-                queue: answer.status,
+                queue: answer.map(|a| a.status),
                 seats,
+                now: chrono::Utc::now(),
             },
             cookie,
         ))

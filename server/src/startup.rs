@@ -4,6 +4,7 @@
 
 use std::{net::SocketAddr, path::Path, str::FromStr, time::Duration};
 
+use app::wire::Event;
 use axum::{
     Router,
     extract::{ConnectInfo, DefaultBodyLimit},
@@ -37,7 +38,7 @@ use crate::{
     devdata::{self, Strictness},
     events,
     extract::BODY_LIMIT_BYTES,
-    holds,
+    holds, opening,
     ops::{self, metrics::Metrics, shed::Shed},
     pages, queue,
     redis::{Keys, Redis, Scripts},
@@ -129,6 +130,7 @@ impl Application {
             payments,
             metrics: Metrics::new(),
             shed: Shed::new(&config),
+            draws: opening::Published::default(),
             leptos,
             config,
         });
@@ -273,6 +275,7 @@ pub fn router(state: AppState) -> Router {
         .merge(tokens::router())
         .merge(events::router())
         .merge(queue::router())
+        .merge(opening::router())
         .merge(admin::router())
         .merge(seatmap::router())
         .merge(holds::router())
@@ -403,15 +406,22 @@ pub async fn migrate(config: &Config) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// `anteroom demo`: migrate, then create the demo event unless it exists.
-pub async fn demo(config: &Config) -> Result<bool, BoxError> {
+/// `anteroom demo`: migrate, then create each demo event unless it exists (the night, and the
+/// opening a few minutes from now): the events created now.
+pub async fn demo(config: &Config) -> Result<Vec<Event>, BoxError> {
     let db = connect_db(config).await?;
     MIGRATOR.run(&db).await?;
-    Ok(
-        events::create(&db, events::DEMO_EVENT_ID, &events::demo_event())
-            .await?
-            .is_some(),
-    )
+    let mut created = Vec::new();
+    for (id, event) in [
+        (events::DEMO_EVENT_ID, events::demo_event()),
+        (
+            events::DEMO_OPENING_ID,
+            events::demo_opening_event(chrono::Utc::now()),
+        ),
+    ] {
+        created.extend(events::create(&db, id, &event).await?);
+    }
+    Ok(created)
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -11,6 +11,7 @@ use crate::{
     admission::rooms::Rooms,
     checkout::provider::Payments,
     config::{Config, Secret},
+    opening,
     ops::{metrics::Metrics, shed::Shed},
     redis::{Keys, Redis, Scripts},
     tokens::{Sessions, rotation::KeyRing},
@@ -64,6 +65,8 @@ pub struct Shared {
     pub metrics: Metrics,
     /// The concurrency budgets of this instance (load shedding).
     pub shed: Shed,
+    /// The draws this instance has published once made (a made draw never changes).
+    pub draws: opening::Published,
     /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
 }

@@ -1,5 +1,6 @@
-//! One buyer of the night, as the page behaves: arrives at their moment of the window, joins,
-//! polls every `--poll-ms` until admitted, reads the seat map and holds 1 to 4 seats
+//! One buyer of the night, as the page behaves: arrives at their moment of the window (or of
+//! the pre-queue), joins, polls every `--poll-ms` until admitted (an entrant of the pre-queue
+//! waits for the draw first), reads the seat map and holds 1 to 4 seats
 //! best-available in a section picked at random (weighted by its free seats), pays if they are
 //! one in `--pay-one-in`, and joins again when nothing was free for them. What they saw is
 //! kept in their [`BuyerLog`] for the report.
@@ -18,11 +19,19 @@ use rand::{Rng, SeedableRng, rngs::StdRng};
 use reqwest::StatusCode;
 use serde::Serialize;
 
-use crate::night::{Night, Reply};
+use crate::{
+    cli::Plan,
+    night::{Night, Reply},
+};
 
 pub struct Entry {
-    /// `None` from a server that does not say (then this place is not checked for FIFO).
+    /// `None` from a server that does not say (then this place is not checked for FIFO), and
+    /// for an entrant of the pre-queue until the draw gives them a place (their arrival number
+    /// is then their place in the draw).
     pub arrival: Option<u64>,
+    /// An entrant's pre-queue ticket.
+    pub ticket: Option<String>,
+    /// When the place was given: the join, or an entrant's first answer after the draw.
     pub joined_ms: i64,
     pub estimate: Option<u64>,
     /// When the tick that admitted this place ran (Redis time, epoch ms).
@@ -101,8 +110,16 @@ impl Buyer<'_> {
                     ..
                 }) => log.entries.push(Entry {
                     arrival,
+                    ticket: None,
                     joined_ms,
                     estimate: estimated_wait_seconds,
+                    admitted_ms: None,
+                }),
+                Some(QueueStatus::PreQueue { ticket, .. }) => log.entries.push(Entry {
+                    arrival: None,
+                    ticket: Some(ticket),
+                    joined_ms,
+                    estimate: None,
                     admitted_ms: None,
                 }),
                 Some(QueueStatus::SoldOut) => return self.sold_out(log),
@@ -144,7 +161,22 @@ impl Buyer<'_> {
                         }
                         return Some((admission_token, expires_at));
                     }
-                    Some(QueueStatus::Waiting { .. }) => night.count_poll(),
+                    Some(QueueStatus::Waiting {
+                        arrival,
+                        estimated_wait_seconds,
+                        ..
+                    }) => {
+                        night.count_poll();
+                        // An entrant's first place, from the draw: estimated from now on.
+                        if let Some(entry) = log.entries.last_mut()
+                            && entry.arrival.is_none()
+                        {
+                            entry.arrival = arrival;
+                            entry.estimate = estimated_wait_seconds;
+                            entry.joined_ms = Utc::now().timestamp_millis();
+                        }
+                    }
+                    Some(QueueStatus::PreQueue { .. }) => night.count_poll(),
                     Some(QueueStatus::SoldOut) => return self.sold_out(log),
                     None => {}
                 }
@@ -425,12 +457,28 @@ impl Buyer<'_> {
     }
 }
 
+/// When buyer `i` arrives after the night opens: evenly over the window; with a pre-queue, the
+/// first half evenly over the pre-queue's first nine tenths (so that none is still in flight at
+/// the opening) and the second half over the window from the opening.
+fn arrival(plan: &Plan, i: usize) -> Duration {
+    let spread = |over: f64, k: usize, of: usize| over * k as f64 / of.max(1) as f64;
+    let seconds = match plan.prequeue_seconds {
+        0 => spread(plan.window_seconds, i, plan.buyers),
+        prequeue => {
+            let (prequeue, early) = (f64::from(prequeue), plan.buyers / 2);
+            if i < early {
+                spread(prequeue * 0.9, i, early)
+            } else {
+                prequeue + spread(plan.window_seconds, i - early, plan.buyers - early)
+            }
+        }
+    };
+    Duration::from_secs_f64(seconds)
+}
+
 pub async fn buyer(night: Arc<Night>, i: usize, session: SessionCreated) -> BuyerLog {
     let mut log = BuyerLog::default();
-    let arrives = Duration::from_secs_f64(
-        night.plan.window_seconds * i as f64 / night.plan.buyers.max(1) as f64,
-    );
-    let until = (night.open + arrives).saturating_duration_since(Instant::now());
+    let until = (night.open + arrival(&night.plan, i)).saturating_duration_since(Instant::now());
     if !night.sleep(until).await {
         return log;
     }
@@ -449,4 +497,39 @@ pub async fn buyer(night: Arc<Night>, i: usize, session: SessionCreated) -> Buye
         }
     }
     log
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(buyers: usize, prequeue_seconds: u32) -> Plan {
+        Plan {
+            buyers,
+            window_seconds: 2.0,
+            prequeue_seconds,
+            seats: 100,
+            admit_rate_per_second: 10,
+            compress: 1.0,
+            poll_ms: 3000,
+            pay_one_in: 3,
+            hold_ttl_seconds: 600,
+            admission_ttl_seconds: 600,
+            hold_sweep_seconds: 30,
+            payment_latency_ms: 400,
+            instances: 1,
+            join_pow_bits: 0,
+        }
+    }
+
+    #[test]
+    fn with_a_pre_queue_half_arrive_before_the_opening_and_half_in_the_burst_after() {
+        let secs = |p: &Plan, i| arrival(p, i).as_secs_f64();
+        let open = plan(100, 0);
+        assert!((0..100).all(|i| secs(&open, i) < 2.0));
+        let prequeue = plan(100, 60);
+        assert!((0..50).all(|i| secs(&prequeue, i) < 54.0 + 1e-9));
+        assert!((50..100).all(|i| (60.0..62.0).contains(&secs(&prequeue, i))));
+        assert!((1..100).all(|i| secs(&prequeue, i) > secs(&prequeue, i - 1)));
+    }
 }

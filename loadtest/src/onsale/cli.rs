@@ -48,6 +48,12 @@ pub struct Cli {
     /// The seconds within which they all arrive (W), evenly spread.
     #[arg(long, default_value_t = 1.0)]
     pub window: f64,
+    /// The pre-queue's length in seconds (0: none; the line is first come, first served from
+    /// the first arrival). With one, half the buyers arrive spread over it and the other half
+    /// in a burst of `--window` seconds at the opening; the report counts the admissions out
+    /// of draw-or-arrival order and checks the published draw as `anteroom verify-draw` does.
+    #[arg(long, default_value_t = 0)]
+    pub prequeue_seconds: u32,
     /// Seats (S), in sections of 25 rows of 20.
     #[arg(long, default_value_t = 2_000)]
     pub seats: u32,
@@ -94,6 +100,7 @@ pub struct Cli {
 pub struct Plan {
     pub buyers: usize,
     pub window_seconds: f64,
+    pub prequeue_seconds: u32,
     pub seats: u32,
     pub admit_rate_per_second: u32,
     pub join_pow_bits: u32,
@@ -114,6 +121,7 @@ impl Plan {
         Self {
             buyers: cli.buyers,
             window_seconds: cli.window,
+            prequeue_seconds: cli.prequeue_seconds,
             seats: cli.seats,
             admit_rate_per_second: cli.admit_rate,
             join_pow_bits: cli.join_pow_bits,

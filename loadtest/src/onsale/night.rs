@@ -15,9 +15,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anteroom::checkout::{
-    fake::{self, MoneyAudit},
-    reconcile,
+use anteroom::{
+    checkout::{
+        fake::{self, MoneyAudit},
+        reconcile,
+    },
+    opening::verify,
 };
 use app::wire::{NewEvent, NewSection, RoomUpdate, Stats, StatsPoint};
 use chrono::Utc;
@@ -28,9 +31,9 @@ use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    buyer::buyer,
+    buyer::{BuyerLog, buyer},
     cli::{Cli, Plan, Target},
-    report::{Report, bytes_per_buyer, oversold, report},
+    report::{DrawCheck, Report, bytes_per_buyer, oversold, report},
 };
 
 /// S seats as sections of at most 25 rows of 20 (a last short row if S is not a multiple).
@@ -139,7 +142,7 @@ pub struct Night {
     pub in_flight: Semaphore,
     /// Cancelled at sell-out or when time is up: every buyer stops at its next step.
     pub stop: CancellationToken,
-    /// The moment the on-sale opens (the first arrival).
+    /// The moment the on-sale opens (the first arrival; with a pre-queue, its opening).
     pub open: Instant,
     pub tallies: Tallies,
     /// Polls answered (2xx) in each second of the night.
@@ -295,7 +298,14 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
     let t = Instant::now();
     let buyers = sessions(&client, &target.bases, plan.buyers, 64).await?;
     let sessions_seconds = t.elapsed().as_secs_f64();
-    println!("sessions made in {sessions_seconds:.1} s; the on-sale opens");
+    if plan.prequeue_seconds > 0 {
+        let opens_at = open_prequeue(&client, target, &event.id, plan.prequeue_seconds).await?;
+        println!(
+            "sessions made in {sessions_seconds:.1} s; the pre-queue opens, the sale at {opens_at}"
+        );
+    } else {
+        println!("sessions made in {sessions_seconds:.1} s; the on-sale opens");
+    }
 
     let max_seconds = cli.max_seconds.max(1.0);
     let night = Arc::new(Night {
@@ -361,6 +371,11 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
     let money = money(target, &event.id)
         .await
         .map_err(|e| format!("counting the money: {e}"))?;
+    let draw = if night.plan.prequeue_seconds > 0 {
+        Some(check_draw(&target.bases[0], &event.id, &logs).await)
+    } else {
+        None
+    };
 
     let report = report(
         &night,
@@ -372,6 +387,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         oversold,
         money,
         memory,
+        draw,
     );
     report.print();
     if let Some(path) = &cli.out {
@@ -382,6 +398,75 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         std::fs::write(path, report.svg()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(report)
+}
+
+/// Sets the event's opening `prequeue_seconds` from now, with a pre-queue of that length, and
+/// waits for the pre-queue to open (a moment, so that every instance's settings and Redis's
+/// clock agree it has); answers `opens_at`.
+async fn open_prequeue(
+    client: &reqwest::Client,
+    target: &Target,
+    event: &str,
+    prequeue_seconds: u32,
+) -> Result<chrono::DateTime<Utc>, String> {
+    // Every instance re-reads its rooms within a second.
+    let settle = Duration::from_secs(1);
+    let opens_at = Utc::now()
+        + chrono::Duration::from_std(settle).expect("a second")
+        + chrono::Duration::seconds(i64::from(prequeue_seconds));
+    let update = RoomUpdate {
+        opens_at: Some(Some(opens_at)),
+        prequeue_seconds: Some(prequeue_seconds),
+        ..RoomUpdate::default()
+    };
+    let url = format!("{}/api/admin/events/{event}/room", target.bases[0]);
+    let r = client
+        .put(url)
+        .bearer_auth(&target.admin_token)
+        .json(&update)
+        .send()
+        .await
+        .map_err(|e| format!("setting the opening: {e}"))?;
+    if !r.status().is_success() {
+        return Err(format!("setting the opening: {}", r.status()));
+    }
+    tokio::time::sleep(settle).await;
+    Ok(opens_at)
+}
+
+/// The published draw, checked as `anteroom verify-draw` checks it (the same functions), and
+/// every entrant's place in line (their arrival number) against their ticket's place in it.
+async fn check_draw(base: &str, event: &str, logs: &[BuyerLog]) -> DrawCheck {
+    let draw = match verify::fetch(base, event).await {
+        Ok(draw) => draw,
+        Err(e) => return DrawCheck::unverified(vec![e]),
+    };
+    let (verified, verdict) = match verify::check(&draw, None) {
+        Ok(lines) => (true, lines),
+        Err(lines) => (false, lines),
+    };
+    let tickets = draw.tickets.unwrap_or_default();
+    let places = logs
+        .iter()
+        .flat_map(|l| &l.entries)
+        .filter_map(|e| Some((e.ticket.as_ref()?, e.arrival?)));
+    let (mut checked, mut not_as_published) = (0, 0);
+    for (ticket, place) in places {
+        checked += 1;
+        let published = usize::try_from(place)
+            .ok()
+            .and_then(|p| tickets.get(p.checked_sub(1)?));
+        if published != Some(ticket) {
+            not_as_published += 1;
+        }
+    }
+    DrawCheck {
+        verified,
+        verdict,
+        entrants: draw.entrants,
+        places_checked: checked,
+        places_not_as_published: not_as_published,
+    }
 }
 
 /// The money invariant, counted at the fake provider once no payment is pending: in-process,

@@ -3,8 +3,11 @@
 //! error of the estimate), printed, as JSON, and drawn as an SVG chart.
 //!
 //! Invariants of a good night, which [`Report::failed`] checks: some places were checked for
-//! FIFO and none was inverted, no seat was oversold (in Postgres or in the buyers' own count),
-//! no join failed, and no money was lost (provider charges = sales + refunds, nothing pending).
+//! FIFO and none was inverted (admitted out of draw-or-arrival order: a drawn entrant's arrival
+//! number is their place in the draw), no seat was oversold (in Postgres or in the buyers' own
+//! count), no join failed, no money was lost (provider charges = sales + refunds, nothing
+//! pending), and with a pre-queue, the published draw verifies and every entrant stood at
+//! their ticket's place in it.
 
 use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
 
@@ -141,6 +144,31 @@ struct Fifo {
     inversions: usize,
 }
 
+/// The published draw, checked (with a pre-queue only).
+#[derive(Serialize)]
+pub struct DrawCheck {
+    pub verified: bool,
+    /// What `anteroom verify-draw` would print.
+    pub verdict: Vec<String>,
+    pub entrants: u64,
+    /// Entrants whose place in line was seen.
+    pub places_checked: usize,
+    /// Of those, places that are not their ticket's place in the published draw.
+    pub places_not_as_published: usize,
+}
+
+impl DrawCheck {
+    pub fn unverified(verdict: Vec<String>) -> Self {
+        Self {
+            verified: false,
+            verdict,
+            entrants: 0,
+            places_checked: 0,
+            places_not_as_published: 0,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Rate {
     mean: f64,
@@ -192,6 +220,8 @@ pub struct Report {
     redis_bytes_per_queued_buyer: Option<f64>,
     queued_when_measured: Option<u64>,
     outcomes: BTreeMap<String, usize>,
+    /// The published draw, checked (`None` without a pre-queue).
+    draw: Option<DrawCheck>,
     series: Vec<Point>,
 }
 
@@ -204,6 +234,10 @@ impl Report {
             || self.money.is_some_and(|m| !m.holds() || m.pending > 0)
             || self.seats_bought_twice > 0
             || self.joins.server_errors + self.joins.client_errors > 0
+            || self
+                .draw
+                .as_ref()
+                .is_some_and(|d| !d.verified || d.places_not_as_published > 0)
     }
 
     pub fn svg(&self) -> String {
@@ -373,10 +407,23 @@ impl Report {
                 r.join_proofs, r.plan.join_pow_bits
             );
         }
+        let fifo = if p.prequeue_seconds > 0 {
+            "admitted out of draw-or-arrival order"
+        } else {
+            "FIFO inversions"
+        };
         println!(
-            "FIFO inversions          {} (of {} places checked)",
+            "{fifo:<24} {} (of {} places checked)",
             r.fifo.inversions, r.fifo.checked
         );
+        if let Some(d) = &r.draw {
+            println!(
+                "the published draw       {}   entrants' places not as published: {} (of {} seen)",
+                d.verdict.join("; "),
+                d.places_not_as_published,
+                d.places_checked
+            );
+        }
         println!(
             "estimate error           median {:.2} s   p90 {:.2} s   (signed median {:+.2} s, {} buyers)",
             r.estimates.median_abs_error_seconds,
@@ -433,6 +480,7 @@ pub fn report(
     oversold: Oversold,
     money: Option<MoneyAudit>,
     memory: Option<(f64, u64)>,
+    draw: Option<DrawCheck>,
 ) -> Report {
     let t = &night.tallies;
     let first: Vec<u64> = logs.iter().filter_map(|l| l.first_join_micros).collect();
@@ -530,6 +578,7 @@ pub fn report(
         redis_bytes_per_queued_buyer: memory.map(|(b, _)| b),
         queued_when_measured: memory.map(|(_, q)| q),
         outcomes,
+        draw,
         series,
     }
 }

@@ -1,11 +1,12 @@
 //! The operator API: every `/api/admin/*` endpoint, in this one router. Invariants: every
 //! endpoint needs the operator's credential (`tokens::Admin`; a buyer's session is never one),
 //! except signing in, which checks the admin token itself; every operator write (creating an
-//! event, changing a room, signing in and out) is recorded in the audit ([`audit`]) with who,
+//! event, changing a room, setting a draw's beacon, signing in and out) is recorded in the audit ([`audit`]) with who,
 //! when, and the state before and after, in the same transaction as the write, so a change
 //! that committed is always in the audit and a refused one never is.
 
 pub mod audit;
+mod draw;
 mod events;
 mod room;
 mod session;
@@ -32,6 +33,7 @@ pub fn router() -> Router<AppState> {
         // Events and their rooms.
         .route("/api/admin/events", post(events::create))
         .route("/api/admin/events/{event_id}/room", put(room::update))
+        .route("/api/admin/events/{event_id}/draw", put(draw::set_beacon))
         // Reading: the panel's numbers, the payments and the audit.
         .route("/api/admin/events/{event_id}/stats", get(stats::stats))
         .route(

@@ -25,7 +25,7 @@ use tokio::sync::Semaphore;
 use crate::{
     config::Config,
     error::{Error, Result},
-    events,
+    events, opening,
 };
 
 /// How long an id Postgres does not know is answered 404 from memory.
@@ -221,8 +221,9 @@ impl Rooms {
             .unwrap_or(default)
     }
 
-    /// Applies `update` in Postgres inside the caller's transaction `tx`, and answers the room
-    /// before and the event after. The caller records the change in the audit before committing, then
+    /// Applies `update` in Postgres inside the caller's transaction `tx` (under the rules of an
+    /// opening, `opening::settle`, by Postgres's clock; the first opening makes the draw's
+    /// commitment), and answers the room before and the event after. The caller records the change in the audit before committing, then
     /// [`remember`](Self::remember)s the new room here; other instances see it at their next
     /// refresh.
     pub async fn apply(
@@ -234,6 +235,10 @@ impl Rooms {
             .validate()
             .map_err(|e| Error::Unprocessable(e.message))?;
         let before = events::lock_event(tx, event_id).await?.room;
+        let now = sqlx::query_scalar("select clock_timestamp()")
+            .fetch_one(&mut *tx)
+            .await?;
+        let update = opening::settle(&before, update, now)?;
         let query = sqlx::query_as(
             "update event set \
                 room_enabled = coalesce($2, room_enabled), \
@@ -245,12 +250,19 @@ impl Rooms {
                 seats_per_buyer = coalesce($7, seats_per_buyer), \
                 hold_sweep_seconds = coalesce($8, hold_sweep_seconds), \
                 join_pow_bits = coalesce($9, join_pow_bits), \
+                opens_at = case when $10 then $11 else opens_at end, \
+                prequeue_seconds = coalesce($12, prequeue_seconds), \
                 updated_at = now() \
              where id = $1 returning id",
         )
         .bind(event_id);
-        let _: (String,) = events::bind_room(query, update).fetch_one(&mut *tx).await?;
+        let _: (String,) = events::bind_room(query, &update)
+            .fetch_one(&mut *tx)
+            .await?;
         let after = events::get_event(&mut *tx, event_id).await?;
+        if after.room.opens_at.is_some() {
+            opening::commit(&mut *tx, event_id).await?;
+        }
         Ok((before, after))
     }
 }

@@ -9,7 +9,9 @@
 //! pops (fencing), so a leader that stalled past its lease admits nothing; the pop and the
 //! mark are one script. Sold out, or no seat free but some held: nobody is admitted until a
 //! count finds a free seat again (a hold expired or was released). A tick that cannot count
-//! the seats (Postgres down) admits nobody: the next one tries again.
+//! the seats (Postgres down) admits nobody: the next one tries again. A sale with an opening
+//! time admits nobody before its draw: once it opens, the lock holder makes the draw
+//! (`crate::opening`, fenced the same way), then admits.
 //!
 //! The head (the greatest arrival number admitted) also goes to Postgres (`event_line`), at
 //! most [`FLUSH_EVERY`] after the tick that moved it, in one statement for every event: a
@@ -28,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     error::Result,
     ids,
+    opening::{self, Drawn},
     queue::inventory::Inventory,
     redis::{Counter, Counters, Lock},
     state::AppState,
@@ -47,6 +50,8 @@ pub enum Tick {
         count: u64,
         queue_length: u64,
     },
+    /// The sale has not opened, or its draw is still to be made: nobody admitted.
+    BeforeOpening,
 }
 
 /// An owner token that says which process holds a lock (for the operator) and cannot collide.
@@ -128,8 +133,14 @@ impl Ticker {
                 .set(0);
             return Ok(Tick::NotLeader);
         }
-        let tick = self.admit(event_id, room, now_unix).await?;
-        let held = matches!(tick, Tick::Admitted { .. });
+        let mut tick = self.admit(event_id, room, now_unix).await?;
+        if tick == Tick::BeforeOpening
+            && room.opens_at.is_some_and(|t| t <= chrono::Utc::now())
+            && self.draw(event_id).await?
+        {
+            tick = self.admit(event_id, room, now_unix).await?;
+        }
+        let held = tick != Tick::NotLeader;
         metrics
             .ticker_lock_held
             .with_label_values(&[event_id])
@@ -162,6 +173,16 @@ impl Ticker {
         Ok(self.lock(event_id).hold(&self.state.redis, lease).await?)
     }
 
+    /// Makes the event's draw as this ticker; true once it is made (now or before).
+    pub async fn draw(&self, event_id: &str) -> Result<bool> {
+        let lease = Duration::from_millis(u64::from(self.state.config.ticker_lease_ms));
+        let drawn = opening::draw(&self.state, &self.lock(event_id), lease, event_id).await?;
+        if let Drawn::Made { entrants, took } = drawn {
+            tracing::info!(event = %event_id, entrants, took_ms = took.as_millis() as u64, "the draw is made");
+        }
+        Ok(matches!(drawn, Drawn::Made { .. } | Drawn::Already))
+    }
+
     /// The fenced admission step: counts the seats and, if this ticker still holds the lock,
     /// stores the count and admits `N * tick_ms / 1000` buyers (plus carried fractions), or
     /// nobody while the room is paused or no seat is free.
@@ -185,19 +206,23 @@ impl Ticker {
             .key(keys.head(event_id))
             .key(keys.inventory(event_id))
             .key(keys.shopping(event_id))
+            .key(keys.draw(event_id))
             .arg(lock.owner())
             .arg(credit)
             .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)
             .arg(Counters::TTL_SECS)
             .arg(Counter::Admissions.field())
-            .arg(Counter::QueueLength.field());
+            .arg(Counter::QueueLength.field())
+            .arg(if room.opens_at.is_some() { "1" } else { "0" });
         for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
             script.arg(field).arg(value);
         }
         let (count, queue_length, head): (i64, i64, u64) =
             script.invoke_async(&mut self.state.redis.clone()).await?;
-        if count < 0 {
-            return Ok(Tick::NotLeader);
+        match count {
+            -1 => return Ok(Tick::NotLeader),
+            -2 => return Ok(Tick::BeforeOpening),
+            _ => {}
         }
         if count > 0 {
             self.remember_head(event_id.to_owned(), head);

@@ -5,7 +5,7 @@
 //! answered from the instance's copy (`admission::rooms`), never by a query per request.
 
 use crate::extract::EventId;
-use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
+use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate, prequeue_opens_at};
 use axum::{Json, Router, extract::State, routing::get};
 use chrono::{DateTime, Utc};
 use rand::Rng;
@@ -13,6 +13,7 @@ use sqlx::{PgConnection, PgExecutor, PgPool};
 
 use crate::{
     error::{Error, Result},
+    opening,
     state::AppState,
 };
 
@@ -47,6 +48,8 @@ struct EventRow {
     hold_sweep_seconds: i32,
     room_epoch: i32,
     join_pow_bits: i32,
+    opens_at: Option<DateTime<Utc>>,
+    prequeue_seconds: i32,
 }
 
 impl From<EventRow> for Event {
@@ -67,6 +70,9 @@ impl From<EventRow> for Event {
                 hold_sweep_seconds: u(r.hold_sweep_seconds),
                 epoch: u(r.room_epoch),
                 join_pow_bits: u(r.join_pow_bits),
+                opens_at: r.opens_at,
+                prequeue_seconds: u(r.prequeue_seconds),
+                prequeue_opens_at: prequeue_opens_at(r.opens_at, u(r.prequeue_seconds)),
             },
         }
     }
@@ -74,7 +80,7 @@ impl From<EventRow> for Event {
 
 const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
     admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
-    room_epoch, join_pow_bits";
+    room_epoch, join_pow_bits, opens_at, prequeue_seconds";
 
 /// Whether `id` can name an event at all; anything else is answered 404 without a query.
 pub fn is_event_id(id: &str) -> bool {
@@ -143,10 +149,10 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
     let sql = format!(
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
              admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
-             hold_sweep_seconds, join_pow_bits) \
+             hold_sweep_seconds, join_pow_bits, opens_at, prequeue_seconds) \
          values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
              coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30), \
-             coalesce($11, 0)) \
+             coalesce($11, 0), case when $12 then $13 end, coalesce($14, 900)) \
          on conflict (id) do nothing \
          returning {EVENT_COLUMNS}"
     );
@@ -158,6 +164,9 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
     let Some(row) = row else {
         return Ok(None);
     };
+    if row.opens_at.is_some() {
+        opening::commit(&mut *tx, id).await?;
+    }
     for section in &new.sections {
         // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids.
         sqlx::query(
@@ -177,8 +186,9 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
     Ok(Some(row.into()))
 }
 
-/// Binds the eight room settings of `room`, in the order of `Room`'s fields (absent: NULL, which
-/// the statements turn into "keep" or "default" with coalesce).
+/// Binds the room settings of `room`, in the order of `Room`'s fields (absent: NULL, which the
+/// statements turn into "keep" or "default" with coalesce); `opens_at`, which may be set to
+/// NULL, takes two: whether it is set, and to what.
 pub fn bind_room<'q, O>(
     query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
     room: &RoomUpdate,
@@ -192,10 +202,36 @@ pub fn bind_room<'q, O>(
         .bind(room.seats_per_buyer.map(|v| v as i32))
         .bind(room.hold_sweep_seconds.map(|v| v as i32))
         .bind(room.join_pow_bits.map(|v| v as i32))
+        .bind(room.opens_at.is_some())
+        .bind(room.opens_at.flatten())
+        .bind(room.prequeue_seconds.map(|v| v as i32))
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.
 pub fn demo_event() -> NewEvent {
+    demo_hall("Anteroom Demo Night", RoomUpdate::default())
+}
+
+pub const DEMO_EVENT_ID: &str = "demo";
+
+/// The second demo event: the same hall, its sale opening five minutes after `now`, with a
+/// pre-queue from two minutes after it, so that a newcomer sees the countdown, the pre-queue
+/// and the draw happen.
+pub fn demo_opening_event(now: DateTime<Utc>) -> NewEvent {
+    demo_hall(
+        "Anteroom Demo Opening",
+        RoomUpdate {
+            opens_at: Some(Some(now + chrono::Duration::minutes(5))),
+            prequeue_seconds: Some(180),
+            ..RoomUpdate::default()
+        },
+    )
+}
+
+pub const DEMO_OPENING_ID: &str = "demo-opening";
+
+/// 3 sections of 10 rows of 20 seats tonight at 19:00, room on, N = 50, and `room`'s settings.
+fn demo_hall(name: &str, room: RoomUpdate) -> NewEvent {
     let section = |name: &str, price_cents| NewSection {
         name: name.into(),
         rows: 10,
@@ -207,7 +243,7 @@ pub fn demo_event() -> NewEvent {
         .and_hms_opt(19, 0, 0)
         .expect("a valid time");
     NewEvent {
-        name: "Anteroom Demo Night".into(),
+        name: name.into(),
         starts_at: tonight.and_utc(),
         sections: vec![
             section("Stalls", 8500),
@@ -218,9 +254,7 @@ pub fn demo_event() -> NewEvent {
             enabled: Some(true),
             paused: Some(false),
             admit_rate_per_second: Some(50),
-            ..RoomUpdate::default()
+            ..room
         },
     }
 }
-
-pub const DEMO_EVENT_ID: &str = "demo";

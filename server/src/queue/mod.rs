@@ -26,6 +26,14 @@
 //! a minute (an IPv4 /24 or IPv6 /64, `crate::client`), a network is given at most
 //! `places_per_network` places in one event's line (counted in the step that makes a place),
 //! and a room may ask a proof of work for each new place ([`proof`]).
+//!
+//! A sale with an opening time (`opens_at`, see `crate::opening`): before its pre-queue opens
+//! a join is refused (409 `not_open`) and stores nothing; in the pre-queue a join gets a random
+//! ticket (the same one on every rejoin; the entry spends the network's share and the proof of
+//! work as a place does) and no place; from the opening, joins take places behind every
+//! entrant, whose places come with the draw. The windows are judged by Redis's clock inside the
+//! same script, like arrival order (DESIGN.md 2); a join the instance's own clock already sees
+//! before the pre-queue is refused without asking Redis.
 
 pub mod inventory;
 pub mod proof;
@@ -44,7 +52,7 @@ use redis::ScriptInvocation;
 use crate::{
     client::Client,
     error::{Error, Result},
-    extract,
+    extract, ids,
     queue::inventory::Inventory,
     redis::ratelimit,
     state::AppState,
@@ -67,7 +75,7 @@ pub fn router() -> Router<AppState> {
 }
 
 /// Where a buyer stands in an event's line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
     Admitted {
         expires_at: DateTime<Utc>,
@@ -82,7 +90,15 @@ pub enum Place {
         /// Whether seats are likely to be left at this buyer's turn; `None` while the line
         /// does not know the inventory.
         outlook: Option<Outlook>,
+        /// A drawn entrant's ticket.
+        ticket: Option<String>,
     },
+    /// In the pre-queue, with this ticket.
+    PreQueue {
+        ticket: String,
+    },
+    /// Before the pre-queue opens: nothing stored.
+    NotOpen,
     /// Every seat is sold: the line is over.
     SoldOut,
     /// No place: the joiner's network has taken all the places one network may.
@@ -219,8 +235,11 @@ async fn locate(
     }
     let proof = &Proof::from_headers(state, headers, buyer, event_id, &room);
     let now = Utc::now();
+    if joiner.is_some() && room.prequeue_opens_at.is_some_and(|t| now < t) {
+        return answer(state, &room, buyer, event_id, Place::NotOpen, proof);
+    }
     let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
-    let reply: Reply = locate_script(state, buyer, event_id, proof, new_place.as_ref())
+    let reply: Reply = locate_script(state, &room, buyer, event_id, proof, new_place.as_ref())
         .invoke_async(&mut state.redis.clone())
         .await?;
     let place = place(reply)?;
@@ -275,6 +294,7 @@ fn new_place(
 /// buyer has none (the line benchmark fills lines with it too).
 pub fn locate_script<'a>(
     state: &'a AppState,
+    room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
     proof: &Proof,
@@ -282,6 +302,10 @@ pub fn locate_script<'a>(
 ) -> ScriptInvocation<'a> {
     let keys = &state.keys;
     let work = new_place.and_then(|p| p.proof.as_ref());
+    let millis = |t: Option<DateTime<Utc>>| {
+        t.map(|t| t.timestamp_millis().to_string())
+            .unwrap_or_default()
+    };
     let mut script = state.scripts.locate.prepare_invoke();
     script
         .key(keys.queue(event_id))
@@ -292,6 +316,8 @@ pub fn locate_script<'a>(
         .key(keys.shopping(event_id))
         .key(keys.join_proof(event_id, work.map_or("", |w| w.id.as_str())))
         .key(keys.places_by_network(event_id))
+        .key(keys.entrants(event_id))
+        .key(keys.draw(event_id))
         .arg(buyer.as_str())
         .arg(if new_place.is_some() { "1" } else { "0" })
         .arg(
@@ -318,15 +344,18 @@ pub fn locate_script<'a>(
             })
             .unwrap_or_default(),
         )
+        .arg(millis(room.prequeue_opens_at))
+        .arg(millis(room.opens_at))
+        .arg(ids::random_hex(16))
         .arg(&Inventory::FIELDS[..]);
     script
 }
 
 /// The locate script's answer: kind, value, arrival, restored, the live admissions without a
-/// hold, and the inventory's values.
-type Reply = (String, i64, i64, i64, u64, Vec<Option<u64>>);
+/// hold, the inventory's values, and an entrant's ticket ('' for none).
+type Reply = (String, i64, i64, i64, u64, Vec<Option<u64>>, String);
 
-fn place((kind, value, arrival, restored, shopping, inventory): Reply) -> Result<Place> {
+fn place((kind, value, arrival, restored, shopping, inventory, ticket): Reply) -> Result<Place> {
     let restored = restored == 1;
     match kind.as_str() {
         "admitted" => DateTime::from_timestamp_millis(value)
@@ -343,8 +372,11 @@ fn place((kind, value, arrival, restored, shopping, inventory): Reply) -> Result
                 restored,
                 outlook: Inventory::from_values(&inventory)
                     .map(|i| outlook(&i, position - 1 + shopping)),
+                ticket: (!ticket.is_empty()).then_some(ticket),
             })
         }
+        "pre_queue" => Ok(Place::PreQueue { ticket }),
+        "not_open" => Ok(Place::NotOpen),
         "sold_out" => Ok(Place::SoldOut),
         "network_full" => Ok(Place::NetworkFull),
         "absent" => Ok(Place::Absent),
@@ -376,6 +408,7 @@ fn answer(
             arrival,
             restored,
             outlook,
+            ticket,
         } => {
             // Positions only shrink as the line moves; a larger one than the buyer was told
             // for the same place means the line lost admissions (they are made again first).
@@ -400,10 +433,29 @@ fn answer(
                     recovered: restored || moved_back,
                     arrival: Some(arrival),
                     outlook,
+                    ticket,
                 },
                 receipt,
             })
         }
+        Place::PreQueue { ticket } => Ok(Answer {
+            status: QueueStatus::PreQueue {
+                opens_at: room
+                    .opens_at
+                    .ok_or_else(|| Error::Internal("a pre-queue without an opening".into()))?,
+                ticket,
+                position: None,
+                estimated_wait_seconds: None,
+            },
+            receipt: None,
+        }),
+        Place::NotOpen => Err(match (room.opens_at, room.prequeue_opens_at) {
+            (Some(opens_at), Some(prequeue_opens_at)) => Error::NotOpen {
+                opens_at,
+                prequeue_opens_at,
+            },
+            _ => Error::Internal("not open, without an opening".into()),
+        }),
         Place::SoldOut => Ok(Answer {
             status: QueueStatus::SoldOut,
             receipt: None,
@@ -471,13 +523,19 @@ pub fn answer_cookie<'a>(event_id: &'a EventId, answer: &'a Answer) -> Option<Co
             expires_at: *expires_at,
         }),
         (QueueStatus::Waiting { .. }, Some(receipt)) => Some(Cookie::Place { event_id, receipt }),
-        (QueueStatus::Waiting { .. } | QueueStatus::SoldOut, _) => None,
+        (QueueStatus::Waiting { .. } | QueueStatus::PreQueue { .. } | QueueStatus::SoldOut, _) => {
+            None
+        }
     }
 }
 
-/// The HTTP answer: 202 for a waiting join, 200 otherwise, with the answer's cookie.
+/// The HTTP answer: 202 for a waiting join (in line or in the pre-queue), 200 otherwise, with
+/// the answer's cookie.
 fn respond(state: &AppState, event_id: &EventId, answer: Answer, joining: bool) -> Response {
-    let waiting = matches!(answer.status, QueueStatus::Waiting { .. });
+    let waiting = matches!(
+        answer.status,
+        QueueStatus::Waiting { .. } | QueueStatus::PreQueue { .. }
+    );
     let code = if joining && waiting {
         StatusCode::ACCEPTED
     } else {

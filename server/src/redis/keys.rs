@@ -85,6 +85,34 @@ impl Keys {
         self.event(event_id, "admitted_total")
     }
 
+    /// The pre-queue's entrants: a hash of buyer id -> ticket (kept after the draw, so that a
+    /// drawn entrant's answers carry their ticket).
+    pub fn entrants(&self, event_id: &str) -> String {
+        self.event(event_id, "entrants")
+    }
+
+    /// The record of the draw once made (a hash: seed, beacon, entrants, drawn_at_ms,
+    /// drawn_by); its absence means the draw is still to be made.
+    pub fn draw(&self, event_id: &str) -> String {
+        self.event(event_id, "draw")
+    }
+
+    /// The published draw: a sorted set of ticket -> place.
+    pub fn drawn_tickets(&self, event_id: &str) -> String {
+        self.event(event_id, "draw:tickets")
+    }
+
+    /// Where one holder of the ticker lock (named by its owner token) builds the draw: the
+    /// line's entrants (buyer -> place) and the published tickets (ticket -> place), before
+    /// one script swaps them in. Each holder has its own pair, so a stalled leader's half-built
+    /// draw never mixes with its successor's.
+    pub fn draw_staging(&self, event_id: &str, owner: &str) -> (String, String) {
+        (
+            self.event(event_id, &format!("draw:{owner}:line")),
+            self.event(event_id, &format!("draw:{owner}:tickets")),
+        )
+    }
+
     /// The per-second counters of one second (unix time) for the dashboard (see `Counters`).
     pub fn second(&self, event_id: &str, unix_second: i64) -> String {
         self.event(event_id, &format!("sec:{unix_second}"))

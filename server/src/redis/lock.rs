@@ -11,7 +11,13 @@
 //! (fencing, as the ticker's admit script does with [`Lock::key`] and [`Lock::owner`];
 //! DESIGN.md 4).
 
-use std::{sync::LazyLock, time::Duration};
+use std::{
+    sync::{
+        Arc, LazyLock,
+        atomic::{AtomicBool, Ordering},
+    },
+    time::Duration,
+};
 
 use ::redis::{RedisResult, Script};
 
@@ -87,6 +93,27 @@ impl Lock {
         Ok(self.renew(redis, lease).await? || self.acquire(redis, lease).await?)
     }
 
+    /// Keeps holding the lock for as long as the answer lives: renews it every third of
+    /// `lease`, in a task of its own, so that long work (a draw of a hundred thousand
+    /// entrants) does not lose it to a lapsed lease between its own steps. Once a renewal
+    /// fails (another owner took the lock, or Redis did not answer) it stops, and
+    /// [`Kept::lost`] says so; work that must not run twice still checks the token in its
+    /// final script (fencing).
+    pub fn keep(&self, redis: &Redis, lease: Duration) -> Kept {
+        let lost = Arc::new(AtomicBool::new(false));
+        let (lock, redis, flag) = (self.clone(), redis.clone(), lost.clone());
+        let renewals = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(lease / 3).await;
+                if !matches!(lock.hold(&redis, lease).await, Ok(true)) {
+                    flag.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
+        });
+        Kept { lost, renewals }
+    }
+
     /// Gives the lock up if this owner still holds it, so the next owner need not wait for the
     /// lease to end. True when it was released; false (and nothing changed) otherwise.
     pub async fn release(&self, redis: &Redis) -> RedisResult<bool> {
@@ -96,6 +123,27 @@ impl Lock {
             .invoke_async(&mut redis.clone())
             .await?;
         Ok(released == 1)
+    }
+}
+
+/// A lock being kept ([`Lock::keep`]); dropping it stops the renewals (the lease then runs out
+/// unless renewed or released otherwise).
+pub struct Kept {
+    /// Set by the renewal task when a renewal failed.
+    lost: Arc<AtomicBool>,
+    renewals: tokio::task::JoinHandle<()>,
+}
+
+impl Kept {
+    /// Whether the lock may have been lost since it was kept.
+    pub fn lost(&self) -> bool {
+        self.lost.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Kept {
+    fn drop(&mut self) {
+        self.renewals.abort();
     }
 }
 

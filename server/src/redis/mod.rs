@@ -21,6 +21,6 @@ pub mod store;
 
 pub use counters::{Counter, Counters};
 pub use keys::Keys;
-pub use lock::Lock;
+pub use lock::{Kept, Lock};
 pub use scripts::Scripts;
 pub use store::{Redis, masters};

@@ -73,7 +73,7 @@ async fn three_tickers_at_once_admit_exactly_n_per_tick_in_line_order(backend: B
             .into_iter()
             .filter_map(|t| match t.unwrap() {
                 Tick::Admitted { count, .. } => Some(count),
-                Tick::NotLeader => None,
+                Tick::NotLeader | Tick::BeforeOpening => None,
             })
             .collect();
         assert_eq!(admitted, vec![25], "one leader admits N x tick = 25");

@@ -149,8 +149,15 @@ async fn a_body_over_one_mebibyte_is_413_and_changes_nothing() {
 async fn the_demo_command_creates_the_demo_event_once() {
     let app = spawn_app().await;
     let config = app.state.config.clone();
-    assert!(anteroom::startup::demo(&config).await.unwrap());
-    assert!(!anteroom::startup::demo(&config).await.unwrap());
+    let created = anteroom::startup::demo(&config).await.unwrap();
+    let ids: Vec<&str> = created.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["demo", "demo-opening"]);
+    assert!(anteroom::startup::demo(&config).await.unwrap().is_empty());
+    // The opening's sale is minutes away, its pre-queue before it: a newcomer sees both.
+    let opening = &created[1].room;
+    let opens_in = opening.opens_at.unwrap() - chrono::Utc::now();
+    assert!(opens_in > chrono::Duration::minutes(4), "{opening:?}");
+    assert!(opening.prequeue_opens_at.unwrap() > chrono::Utc::now());
     assert_eq!(
         app.count("select count(*) from seat where event_id = 'demo'")
             .await,

@@ -269,12 +269,15 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
             hold_sweep_seconds: 30,
             epoch: 0,
             join_pow_bits: 0,
+            opens_at: None,
+            prequeue_seconds: 0,
+            prequeue_opens_at: None,
         };
         let mut admitted = 0;
         for t in 0..ticks {
             match ticker.tick(event, &room, t as i64).await.unwrap() {
                 Tick::Admitted { count, .. } => admitted += count,
-                Tick::NotLeader => panic!("the only ticker is the leader"),
+                other => panic!("the only ticker of a sale open now admits: {other:?}"),
             }
         }
         assert_eq!(

@@ -13,6 +13,7 @@ mod fuzz;
 mod hardening;
 mod helpers;
 mod holds;
+mod opening;
 mod operator;
 mod ops;
 mod pages;

@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{event_body, join, page, spawn_app};
+use crate::helpers::{event_body, join, page, poll, put_room, spawn_app};
 
 #[tokio::test]
 async fn the_events_page_is_rendered_on_the_server_and_issues_a_session_cookie() {
@@ -118,4 +118,62 @@ async fn an_admitted_buyer_gets_the_seat_map_and_the_admission_cookie() {
             .iter()
             .any(|c| c.starts_with(&format!("anteroom_admission_{id}=")))
     );
+}
+
+#[tokio::test]
+async fn before_the_opening_the_page_counts_down_and_in_the_pre_queue_shows_the_ticket_on_every_reload()
+ {
+    let app = spawn_app().await;
+    let at = |minutes: i64| {
+        (chrono::Utc::now() + chrono::Duration::minutes(minutes))
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    };
+    let event = app
+        .create_event(event_body(
+            1,
+            4,
+            json!({"opens_at": at(120), "prequeue_seconds": 3600}),
+        ))
+        .await;
+    let id = event["id"].as_str().unwrap();
+    let path = format!("/events/{id}");
+
+    // The pre-queue opens in an hour: a countdown rendered by the server (right on every
+    // reload, without JavaScript), the promise of an equal chance, and nothing stored.
+    let (html, cookies) = page(&app, &path, None).await;
+    assert!(html.contains("The sale has not opened yet"), "{html}");
+    assert!(html.contains("data-countdown=\"prequeue\""), "{html}");
+    assert!(
+        html.contains(">1:00:00<") || html.contains(">59:59<"),
+        "an hour to go: {html}"
+    );
+    assert!(html.contains("has the same chance"), "{html}");
+    assert!(html.contains("http-equiv=\"refresh\""), "{html}");
+    let entrants: u64 = redis::cmd("HLEN")
+        .arg(app.state.keys.entrants(id))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(entrants, 0);
+
+    // The opening moves to half an hour from now: the pre-queue is open. The page joins it
+    // and shows the ticket, the same one on every reload, and the countdown to the draw.
+    let r = put_room(&app, id, json!({"opens_at": at(30)})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let session = cookies
+        .iter()
+        .find(|c| c.starts_with("anteroom_session="))
+        .unwrap();
+    let (html, _) = page(&app, &path, Some(session)).await;
+    let token = session.trim_start_matches("anteroom_session=");
+    let (_, polled) = poll(&app, id, token).await;
+    let ticket = polled["ticket"].as_str().unwrap();
+    assert!(html.contains("You are in the pre-queue"), "{html}");
+    assert!(html.contains(ticket), "{html}");
+    assert!(
+        html.contains(", in 30:00.") || html.contains(", in 29:59."),
+        "the countdown to the draw: {html}"
+    );
+    let (again, _) = page(&app, &path, Some(session)).await;
+    assert!(again.contains(ticket));
 }

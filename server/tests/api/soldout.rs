@@ -16,7 +16,7 @@ use crate::helpers::{
 async fn tick(ticker: &Ticker, event: &str, room: &Room) -> u64 {
     match ticker.tick(event, room, 0).await.unwrap() {
         Tick::Admitted { count, .. } => count,
-        Tick::NotLeader => panic!("the test's ticker leads"),
+        other => panic!("the test's ticker leads a sale open now: {other:?}"),
     }
 }
 

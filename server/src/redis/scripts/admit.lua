@@ -5,14 +5,16 @@
 -- between ticks), KEYS[5] this second's stats hash, KEYS[6] admitted total, KEYS[7] head (the
 -- greatest arrival number admitted: places behind it that the line lacks were lost, not used),
 -- KEYS[8] inventory (hash), KEYS[9] shopping (zset buyer -> admission expiry ms: admitted
--- without a hold yet).
+-- without a hold yet), KEYS[10] the draw's record (present once the draw is made).
 -- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms; 0 while admission waits),
 -- ARGV[3] admission ttl ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of
 -- admissions and of the queue length (all three from counters.rs, where the stats hash is
--- defined), ARGV[7..] the seats as the leader just counted them, field and value pairs (from
--- queue/inventory.rs): stored here so that only the lock holder writes them.
--- Returns {-1, 0, 0} when not the holder, else {admitted, queue length after, head after}
--- (the ticker keeps the head in Postgres too, where a failover cannot take it back).
+-- defined), ARGV[7] '1' when the sale has an opening time, ARGV[8..] the seats as the leader
+-- just counted them, field and value pairs (from queue/inventory.rs): stored here so that
+-- only the lock holder writes them.
+-- Returns {-1, 0, 0} when not the holder, {-2, queue length, 0} when the sale has an opening
+-- and its draw is still to be made, else {admitted, queue length after, head after} (the
+-- ticker keeps the head in Postgres too, where a failover cannot take it back).
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return {-1, 0, 0}
 end
@@ -21,7 +23,12 @@ local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
-redis.call('HSET', KEYS[8], unpack(ARGV, 7))
+redis.call('HSET', KEYS[8], unpack(ARGV, 8))
+-- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
+-- (the draw's record is written by the same kind of fenced script, so no tick falls between).
+if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
+  return {-2, redis.call('ZCARD', KEYS[2]), 0}
+end
 local credit = tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(ARGV[2])
 local n = math.floor(credit / 1000)
 -- Only the fraction is carried: credit unused because the line was short is not hoarded.

@@ -1,31 +1,39 @@
 -- Where a buyer stands in an event's line, joining them if asked (DESIGN.md invariants 1, 2),
 -- and putting back what a Redis failover lost of it, on the buyer's signed proof: Redis
 -- replicates asynchronously, so a promoted replica may lack the last joins and admissions.
+-- Before a sale with an opening time opens, joins go to the pre-queue instead (DESIGN.md "The
+-- opening and the draw"): the window is judged by Redis's clock, like arrival order, so every
+-- instance agrees on who entered before the opening.
 -- KEYS[1] queue (zset buyer -> arrival number), KEYS[2] seq (the last arrival number given),
 -- KEYS[3] admitted (zset buyer -> admission expiry ms), KEYS[4] head (the greatest arrival
 -- number ever admitted), KEYS[5] inventory (the hash the ticker's leader writes), KEYS[6]
 -- shopping (zset buyer -> admission expiry ms: admitted without a hold yet), KEYS[7] the
--- used-once mark of the join's proof of work, KEYS[8] places given per network (hash).
+-- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
+-- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
 -- there when Redis forgot it: a retired line's keys expire); ARGV[6] the joiner's network,
 -- ARGV[7] the places a network may be given, ARGV[8] the ms until the join's proof of work
--- expires, or '' for a join without one; ARGV[9..] the inventory's fields
--- (queue/inventory.rs), the first of them '1' when sold out.
--- Returns {kind, value, arrival, restored, shopping, inventory}: kind and value
--- 'admitted' and expiry_ms, 'waiting' and position, 'absent', 'sold_out' or 'network_full'
--- and 0 (a proof of work already used makes no place: 'absent'); restored is
--- 1 when this call put back a lost admission or place; shopping counts the admissions without
--- a hold that are live now; inventory holds the values of ARGV[9..] (nil while unknown). The
--- inventory is read here so that the poll stays one round trip; the network's share and the
--- proof's mark are checked here so that only the step that makes a place spends them.
+-- expires, or '' for a join without one; ARGV[9] when the pre-queue opens (ms), or '' when the
+-- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
+-- ticket, for a new entrant; ARGV[12..] the inventory's fields (queue/inventory.rs), the first
+-- of them '1' when sold out.
+-- Returns {kind, value, arrival, restored, shopping, inventory, ticket}: kind and value
+-- 'admitted' and expiry_ms, 'waiting' and position, 'pre_queue', 'not_open', 'absent',
+-- 'sold_out' or 'network_full' and 0 (a proof of work already used makes no place: 'absent');
+-- restored is 1 when this call put back a lost admission or place; shopping counts the
+-- admissions without a hold that are live now; inventory holds the values of ARGV[12..] (nil
+-- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else ''.
+-- The inventory is read here so that the poll stays one round trip; the network's share and
+-- the proof's mark are checked here so that only the step that makes a place (or an entry in
+-- the pre-queue) spends them.
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 9))
-local function reply(kind, value, arrival, restored)
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 12))
+local function reply(kind, value, arrival, restored, ticket)
   local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
-  return {kind, value, arrival, restored, shopping, inventory}
+  return {kind, value, arrival, restored, shopping, inventory, ticket or ''}
 end
 -- Sold out: the line is over, for the admitted too, and nobody joins it.
 if inventory[1] == '1' then
@@ -44,9 +52,57 @@ if token_expiry and token_expiry > now_ms then
   redis.call('ZADD', KEYS[3], token_expiry, buyer)
   return reply('admitted', token_expiry, 0, 1)
 end
+local opening = ARGV[9] ~= ''
+-- The draw is still to be made: the entrants are ahead of everyone in the line.
+local pending = opening and redis.call('EXISTS', KEYS[10]) == 0
+if pending then
+  local ticket = redis.call('HGET', KEYS[9], buyer)
+  if ticket then
+    return reply('pre_queue', 0, 0, 0, ticket)
+  end
+end
+-- A waiting answer: the position counts the entrants still to be drawn in ahead; a drawn
+-- entrant (their arrival number is their place in the draw) gets their ticket back.
+local function waiting(arrival, restored)
+  local position = redis.call('ZRANK', KEYS[1], buyer) + 1
+  local ticket = ''
+  if pending then
+    position = position + redis.call('HLEN', KEYS[9])
+  elseif opening and arrival <= tonumber(redis.call('HGET', KEYS[10], 'entrants') or '0') then
+    ticket = redis.call('HGET', KEYS[9], buyer) or ''
+  end
+  return reply('waiting', position, arrival, restored, ticket)
+end
+-- A new place or pre-queue entry spends the network's share and the join's proof of work:
+-- nil when it may be made, else the answer refusing it.
+local function spend()
+  if tonumber(redis.call('HGET', KEYS[8], ARGV[6]) or '0') >= tonumber(ARGV[7]) then
+    return reply('network_full', 0, 0, 0)
+  end
+  if ARGV[8] ~= '' and not redis.call('SET', KEYS[7], '1', 'NX', 'PX', ARGV[8]) then
+    return reply('absent', 0, 0, 0)
+  end
+  redis.call('HINCRBY', KEYS[8], ARGV[6], 1)
+  return nil
+end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)
 if arrival then
-  return reply('waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, tonumber(arrival), 0)
+  return waiting(tonumber(arrival), 0)
+end
+if pending and now_ms < tonumber(ARGV[10]) then
+  if now_ms < tonumber(ARGV[9]) then
+    return reply(ARGV[2] == '1' and 'not_open' or 'absent', 0, 0, 0)
+  end
+  if ARGV[2] ~= '1' then
+    return reply('absent', 0, 0, 0)
+  end
+  -- The pre-queue: a ticket, no place; places come with the draw.
+  local refused = spend()
+  if refused then
+    return refused
+  end
+  redis.call('HSET', KEYS[9], buyer, ARGV[11])
+  return reply('pre_queue', 0, 0, 0, ARGV[11])
 end
 local restored = 0
 local receipt = tonumber(ARGV[3])
@@ -57,13 +113,10 @@ if receipt and receipt > head then
   arrival = receipt
   restored = 1
 elseif ARGV[2] == '1' then
-  if tonumber(redis.call('HGET', KEYS[8], ARGV[6]) or '0') >= tonumber(ARGV[7]) then
-    return reply('network_full', 0, 0, 0)
+  local refused = spend()
+  if refused then
+    return refused
   end
-  if ARGV[8] ~= '' and not redis.call('SET', KEYS[7], '1', 'NX', 'PX', ARGV[8]) then
-    return reply('absent', 0, 0, 0)
-  end
-  redis.call('HINCRBY', KEYS[8], ARGV[6], 1)
   if expiry then
     -- The admission expired unused: the buyer left the line; this is a new place at the back.
     redis.call('ZREM', KEYS[3], buyer)
@@ -71,7 +124,8 @@ elseif ARGV[2] == '1' then
   -- Arrival numbers only grow, even past a failover that lost the last ones given: at least
   -- Redis's clock in microseconds, so that numbers given after a failover follow the lost
   -- ones (which come back by receipt) as long as the nodes' clocks agree within the seconds
-  -- a failover takes.
+  -- a failover takes. (Drawn entrants' numbers are their places in the draw, 1, 2, ...:
+  -- ahead of every number given here.)
   local last = tonumber(redis.call('GET', KEYS[2]) or '0')
   arrival = math.max(last + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
 else
@@ -83,4 +137,4 @@ redis.call('ZADD', KEYS[1], 'NX', score, buyer)
 if arrival > tonumber(redis.call('GET', KEYS[2]) or '0') then
   redis.call('SET', KEYS[2], score)
 end
-return reply('waiting', redis.call('ZRANK', KEYS[1], buyer) + 1, arrival, restored)
+return waiting(arrival, restored)

@@ -16,6 +16,7 @@ pub struct Scripts {
     pub consume: Script,
     pub retire: Script,
     pub set_if_generation: Script,
+    pub draw: Script,
 }
 
 impl Scripts {
@@ -27,6 +28,7 @@ impl Scripts {
             consume: Script::new(include_str!("consume.lua")),
             retire: Script::new(include_str!("retire.lua")),
             set_if_generation: Script::new(include_str!("set_if_generation.lua")),
+            draw: Script::new(include_str!("draw.lua")),
         }
     }
 }

@@ -1,0 +1,554 @@
+//! The opening of a sale and its draw (DESIGN.md "The opening and the draw"; API.md "Before
+//! the sale opens"). A room with `opens_at` gives no place in line before it: from
+//! `prequeue_opens_at` a join gets a random ticket instead (the pre-queue, in the join script
+//! of `queue`), and once the sale opens the holder of the event's ticker lock makes the draw:
+//! every entrant goes into the line at its place in the order of SHA-256(seed ":" ticket)
+//! ([`proof`]), ahead of everyone who joined after the opening. `GET /api/events/{id}/draw`
+//! publishes it.
+//!
+//! Invariants:
+//! - The commitment (hex SHA-256 of a random 32-byte secret) is made with the first
+//!   `opens_at`, kept in Postgres and never changed; the secret is published with the draw,
+//!   never before.
+//! - Once the pre-queue opened, the opening may be postponed, never brought forward, and the
+//!   pre-queue stays open until the draw (a postponement lengthens it); once the sale opened,
+//!   the opening no longer changes ([`settle`]).
+//! - The draw is made once, fenced like an admission tick (DESIGN.md 4): built in staging keys
+//!   of its own lock holder while the lock is held (and renewed), then made visible by one
+//!   script that checks the lock's owner and that no draw was made. A drawer that dies
+//!   half-way leaves nothing in the line, and the next leader draws again from the start;
+//!   nobody is admitted before the draw (the admit script checks its record).
+//! - Who entered is judged by Redis's clock (the join script); whether the draw is due, the
+//!   operator's changes and the beacon by Postgres's: the draw reads the beacon under the draw
+//!   row's lock once Postgres's clock passed `opens_at`, and setting a beacon takes that lock
+//!   and is refused from then on, so the beacon drawn with is the last one accepted.
+//! - A paused room draws at its opening too (its ticks run, admitting nobody): the entrants
+//!   learn their places, and admission starts when the operator resumes.
+
+pub mod proof;
+pub mod verify;
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use app::wire::{Draw, DrawState, PREQUEUE_SECONDS_RANGE, Room, RoomUpdate, prequeue_opens_at};
+use axum::{
+    Router,
+    body::Bytes,
+    extract::State,
+    http::header,
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, PgPool};
+use tokio::sync::OnceCell;
+
+use crate::{
+    error::{Error, Result},
+    events,
+    extract::EventId,
+    ids,
+    redis::{Kept, Lock},
+    state::AppState,
+};
+
+/// Entrants read per round trip.
+const ENTRANTS_BATCH: usize = 10_000;
+/// Entrants written to the staging keys per round trip.
+const STAGING_CHUNK: usize = 5_000;
+/// An abandoned attempt's staging keys go away by themselves after this long.
+const STAGING_TTL_MS: i64 = 600_000;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/api/events/{event_id}/draw", get(draw_handler))
+}
+
+async fn draw_handler(
+    State(state): State<AppState>,
+    EventId(event_id): EventId,
+) -> Result<Response> {
+    published(&state, &event_id).await
+}
+
+/// Makes the event's secret and its commitment unless it has them already: called in the
+/// transaction that sets an opening, so the commitment is public as soon as the opening is.
+pub async fn commit(tx: &mut PgConnection, event_id: &str) -> Result<()> {
+    let secret = ids::random_hex(32);
+    sqlx::query(
+        "insert into draw (event_id, secret, commitment) values ($1, $2, $3) \
+         on conflict (event_id) do nothing",
+    )
+    .bind(event_id)
+    .bind(&secret)
+    .bind(proof::commitment(&secret))
+    .execute(tx)
+    .await?;
+    Ok(())
+}
+
+/// `update` of the room `before` at `now`, under the rules of an opening: refused (409) when
+/// it changes an opening that passed or brings an open pre-queue's opening forward (or
+/// clears it); a postponement that would close the open pre-queue again lengthens it
+/// instead (its `prequeue_seconds` grows, up to a day).
+pub fn settle(before: &Room, update: &RoomUpdate, now: DateTime<Utc>) -> Result<RoomUpdate> {
+    let mut update = update.clone();
+    let (Some(opens_at), Some(prequeue_opened_at)) = (before.opens_at, before.prequeue_opens_at)
+    else {
+        return Ok(update);
+    };
+    if prequeue_opened_at > now {
+        return Ok(update);
+    }
+    let new_opens_at = update.opens_at.unwrap_or(before.opens_at);
+    if opens_at <= now {
+        if new_opens_at != Some(opens_at) {
+            return Err(Error::Conflict(format!(
+                "the sale opened at {opens_at}: its opening can no longer change"
+            )));
+        }
+        return Ok(update);
+    }
+    let Some(new_opens_at) = new_opens_at.filter(|t| *t >= opens_at) else {
+        return Err(Error::Conflict(format!(
+            "the pre-queue is open: the opening at {opens_at} may be postponed, not brought forward"
+        )));
+    };
+    let prequeue_seconds = update.prequeue_seconds.unwrap_or(before.prequeue_seconds);
+    if prequeue_opens_at(Some(new_opens_at), prequeue_seconds) > Some(now) {
+        if update.prequeue_seconds.is_some() {
+            return Err(Error::Conflict(format!(
+                "the pre-queue is open since {prequeue_opened_at}: it stays open until the draw"
+            )));
+        }
+        let needed = u64::try_from((new_opens_at - prequeue_opened_at).num_milliseconds())
+            .map(|ms| ms.div_ceil(1000))
+            .ok()
+            .and_then(|s| u32::try_from(s).ok())
+            .filter(|s| PREQUEUE_SECONDS_RANGE.contains(s))
+            .ok_or_else(|| {
+                Error::Conflict(format!(
+                    "postponing the opening to {new_opens_at} would close the pre-queue open \
+                     since {prequeue_opened_at} (a pre-queue lasts a day at most)"
+                ))
+            })?;
+        update.prequeue_seconds = Some(needed);
+    }
+    Ok(update)
+}
+
+/// What [`draw`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drawn {
+    /// Made now, of this many entrants, in this long (from reading them to the swap).
+    Made { entrants: u64, took: Duration },
+    /// Made before, by this ticker or another.
+    Already,
+    /// Not yet: by Postgres's or Redis's clock the sale has not opened.
+    NotDue,
+    /// The ticker lost its lock on the way, or an entrant came in after the entrants were
+    /// read: nothing visible changed, and the next tick draws again.
+    Interrupted,
+}
+
+/// What the draw is made of, read once the sale opened: from then on neither changes.
+struct Sealed {
+    opens_at: DateTime<Utc>,
+    secret: String,
+    beacon: String,
+}
+
+/// The secret and the beacon, if the sale has opened by Postgres's clock. The row locks make a
+/// beacon being set wait for this read, or this read wait for it (see the module's doc).
+async fn seal(db: &PgPool, event_id: &str) -> Result<Option<Sealed>> {
+    let mut tx = db.begin().await?;
+    let row: Option<(Option<DateTime<Utc>>, String, String)> = sqlx::query_as(
+        "select e.opens_at, d.secret, d.beacon from event e join draw d on d.event_id = e.id \
+         where e.id = $1 for share of e, d",
+    )
+    .bind(event_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((Some(opens_at), secret, beacon)) = row else {
+        return Ok(None);
+    };
+    // Read after the locks are held, so that a beacon set before this instant is seen.
+    let opened: bool = sqlx::query_scalar("select clock_timestamp() >= $1")
+        .bind(opens_at)
+        .fetch_one(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(opened.then_some(Sealed {
+        opens_at,
+        secret,
+        beacon,
+    }))
+}
+
+/// Makes the draw of `event_id` as the holder of `lock` (the event's ticker lock, renewed for
+/// `lease` as the work goes), unless it is made already or not due.
+pub async fn draw(state: &AppState, lock: &Lock, lease: Duration, event_id: &str) -> Result<Drawn> {
+    let keys = &state.keys;
+    let mut redis = state.redis.clone();
+    let made: bool = ::redis::cmd("EXISTS")
+        .arg(keys.draw(event_id))
+        .query_async(&mut redis)
+        .await?;
+    if made {
+        return Ok(Drawn::Already);
+    }
+    let Some(sealed) = seal(&state.db, event_id).await? else {
+        return Ok(Drawn::NotDue);
+    };
+    let started = Instant::now();
+    // Kept all through (reading, sorting and staging a hundred thousand entrants takes a while
+    // in a busy debug build), and checked between steps; the swap checks it once more.
+    let kept = lock.keep(&state.redis, lease);
+    let (line, tickets) = keys.draw_staging(event_id, lock.owner());
+    let drawn = async {
+        let Some(entrants) = read_entrants(state, event_id, &kept).await? else {
+            return Ok(Drawn::Interrupted);
+        };
+        let seed = proof::seed(&sealed.secret, &sealed.beacon);
+        // A hundred thousand hashes and a sort: off the async workers.
+        let order = {
+            let seed = seed.clone();
+            tokio::task::spawn_blocking(move || {
+                proof::order(&seed, entrants, |(_, t): &(String, String)| t.as_str())
+            })
+            .await
+            .map_err(|e| Error::Internal(format!("the draw's sort failed: {e}")))?
+        };
+        // Whatever an earlier attempt of this holder left (its cleanup failed) goes first.
+        ::redis::cmd("DEL")
+            .arg(&line)
+            .arg(&tickets)
+            .query_async::<()>(&mut redis.clone())
+            .await?;
+        for (chunk_index, chunk) in order.chunks(STAGING_CHUNK).enumerate() {
+            if kept.lost() {
+                return Ok(Drawn::Interrupted);
+            }
+            let first = chunk_index * STAGING_CHUNK + 1;
+            let places = (first..).zip(chunk);
+            let mut pipe = ::redis::pipe();
+            pipe.zadd_multiple(
+                &line,
+                &places
+                    .clone()
+                    .map(|(place, (buyer, _))| (place, buyer.as_str()))
+                    .collect::<Vec<_>>(),
+            )
+            .ignore()
+            .zadd_multiple(
+                &tickets,
+                &places
+                    .map(|(place, (_, ticket))| (place, ticket.as_str()))
+                    .collect::<Vec<_>>(),
+            )
+            .ignore()
+            .pexpire(&line, STAGING_TTL_MS)
+            .ignore()
+            .pexpire(&tickets, STAGING_TTL_MS)
+            .ignore();
+            pipe.query_async::<()>(&mut redis.clone()).await?;
+        }
+        let swapped: i64 = state
+            .scripts
+            .draw
+            .key(lock.key())
+            .key(keys.entrants(event_id))
+            .key(keys.draw(event_id))
+            .key(keys.queue(event_id))
+            .key(&line)
+            .key(&tickets)
+            .key(keys.drawn_tickets(event_id))
+            .arg(lock.owner())
+            .arg(order.len())
+            .arg(sealed.opens_at.timestamp_millis())
+            .arg(&seed)
+            .arg(&sealed.beacon)
+            .invoke_async(&mut redis.clone())
+            .await?;
+        Ok::<_, Error>(match swapped {
+            1 => Drawn::Made {
+                entrants: order.len() as u64,
+                took: started.elapsed(),
+            },
+            2 => Drawn::Already,
+            -1 => Drawn::NotDue,
+            _ => Drawn::Interrupted,
+        })
+    }
+    .await;
+    drop(kept);
+    if !matches!(drawn, Ok(Drawn::Made { .. })) {
+        // What this attempt staged is nobody's now (it would expire anyway).
+        let _: ::redis::RedisResult<()> = ::redis::cmd("DEL")
+            .arg(&line)
+            .arg(&tickets)
+            .query_async(&mut redis)
+            .await;
+    }
+    drawn
+}
+
+/// Every entrant (buyer, ticket), read in batches (each reply small, within the Redis call's
+/// time limit); `None` once `kept` says the lock may be lost. A scan may return an entrant
+/// twice, never miss one present throughout; the entrants are final by now (the draw's swap
+/// checks that their count did not change).
+async fn read_entrants(
+    state: &AppState,
+    event_id: &str,
+    kept: &Kept,
+) -> Result<Option<Vec<(String, String)>>> {
+    let key = state.keys.entrants(event_id);
+    let mut entrants = HashMap::new();
+    let mut cursor = 0u64;
+    loop {
+        if kept.lost() {
+            return Ok(None);
+        }
+        let (next, batch): (u64, Vec<(String, String)>) = ::redis::cmd("HSCAN")
+            .arg(&key)
+            .arg(cursor)
+            .arg("COUNT")
+            .arg(ENTRANTS_BATCH)
+            .query_async(&mut state.redis.clone())
+            .await?;
+        entrants.extend(batch);
+        if next == 0 {
+            return Ok(Some(entrants.into_iter().collect()));
+        }
+        cursor = next;
+    }
+}
+
+/// Sets the beacon of `event_id`'s draw in the caller's transaction `tx`, while the sale has
+/// not opened by Postgres's clock (else 409); answers the beacon before.
+pub async fn set_beacon(tx: &mut PgConnection, event_id: &str, beacon: &str) -> Result<String> {
+    let row: Option<(Option<DateTime<Utc>>, String)> = sqlx::query_as(
+        "select e.opens_at, d.beacon from event e join draw d on d.event_id = e.id \
+         where e.id = $1 for share of e for update of d",
+    )
+    .bind(event_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let no_opening =
+        || Error::Conflict("this sale has no opening time (opens_at), so it has no draw".into());
+    let Some((opens_at, before)) = row else {
+        events::get_event(&mut *tx, event_id).await?;
+        return Err(no_opening());
+    };
+    let opens_at = opens_at.ok_or_else(no_opening)?;
+    // Read after the locks are held: a draw that read the beacon already holds them no more,
+    // and found this clock past `opens_at`.
+    let open: bool = sqlx::query_scalar("select clock_timestamp() < $1")
+        .bind(opens_at)
+        .fetch_one(&mut *tx)
+        .await?;
+    if !open {
+        return Err(Error::Conflict(format!(
+            "the sale opened at {opens_at}: the draw's beacon can no longer change"
+        )));
+    }
+    sqlx::query("update draw set beacon = $2, updated_at = now() where event_id = $1")
+        .bind(event_id)
+        .bind(beacon)
+        .execute(&mut *tx)
+        .await?;
+    Ok(before)
+}
+
+/// The draws this instance has published once made: a made draw never changes, so all its
+/// tickets are read from Redis once and answered from memory after (one `OnceCell` per event,
+/// so a crowd asking at the moment of the draw makes one read, not one each).
+#[derive(Default)]
+pub struct Published {
+    made: Mutex<HashMap<String, Arc<OnceCell<Bytes>>>>,
+}
+
+/// `GET /api/events/{id}/draw`'s answer (JSON): 404 for an event without a draw.
+pub async fn published(state: &AppState, event_id: &str) -> Result<Response> {
+    let json = published_json(state, event_id).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
+}
+
+/// An event's draw as Postgres keeps it.
+#[derive(sqlx::FromRow)]
+struct DrawRow {
+    opens_at: Option<DateTime<Utc>>,
+    secret: String,
+    commitment: String,
+    beacon: String,
+    committed_at: DateTime<Utc>,
+}
+
+async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
+    let cell = state
+        .draws
+        .made
+        .lock()
+        .expect("not poisoned")
+        .get(event_id)
+        .cloned();
+    if let Some(json) = cell.as_ref().and_then(|c| c.get()) {
+        return Ok(json.clone());
+    }
+    let row: Option<DrawRow> = sqlx::query_as(
+        "select e.opens_at, d.secret, d.commitment, d.beacon, d.committed_at \
+         from draw d join event e on e.id = d.event_id where d.event_id = $1",
+    )
+    .bind(event_id)
+    .fetch_optional(&state.db)
+    .await?;
+    let Some(row) = row else {
+        return Err(Error::NotFound(format!(
+            "event {event_id:?} has no draw: it has no opening time"
+        )));
+    };
+    let keys = &state.keys;
+    let (record, entrants): (HashMap<String, String>, u64) = ::redis::pipe()
+        .hgetall(keys.draw(event_id))
+        .hlen(keys.entrants(event_id))
+        .query_async(&mut state.redis.clone())
+        .await?;
+    let mut draw = Draw {
+        opens_at: row.opens_at,
+        committed_at: row.committed_at,
+        commitment: row.commitment,
+        state: DrawState::Pending,
+        entrants,
+        secret: None,
+        beacon: row.beacon,
+        seed: None,
+        tickets: None,
+    };
+    if record.is_empty() {
+        return to_json(&draw);
+    }
+    let cell = state
+        .draws
+        .made
+        .lock()
+        .expect("not poisoned")
+        .entry(event_id.to_owned())
+        .or_default()
+        .clone();
+    let json = cell
+        .get_or_try_init(|| async {
+            let tickets: Vec<String> = ::redis::cmd("ZRANGE")
+                .arg(keys.drawn_tickets(event_id))
+                .arg(0)
+                .arg(-1)
+                .query_async(&mut state.redis.clone())
+                .await?;
+            let field = |name: &str| record.get(name).cloned().unwrap_or_default();
+            draw.state = DrawState::Drawn;
+            draw.entrants = field("entrants").parse().unwrap_or(tickets.len() as u64);
+            draw.secret = Some(row.secret);
+            // The beacon the draw was made with (the last one accepted, see the module's doc).
+            draw.beacon = field("beacon");
+            draw.seed = Some(field("seed"));
+            draw.tickets = Some(tickets);
+            to_json(&draw)
+        })
+        .await?;
+    Ok(json.clone())
+}
+
+fn to_json(draw: &Draw) -> Result<Bytes> {
+    serde_json::to_vec(draw)
+        .map(Bytes::from)
+        .map_err(|e| Error::Internal(format!("the draw as JSON: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration as Span;
+
+    use super::*;
+
+    fn room(opens_in: i64, prequeue_seconds: u32, now: DateTime<Utc>) -> Room {
+        let opens_at = Some(now + Span::seconds(opens_in));
+        Room {
+            enabled: true,
+            paused: false,
+            admit_rate_per_second: 50,
+            tick_ms: 1000,
+            hold_ttl_seconds: 600,
+            seats_per_buyer: 6,
+            hold_sweep_seconds: 30,
+            epoch: 0,
+            join_pow_bits: 0,
+            opens_at,
+            prequeue_seconds,
+            prequeue_opens_at: prequeue_opens_at(opens_at, prequeue_seconds),
+        }
+    }
+
+    fn opening(at: Option<DateTime<Utc>>) -> RoomUpdate {
+        RoomUpdate {
+            opens_at: Some(at),
+            ..RoomUpdate::default()
+        }
+    }
+
+    #[test]
+    fn before_the_pre_queue_opens_the_opening_may_move_either_way() {
+        let now = Utc::now();
+        let before = room(3600, 900, now);
+        for at in [None, Some(now), Some(now + Span::seconds(7200))] {
+            assert_eq!(settle(&before, &opening(at), now).unwrap(), opening(at));
+        }
+    }
+
+    #[test]
+    fn an_open_pre_queue_may_be_postponed_never_brought_forward_and_stays_open() {
+        let now = Utc::now();
+        // Opens in 10 minutes; the pre-queue opened 5 minutes ago.
+        let before = room(600, 900, now);
+        for refused in [None, Some(now + Span::seconds(599)), Some(now)] {
+            assert!(matches!(
+                settle(&before, &opening(refused), now),
+                Err(Error::Conflict(_))
+            ));
+        }
+        // Postponed by 5 minutes: the pre-queue still opened in the past, nothing else moves.
+        let later = Some(now + Span::seconds(900));
+        assert_eq!(
+            settle(&before, &opening(later), now).unwrap(),
+            opening(later)
+        );
+        // Postponed by an hour: the pre-queue would open again in the future, so it grows.
+        let much_later = Some(now + Span::seconds(4200));
+        let settled = settle(&before, &opening(much_later), now).unwrap();
+        assert_eq!(settled.prequeue_seconds, Some(4200 + 300));
+        // Unless the operator asked for a length that closes it; or it would last over a day.
+        let closing = RoomUpdate {
+            prequeue_seconds: Some(60),
+            ..opening(much_later)
+        };
+        assert!(settle(&before, &closing, now).is_err());
+        let next_week = Some(now + Span::days(7));
+        assert!(settle(&before, &opening(next_week), now).is_err());
+    }
+
+    #[test]
+    fn once_the_sale_opened_its_opening_no_longer_changes() {
+        let now = Utc::now();
+        let before = room(-1, 900, now);
+        assert!(settle(&before, &opening(Some(now + Span::seconds(60))), now).is_err());
+        assert!(settle(&before, &opening(None), now).is_err());
+        let same = opening(before.opens_at);
+        assert_eq!(settle(&before, &same, now).unwrap(), same);
+        let rate = RoomUpdate {
+            admit_rate_per_second: Some(9),
+            ..RoomUpdate::default()
+        };
+        assert_eq!(settle(&before, &rate, now).unwrap(), rate);
+    }
+}

@@ -1,0 +1,689 @@
+//! The opening of a sale (issue 17): the windows of the pre-queue, the draw that anyone
+//! recomputes from its published values (here with this test's own SHA-256, not the server's),
+//! entrants ahead of the buyers who join after the opening, postponing, the beacon, and the
+//! draw made exactly once across three processes whose leader is killed in the middle of it.
+
+use std::{
+    collections::{HashMap, HashSet},
+    time::{Duration, Instant},
+};
+
+use anteroom::admission::ticker::{Tick, Ticker};
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use testkit::procs::Instance;
+
+use crate::helpers::{
+    Backend, JsonBody, TestApp, event_body, expect_error, join, on_single_and_cluster, poll,
+    put_room, spawn_on, spawn_with, test_config,
+};
+
+fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// An event of 2 x 5 seats whose sale opens in `opens_in` with a pre-queue of
+/// `prequeue_seconds`, admitting `rate` a second in ticks of a second: its id and `opens_at`.
+async fn opening_event(
+    app: &TestApp,
+    opens_in: Duration,
+    prequeue_seconds: u32,
+    rate: u32,
+) -> (String, DateTime<Utc>) {
+    // Milliseconds, as the API writes times.
+    let opens_at = (Utc::now() + opens_in).trunc_subsecs(3);
+    let event = app
+        .create_event(event_body(
+            1,
+            5,
+            json!({
+                "opens_at": rfc3339(opens_at),
+                "prequeue_seconds": prequeue_seconds,
+                "admit_rate_per_second": rate,
+                "tick_ms": 1000,
+            }),
+        ))
+        .await;
+    (event["id"].as_str().unwrap().to_owned(), opens_at)
+}
+
+/// `n` new buyers who join the pre-queue of `event`: their sessions and tickets.
+async fn enter_prequeue(app: &TestApp, event: &str, n: usize) -> Vec<(String, String)> {
+    let mut entrants = Vec::new();
+    for _ in 0..n {
+        let (_, token) = app.session().await;
+        let (status, body) = join(app, event, &token).await;
+        assert_eq!(
+            (status, &body["status"]),
+            (StatusCode::ACCEPTED, &json!("pre_queue")),
+            "{body}"
+        );
+        entrants.push((token, body["ticket"].as_str().unwrap().to_owned()));
+    }
+    entrants
+}
+
+/// Sleeps until `t` (and a little more: Redis's clock must have passed it too).
+async fn sleep_until(t: DateTime<Utc>) {
+    let left = (t - Utc::now()).to_std().unwrap_or_default();
+    tokio::time::sleep(left + Duration::from_millis(50)).await;
+}
+
+/// `GET /api/events/{event}/draw`.
+async fn published_draw(app: &TestApp, event: &str) -> (StatusCode, Value) {
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/draw")))
+        .send()
+        .await
+        .unwrap();
+    (r.status(), r.json().await.unwrap())
+}
+
+/// `PUT /api/admin/events/{event}/draw` with `beacon`.
+async fn set_beacon(app: &TestApp, event: &str, beacon: &str) -> reqwest::Response {
+    app.admin(
+        app.client
+            .put(app.url(&format!("/api/admin/events/{event}/draw"))),
+    )
+    .json(&json!({ "beacon": beacon }))
+    .send()
+    .await
+    .unwrap()
+}
+
+/// Recomputes a drawn draw from its published values as API.md tells a third party to, and
+/// asserts it holds; returns the tickets in draw order.
+fn recompute(draw: &Value) -> Vec<String> {
+    assert_eq!(draw["state"], "drawn", "{draw}");
+    let secret = draw["secret"].as_str().unwrap();
+    assert_eq!(secret.len(), 64);
+    assert_eq!(sha256_hex(secret), draw["commitment"]);
+    let seed = sha256_hex(&format!("{secret}:{}", draw["beacon"].as_str().unwrap()));
+    assert_eq!(draw["seed"], seed);
+    let published: Vec<String> = serde_json::from_value(draw["tickets"].clone()).unwrap();
+    let mut ordered = published.clone();
+    ordered.sort_by_cached_key(|t| sha256_hex(&format!("{seed}:{t}")));
+    assert_eq!(
+        ordered, published,
+        "the published order is the seed's order"
+    );
+    assert_eq!(draw["entrants"], published.len());
+    published
+}
+
+async fn pre_queue_joins_answer_by_the_window(backend: Backend) {
+    let app = spawn_on(backend).await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(3600), 600, 5).await;
+    let e: Value = app
+        .client
+        .get(app.url(&format!("/api/events/{event}")))
+        .json_body()
+        .await;
+    let prequeue_opens_at: DateTime<Utc> =
+        serde_json::from_value(e["room"]["prequeue_opens_at"].clone()).unwrap();
+    assert_eq!(prequeue_opens_at, opens_at - chrono::Duration::seconds(600));
+
+    // Before the pre-queue: 409 not_open with both times, and nothing stored.
+    let (_, buyer) = app.session().await;
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/queue")))
+        .bearer_auth(&buyer)
+        .send()
+        .await
+        .unwrap();
+    let body = expect_error(r, StatusCode::CONFLICT, "not_open").await;
+    let said: DateTime<Utc> = serde_json::from_value(body["opens_at"].clone()).unwrap();
+    assert_eq!(said, opens_at);
+    assert_eq!(body["prequeue_opens_at"], e["room"]["prequeue_opens_at"]);
+    let (status, body) = poll(&app, &event, &buyer).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_in_queue"))
+    );
+    let keys = &app.state.keys;
+    let stored: u64 = redis::cmd("EXISTS")
+        .arg(keys.entrants(&event))
+        .arg(keys.queue(&event))
+        .arg(keys.seq(&event))
+        .arg(keys.admitted(&event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(stored, 0, "a refused join stores nothing");
+
+    // The commitment is public from the moment the opening is set; nothing else is.
+    let (status, draw) = published_draw(&app, &event).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(draw["state"], "pending");
+    assert_eq!(draw["entrants"], 0);
+    assert_eq!(draw["commitment"].as_str().unwrap().len(), 64);
+    assert!(draw["secret"].is_null() && draw["seed"].is_null() && draw["tickets"].is_null());
+
+    // Now the pre-queue is open (the sale opens in 5 minutes, the pre-queue lasts 10).
+    let opens_at = Utc::now() + chrono::Duration::seconds(300);
+    let r = put_room(&app, &event, json!({"opens_at": rfc3339(opens_at)})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let (status, first) = join(&app, &event, &buyer).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{first}");
+    assert_eq!(first["status"], "pre_queue");
+    let ticket = first["ticket"].as_str().unwrap();
+    assert!(
+        ticket.len() == 32
+            && ticket
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)),
+        "{ticket}"
+    );
+    assert!(first["position"].is_null() && first["estimated_wait_seconds"].is_null());
+    let said: DateTime<Utc> = serde_json::from_value(first["opens_at"].clone()).unwrap();
+    assert_eq!(said.timestamp_millis(), opens_at.timestamp_millis());
+    // Joining again, or polling, from anywhere: the same ticket.
+    let (status, again) = join(&app, &event, &buyer).await;
+    assert_eq!((status, &again), (StatusCode::ACCEPTED, &first));
+    let (status, polled) = poll(&app, &event, &buyer).await;
+    assert_eq!((status, &polled), (StatusCode::OK, &first));
+    // Another buyer, another ticket; a buyer who never joined is in no line.
+    let (_, other) = app.session().await;
+    let (_, theirs) = join(&app, &event, &other).await;
+    assert_ne!(theirs["ticket"], first["ticket"]);
+    let (_, stranger) = app.session().await;
+    assert_eq!(poll(&app, &event, &stranger).await.0, StatusCode::NOT_FOUND);
+    let (_, draw) = published_draw(&app, &event).await;
+    assert_eq!(draw["entrants"], 2);
+    assert!(draw["tickets"].is_null());
+}
+
+on_single_and_cluster!(pre_queue_joins_answer_by_the_window);
+
+#[tokio::test]
+async fn the_draw_puts_entrants_in_the_order_anyone_recomputes_ahead_of_later_joiners() {
+    let app = crate::helpers::spawn_app().await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(3), 60, 5).await;
+    let entrants = enter_prequeue(&app, &event, 12).await;
+    let beacon = "lottery of 2026-12-01: 4 8 15 16 23 42";
+    let r = set_beacon(&app, &event, beacon).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let draw: Value = r.json().await.unwrap();
+    assert_eq!(
+        (draw["beacon"].as_str(), &draw["state"]),
+        (Some(beacon), &json!("pending"))
+    );
+    let commitment = draw["commitment"].clone();
+
+    sleep_until(opens_at).await;
+    // The sale opened; the draw is not made yet. Later joiners stand behind all 12 entrants,
+    // who wait for the draw; the beacon can no longer change.
+    let mut later = Vec::new();
+    for i in 0..3 {
+        let (_, token) = app.session().await;
+        let (status, body) = join(&app, &event, &token).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        assert_eq!(body["status"], "waiting");
+        assert_eq!(body["position"], 13 + i);
+        later.push(token);
+    }
+    assert_eq!(
+        poll(&app, &event, &entrants[0].0).await.1["status"],
+        "pre_queue"
+    );
+    expect_error(
+        set_beacon(&app, &event, "too late").await,
+        StatusCode::CONFLICT,
+        "conflict",
+    )
+    .await;
+
+    // The leader's tick makes the draw, then admits the first 5 of it.
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    assert_eq!(
+        ticker.tick(&event, &room, 0).await.unwrap(),
+        Tick::Admitted {
+            count: 5,
+            queue_length: 10
+        }
+    );
+    let (status, draw) = published_draw(&app, &event).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        draw["commitment"], commitment,
+        "the commitment never changes"
+    );
+    assert_eq!(draw["beacon"], beacon);
+    let order = recompute(&draw);
+    let mine: HashSet<&String> = entrants.iter().map(|(_, t)| t).collect();
+    assert_eq!(
+        order.iter().collect::<HashSet<_>>(),
+        mine,
+        "every entrant, once"
+    );
+
+    // Each entrant stands at their place in the draw, ticket in hand; the first 5 are in.
+    for (token, ticket) in &entrants {
+        let place = order.iter().position(|t| t == ticket).unwrap() + 1;
+        let (status, body) = poll(&app, &event, token).await;
+        assert_eq!(status, StatusCode::OK);
+        if place <= 5 {
+            assert_eq!(body["status"], "admitted", "place {place}: {body}");
+        } else {
+            assert_eq!(body["position"], place - 5, "{body}");
+            assert_eq!(body["ticket"], *ticket);
+        }
+    }
+    // The later joiners follow, in their arrival order, with no ticket.
+    for (i, token) in later.iter().enumerate() {
+        let (_, body) = poll(&app, &event, token).await;
+        assert_eq!(body["position"], 8 + i, "{body}");
+        assert!(body.get("ticket").is_none());
+    }
+    // One draw: the next tick admits on, it draws nothing again.
+    ticker.tick(&event, &room, 1).await.unwrap();
+    assert_eq!(published_draw(&app, &event).await.1, draw);
+
+    // `anteroom verify-draw` says so from the endpoint alone, with a ticket's place.
+    let (verified, out) = verify_draw(&app.base, &event, &order[6]).await;
+    assert!(verified, "{out}");
+    assert!(out.contains("draw verified: 12 entrants"), "{out}");
+    assert!(
+        out.contains(&format!("ticket {}: place 7 of 12", order[6])),
+        "{out}"
+    );
+    // A draw published with two places swapped does not verify, and says where.
+    let mut forged = draw.clone();
+    forged["tickets"].as_array_mut().unwrap().swap(2, 3);
+    let (verified, out) = verify_draw(&serve_json(forged).await, &event, &order[0]).await;
+    assert!(!verified, "{out}");
+    assert!(out.contains("place 3"), "{out}");
+}
+
+/// Runs `anteroom verify-draw` against `base`: whether it exited with success, and what it
+/// printed.
+async fn verify_draw(base: &str, event: &str, ticket: &str) -> (bool, String) {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_anteroom"))
+        .args([
+            "verify-draw",
+            "--url",
+            base,
+            "--event",
+            event,
+            "--ticket",
+            ticket,
+        ])
+        .env("RUST_LOG", "off")
+        .output()
+        .await
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// A server on port 0 that answers every draw request with `draw`: its base URL.
+async fn serve_json(draw: Value) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let router = axum::Router::new().route(
+        "/api/events/{event_id}/draw",
+        axum::routing::get(move || async move { axum::Json(draw) }),
+    );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    base
+}
+
+#[tokio::test]
+async fn postponing_keeps_the_commitment_and_moves_the_draw_and_bringing_it_forward_is_refused() {
+    let app = crate::helpers::spawn_app().await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(2), 600, 5).await;
+    let (_, first) = app.session().await;
+    let ticket = join(&app, &event, &first).await.1["ticket"].clone();
+    let commitment = published_draw(&app, &event).await.1["commitment"].clone();
+
+    let postponed = opens_at + chrono::Duration::seconds(3);
+    let r = put_room(&app, &event, json!({"opens_at": rfc3339(postponed)})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let room: Value = r.json().await.unwrap();
+    assert_eq!(
+        room["prequeue_seconds"], 600,
+        "the pre-queue still opened in the past"
+    );
+    for forward in [json!(rfc3339(opens_at)), Value::Null] {
+        let r = put_room(&app, &event, json!({ "opens_at": forward })).await;
+        expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    }
+    assert_eq!(
+        published_draw(&app, &event).await.1["commitment"],
+        commitment
+    );
+
+    // The first opening passes: no draw, nobody admitted, and the pre-queue still takes
+    // entrants; the first one keeps their ticket.
+    sleep_until(opens_at).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    assert_eq!(
+        ticker.tick(&event, &room, 0).await.unwrap(),
+        Tick::BeforeOpening
+    );
+    assert_eq!(published_draw(&app, &event).await.1["state"], "pending");
+    let (_, second) = app.session().await;
+    assert_eq!(join(&app, &event, &second).await.1["status"], "pre_queue");
+    assert_eq!(join(&app, &event, &first).await.1["ticket"], ticket);
+
+    sleep_until(postponed).await;
+    assert!(matches!(
+        ticker.tick(&event, &room, 1).await.unwrap(),
+        Tick::Admitted { count: 2, .. }
+    ));
+    let draw = published_draw(&app, &event).await.1;
+    assert_eq!(draw["commitment"], commitment);
+    assert_eq!(recompute(&draw).len(), 2);
+    // The sale has opened: its opening no longer moves.
+    let later = postponed + chrono::Duration::seconds(60);
+    let r = put_room(&app, &event, json!({"opens_at": rfc3339(later)})).await;
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+}
+
+#[tokio::test]
+async fn a_postponement_that_would_close_the_open_pre_queue_lengthens_it() {
+    let app = crate::helpers::spawn_app().await;
+    // The pre-queue opened 2 s ago; the sale opens in 10 s.
+    let (event, _) = opening_event(&app, Duration::from_secs(10), 12, 5).await;
+    let before = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let postponed = Utc::now() + chrono::Duration::seconds(3600);
+    let r = put_room(&app, &event, json!({"opens_at": rfc3339(postponed)})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let room: Value = r.json().await.unwrap();
+    let opened: DateTime<Utc> = serde_json::from_value(room["prequeue_opens_at"].clone()).unwrap();
+    let was = before.prequeue_opens_at.unwrap();
+    assert!(
+        opened <= was && was - opened < chrono::Duration::seconds(1),
+        "the pre-queue still opened at {was}: {room}"
+    );
+    // A length that would close it, or a pre-queue over a day long: refused.
+    let r = put_room(&app, &event, json!({"prequeue_seconds": 60})).await;
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    let next_week = Utc::now() + chrono::Duration::days(7);
+    let r = put_room(&app, &event, json!({"opens_at": rfc3339(next_week)})).await;
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+}
+
+#[tokio::test]
+async fn opening_settings_are_checked_audited_and_the_commitment_made_once() {
+    let app = crate::helpers::spawn_app().await;
+    let event = app.room_event(5).await;
+    let (status, _) = published_draw(&app, &event).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "no opening, no draw");
+    for bad in [
+        json!({"prequeue_seconds": 86_401}),
+        json!({"prequeue_seconds": -1}),
+        json!({"opens_at": "at seven"}),
+    ] {
+        expect_error(
+            put_room(&app, &event, bad).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unprocessable",
+        )
+        .await;
+    }
+    let opens_at = rfc3339(Utc::now() + chrono::Duration::days(2));
+    let r = put_room(
+        &app,
+        &event,
+        json!({"opens_at": opens_at, "prequeue_seconds": 86_400}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let room: Value = r.json().await.unwrap();
+    assert_eq!(room["prequeue_seconds"], 86_400);
+    let (status, draw) = published_draw(&app, &event).await;
+    assert_eq!(status, StatusCode::OK);
+    let commitment = draw["commitment"].clone();
+    // Moved before its pre-queue opened, even cleared and set again: the same commitment.
+    for change in [json!({"opens_at": null}), json!({"opens_at": opens_at})] {
+        assert_eq!(
+            put_room(&app, &event, change).await.status(),
+            StatusCode::OK
+        );
+    }
+    assert_eq!(
+        published_draw(&app, &event).await.1["commitment"],
+        commitment
+    );
+    let audit: Vec<Value> = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/events/{event}/audit"))),
+        )
+        .json_body()
+        .await;
+    assert_eq!(audit.len(), 3, "{audit:?}");
+    assert_eq!(audit[2]["change"]["prequeue_seconds"], 86_400);
+    assert!(audit[1]["after"]["opens_at"].is_null());
+    // The beacon: printable and bounded, audited, answered with the draw.
+    for bad in ["line\nbreak".to_owned(), "x".repeat(257)] {
+        expect_error(
+            set_beacon(&app, &event, &bad).await,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "unprocessable",
+        )
+        .await;
+    }
+    assert_eq!(
+        set_beacon(&app, &event, "round 7").await.status(),
+        StatusCode::OK
+    );
+    let audit: Vec<Value> = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/audit?event_id={event}"))),
+        )
+        .json_body()
+        .await;
+    assert_eq!(audit[0]["action"], "set_beacon");
+    assert_eq!(
+        (&audit[0]["before"]["beacon"], &audit[0]["after"]["beacon"]),
+        (&json!(""), &json!("round 7"))
+    );
+    // A beacon for a sale without an opening: there is no draw.
+    let plain = app.room_event(5).await;
+    expect_error(
+        set_beacon(&app, &plain, "round 7").await,
+        StatusCode::CONFLICT,
+        "conflict",
+    )
+    .await;
+    expect_error(
+        set_beacon(&app, "no-such-event", "round 7").await,
+        StatusCode::NOT_FOUND,
+        "not_found",
+    )
+    .await;
+}
+
+/// Entrants written straight into the pre-queue, as joins would (buyer -> random ticket): a
+/// crowd that would take minutes to join through a debug build.
+async fn seed_entrants(app: &TestApp, event: &str, n: usize) {
+    let key = app.state.keys.entrants(event);
+    let mut redis = app.state.redis.clone();
+    for chunk in (0..n).collect::<Vec<_>>().chunks(10_000) {
+        let fields: Vec<(String, String)> = chunk
+            .iter()
+            .map(|i| {
+                (
+                    format!("seeded-{i}"),
+                    format!("{:032x}", rand::random::<u128>()),
+                )
+            })
+            .collect();
+        let _: () = redis::cmd("HSET")
+            .arg(&key)
+            .arg(&fields)
+            .query_async(&mut redis)
+            .await
+            .unwrap();
+    }
+}
+
+async fn redis_get<T: redis::FromRedisValue>(app: &TestApp, cmd: &mut redis::Cmd) -> T {
+    cmd.query_async(&mut app.state.redis.clone()).await.unwrap()
+}
+
+#[tokio::test]
+async fn the_draw_is_made_once_across_three_processes_when_its_leader_is_killed_mid_draw() {
+    const SEEDED: usize = 100_000;
+    let mut config = test_config();
+    config.ticker = true;
+    config.ticker_lease_ms = 1000;
+    let mut observer = config.clone();
+    observer.ticker = false;
+    let app = spawn_with(observer).await;
+    let mut instances = Vec::new();
+    for _ in 0..3 {
+        instances.push(Instance::serve(env!("CARGO_BIN_EXE_anteroom"), &config).await);
+    }
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(4), 60, 50).await;
+    let joined = enter_prequeue(&app, &event, 5).await;
+    seed_entrants(&app, &event, SEEDED).await;
+    let entrants = SEEDED + joined.len();
+    let keys = &app.state.keys;
+    sleep_until(opens_at).await;
+    let mut later = Vec::new();
+    for _ in 0..3 {
+        let (_, token) = app.session().await;
+        assert_eq!(join(&app, &event, &token).await.0, StatusCode::ACCEPTED);
+        later.push(token);
+    }
+
+    // The leader stages the draw; it is killed as soon as its staging shows.
+    let started = Instant::now();
+    let (owner, staged) = loop {
+        let made: bool = redis_get(&app, redis::cmd("EXISTS").arg(keys.draw(&event))).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(30) && !made,
+            "a leader starts the draw (made already: {made})"
+        );
+        let owner: Option<String> =
+            redis_get(&app, redis::cmd("GET").arg(keys.ticker(&event))).await;
+        if let Some(owner) = owner {
+            let (line, _) = keys.draw_staging(&event, &owner);
+            let staged: usize = redis_get(&app, redis::cmd("ZCARD").arg(&line)).await;
+            if staged > 0 {
+                break (owner, staged);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    };
+    let pid: u32 = owner.split('/').nth(1).unwrap().parse().unwrap();
+    let victim = instances
+        .iter()
+        .position(|i| i.pid() == pid)
+        .expect("a process of ours leads");
+    instances[victim].signal("KILL");
+    let (line, _) = keys.draw_staging(&event, &owner);
+    let left: usize = redis_get(&app, redis::cmd("ZCARD").arg(&line)).await;
+    assert!(
+        left < entrants,
+        "killed mid-draw: {left} of {entrants} staged"
+    );
+
+    // Until another process finishes it, the line shows the later joiners only: never part
+    // of the draw.
+    let mut seen = HashSet::new();
+    let record: HashMap<String, String> = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "another process makes the draw"
+        );
+        // The line and the admitted, read together: who is in line or let out of it.
+        let (waiting, admitted, record): (usize, usize, HashMap<String, String>) = redis::pipe()
+            .atomic()
+            .zcard(keys.queue(&event))
+            .zcard(keys.admitted(&event))
+            .hgetall(keys.draw(&event))
+            .query_async(&mut app.state.redis.clone())
+            .await
+            .unwrap();
+        seen.insert(waiting + admitted);
+        if !record.is_empty() {
+            break record;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let drawn_at = started.elapsed();
+    assert!(
+        seen.iter()
+            .all(|n| *n == later.len() || *n == entrants + later.len()),
+        "the line's lengths seen during the draw: {seen:?}"
+    );
+    assert_ne!(record["drawn_by"], owner, "made by a survivor");
+    println!(
+        "draw of {entrants} entrants across 3 processes: leader killed with {staged} staged \
+         ({left} when it died), made by {} {drawn_at:?} after staging began",
+        record["drawn_by"]
+    );
+
+    // Exactly once: the line holds every entrant once, at its place in the published draw,
+    // which this test recomputes; then the later joiners.
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/draw")))
+        .send()
+        .await
+        .unwrap();
+    let draw: Value = r.json().await.unwrap();
+    let order = recompute(&draw);
+    assert_eq!(order.len(), entrants);
+    let tickets: HashMap<String, String> =
+        redis_get(&app, redis::cmd("HGETALL").arg(keys.entrants(&event))).await;
+    let buyer_of: HashMap<&String, &String> = tickets.iter().map(|(b, t)| (t, b)).collect();
+    let (line, admitted): (Vec<(String, f64)>, Vec<String>) = redis::pipe()
+        .atomic()
+        .zrange_withscores(keys.queue(&event), 0, -1)
+        .zrange(keys.admitted(&event), 0, -1)
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    // Admission may have begun: the admitted are the first of the draw, the rest wait in order.
+    let k = admitted.len();
+    let first_k: HashSet<&String> = order[..k].iter().map(|t| buyer_of[t]).collect();
+    assert!(
+        admitted.iter().all(|b| first_k.contains(b)),
+        "the first {k} of the draw are in"
+    );
+    assert_eq!(line.len(), entrants - k + later.len());
+    for (i, (buyer, score)) in line.iter().take(entrants - k).enumerate() {
+        let place = k + i + 1;
+        assert_eq!(buyer, buyer_of[&order[place - 1]], "place {place}");
+        assert_eq!(*score, place as f64, "an entrant's arrival is their place");
+    }
+    for (token, ticket) in &joined {
+        let place = order.iter().position(|t| t == ticket).unwrap() + 1;
+        let (_, body) = poll(&app, &event, token).await;
+        if body["status"] == "waiting" {
+            assert_eq!(body["ticket"], *ticket);
+            assert!(body["position"].as_u64().unwrap() <= place as u64);
+        }
+    }
+    for (i, (buyer, score)) in line[entrants - k..].iter().enumerate() {
+        assert!(
+            *score > entrants as f64,
+            "later joiner {i} ({buyer}) behind every entrant"
+        );
+    }
+    for token in &later {
+        let (_, body) = poll(&app, &event, token).await;
+        assert_eq!(body["status"], "waiting");
+        assert!(body.get("ticket").is_none());
+    }
+}
