@@ -13,7 +13,7 @@ use leptos_router::hooks::use_params_map;
 use crate::{
     api::Api,
     wire::{EventEntry, Hold, HoldRequest, Order, Outlook, QueueStatus, Room, SeatMap, SeatStatus},
-    words::{countdown, grouped, moment, money, outlook_in_words, wait_in_words},
+    words::{countdown, grouped, moment, money, outlook_in_words, wait_range_in_words},
 };
 
 /// Where the buyer is.
@@ -31,7 +31,8 @@ enum Stage {
     },
     Waiting {
         position: u64,
-        estimate: Option<u64>,
+        /// The band of the wait, `[low, high]` seconds (never shown as one number).
+        estimate: Option<[u64; 2]>,
         outlook: Option<Outlook>,
         /// A drawn entrant's ticket and the place the draw gave it.
         drawn: Option<(String, u64)>,
@@ -50,13 +51,14 @@ fn line_stage(status: &QueueStatus) -> Option<Stage> {
         QueueStatus::Waiting {
             position,
             estimated_wait_seconds,
+            estimate_range_seconds,
             outlook,
             ticket,
             arrival,
             ..
         } => Some(Stage::Waiting {
             position: *position,
-            estimate: *estimated_wait_seconds,
+            estimate: estimate_range_seconds.or(estimated_wait_seconds.map(|e| [e, e])),
             outlook: *outlook,
             // A drawn entrant's arrival number is their place in the draw.
             drawn: ticket.clone().zip(*arrival),
@@ -86,7 +88,7 @@ fn stage_of(entry: &EventEntry) -> Stage {
         (None, None) => not_open(&entry.event.room, entry.now),
         (Some(status), None) => line_stage(status).unwrap_or(Stage::Waiting {
             position: 1,
-            estimate: Some(1),
+            estimate: Some([1, 1]),
             outlook: None,
             drawn: None,
         }),
@@ -263,13 +265,19 @@ fn announcement(stage: &Stage, paused: bool) -> String {
         } => format!(
             "You are number {} in line, {} to go.",
             grouped(*position),
-            wait_in_words(estimate.unwrap_or(0))
+            wait_band_in_words(*estimate)
         ),
         Stage::SoldOut => "Sold out: every seat has been sold.".into(),
         Stage::Choosing(_) => "It is your turn: choose your seats.".into(),
         Stage::Holding(_) => "Your seats are held. Pay before the time runs out.".into(),
         Stage::Confirmed(order, _) => format!("Done. Your order is {}.", order.order_id),
     }
+}
+
+/// The band of a wait in words ("about 3 to 4 minutes").
+fn wait_band_in_words(band: Option<[u64; 2]>) -> String {
+    let [low, high] = band.unwrap_or([0, 0]);
+    wait_range_in_words(low, high)
 }
 
 /// What the page says when the line answers `recovered` (API notes in the README).
@@ -454,7 +462,7 @@ fn PreQueue(
 #[component]
 fn WaitingRoom(
     position: u64,
-    estimate: Option<u64>,
+    estimate: Option<[u64; 2]>,
     outlook: Option<Outlook>,
     drawn: Option<(String, u64)>,
     event_id: String,
@@ -477,7 +485,7 @@ fn WaitingRoom(
                 }.into_any()
             } else {
                 view! {
-                    <p class="wait">"Your turn comes in "<strong>{wait_in_words(estimate.unwrap_or(0))}</strong>"."</p>
+                    <p class="wait">"Your turn comes in "<strong>{wait_band_in_words(estimate)}</strong>"."</p>
                 }.into_any()
             }}
             {outlook.map(|o| view! { <p class="outlook">{outlook_in_words(o)}</p> })}

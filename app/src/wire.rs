@@ -261,6 +261,10 @@ pub enum QueueStatus {
         position: u64,
         /// `ceil(position / N)`; `None` while the room is paused.
         estimated_wait_seconds: Option<u64>,
+        /// The honest band around the estimate, `[low, high]` seconds (see [`Band`]); `None`
+        /// while the room is paused.
+        #[serde(default)]
+        estimate_range_seconds: Option<[u64; 2]>,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         paused: bool,
         /// Present (true) when the line's store had failed over and lost its last changes:
@@ -759,6 +763,128 @@ pub fn estimated_wait_seconds(position: u64, admit_rate_per_second: u32) -> u64 
     position.div_ceil(u64::from(admit_rate_per_second.max(1)))
 }
 
+/// What the band around an estimate is made of: the rate in force and how the admission rate
+/// really moved lately (in thousandths of an admission a second, so that the band is exact
+/// integer arithmetic and its record is a short string), and the share of admitted buyers who
+/// actually came (thousandths). Invariant: `slow_milli <= 1000 * rate <= fast_milli` and
+/// `came_milli <= 1000`, so that `low <= estimate <= high` for every position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Band {
+    /// The admission rate in force (a second).
+    pub rate: u32,
+    /// The slow end of the rate lately, in milli-admissions a second.
+    pub slow_milli: u64,
+    /// The fast end of the rate lately, in milli-admissions a second.
+    pub fast_milli: u64,
+    /// Thousandths of the admitted buyers who came (held a seat): the others' turns may be
+    /// skipped or given to the next buyer, so the line may move faster than the rate.
+    pub came_milli: u64,
+}
+
+impl Band {
+    /// The band of a rate nothing is known about yet: the rate exactly, everyone coming.
+    pub fn exact(rate: u32) -> Self {
+        let milli = u64::from(rate.max(1)) * 1000;
+        Self {
+            rate: rate.max(1),
+            slow_milli: milli,
+            fast_milli: milli,
+            came_milli: 1000,
+        }
+    }
+
+    /// `(estimate, [low, high])` in seconds for a buyer at `position`: the estimate is
+    /// `ceil(position / rate)`, the band runs from the fast rate with the absent buyers'
+    /// turns skipped (rounded down) to the slow rate (rounded up).
+    pub fn wait(&self, position: u64) -> (u64, [u64; 2]) {
+        let estimate = estimated_wait_seconds(position, self.rate);
+        let milli = u64::from(self.rate) * 1000;
+        let slow = self.slow_milli.clamp(1, milli);
+        let fast = self.fast_milli.max(milli);
+        let came = self.came_milli.min(1000);
+        let high = (u128::from(position) * 1000).div_ceil(u128::from(slow));
+        let low = u128::from(position) * u128::from(came) / u128::from(fast);
+        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
+        (
+            estimate,
+            [clamp(low).min(estimate), clamp(high).max(estimate)],
+        )
+    }
+
+    /// The band as the line records it at a join: `rate:slow:fast:came`.
+    pub fn record(&self) -> String {
+        format!(
+            "{}:{}:{}:{}",
+            self.rate, self.slow_milli, self.fast_milli, self.came_milli
+        )
+    }
+
+    /// The band of a [`Band::record`].
+    pub fn from_record(record: &str) -> Option<Self> {
+        let mut parts = record.split(':').map(str::parse::<u64>);
+        let mut next = || parts.next()?.ok();
+        let band = Self {
+            rate: u32::try_from(next()?).ok()?.max(1),
+            slow_milli: next()?,
+            fast_milli: next()?,
+            came_milli: next()?,
+        };
+        Some(band)
+    }
+}
+
+/// `GET /api/events/{id}/report`: the night's public report (API.md "The night's report").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Buyers who took a place in the line (or entered its pre-queue).
+    pub joined: u64,
+    /// Admissions in the admission log.
+    pub admitted: u64,
+    /// Admissions of a buyer who arrived before someone admitted earlier.
+    pub fifo_inversions: u64,
+    pub estimate: EstimateReport,
+    pub admission_log_url: String,
+}
+
+/// How the estimates given at joining compare with the waits the buyers really had.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EstimateReport {
+    /// Admissions whose buyer was given an estimate at joining.
+    pub samples: u64,
+    /// `None` without samples.
+    pub median_abs_error_seconds: Option<f64>,
+    pub p90_abs_error_seconds: Option<f64>,
+    /// Share of samples whose real wait fell inside the band given at joining.
+    pub within_range_share: Option<f64>,
+}
+
+/// `GET /api/events/{id}/report/admissions`: a page of the admission log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdmissionLog {
+    pub entries: Vec<AdmissionEntry>,
+    /// The `after` of the next page; `None` on the last one.
+    pub next: Option<u64>,
+}
+
+/// One admission, in the order they happened. No buyer id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdmissionEntry {
+    /// The admission's number in the event (1, 2, ...; a gap is an admission the log lost).
+    pub n: u64,
+    /// The arrival number the buyer had (a drawn entrant's: their place in the draw).
+    pub arrival: u64,
+    pub admitted_at: DateTime<Utc>,
+    /// When the buyer took their place, if the line recorded it (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joined_at: Option<DateTime<Utc>>,
+    /// The estimate the buyer was given at joining (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_wait_seconds: Option<u64>,
+    /// The band the buyer was given at joining (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate_range_seconds: Option<[u64; 2]>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -872,6 +998,7 @@ mod tests {
         let waiting = QueueStatus::Waiting {
             position: 3,
             estimated_wait_seconds: None,
+            estimate_range_seconds: None,
             paused: true,
             recovered: false,
             arrival: None,
@@ -880,7 +1007,7 @@ mod tests {
         };
         assert_eq!(
             serde_json::to_value(&waiting).unwrap(),
-            serde_json::json!({"status": "waiting", "position": 3, "estimated_wait_seconds": null, "paused": true, "outlook": "uncertain"})
+            serde_json::json!({"status": "waiting", "position": 3, "estimated_wait_seconds": null, "estimate_range_seconds": null, "paused": true, "outlook": "uncertain"})
         );
         assert_eq!(
             serde_json::to_value(QueueStatus::SoldOut).unwrap(),
@@ -926,6 +1053,20 @@ mod tests {
                 let wait = estimated_wait_seconds(position, n);
                 prop_assert!(wait * u64::from(n) >= position);
                 prop_assert!((wait - 1) * u64::from(n) < position);
+            }
+
+            /// Whatever the rate did lately, the band holds the estimate, and its record
+            /// gives back the same band.
+            #[test]
+            fn the_band_holds_the_estimate_and_survives_its_record(
+                position in 1u64..10_000_000_000, rate in 1u32..=100_000,
+                slow in 0u64..200_000_000, fast in 0u64..200_000_000, came in 0u64..2000,
+            ) {
+                let band = Band { rate, slow_milli: slow, fast_milli: fast, came_milli: came };
+                let (estimate, [low, high]) = band.wait(position);
+                prop_assert_eq!(estimate, estimated_wait_seconds(position, rate));
+                prop_assert!(low <= estimate && estimate <= high);
+                prop_assert_eq!(Band::from_record(&band.record()), Some(band));
             }
 
             /// Room updates: accepted exactly when every present field is in its range.

@@ -47,6 +47,27 @@ pub fn wait_in_words(seconds: u64) -> String {
     }
 }
 
+/// A band of waits, never one false-precise number: "about 3 to 4 minutes", "about 20 to 40
+/// seconds", "about 40 seconds to 2 minutes"; one figure when both ends read the same.
+pub fn wait_range_in_words(low: u64, high: u64) -> String {
+    let (low, high) = (low.min(high), high.max(low));
+    let (a, b) = (wait_in_words(low), wait_in_words(high));
+    if a == b {
+        return a;
+    }
+    let a = a.trim_start_matches("about ");
+    let b = b.trim_start_matches("about ");
+    // "3 minutes" and "4 minutes": say the unit once.
+    match (a.split_once(' '), b.split_once(' ')) {
+        (Some((n, unit)), Some((_, unit_b)))
+            if unit == unit_b && n.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            format!("about {n} to {b}")
+        }
+        _ => format!("about {a} to {b}"),
+    }
+}
+
 /// 14812 -> "14,812".
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -103,6 +124,21 @@ mod tests {
         assert_eq!(wait_in_words(60), "about a minute");
         assert_eq!(wait_in_words(3900), "about 1 hour 5 minutes");
         assert_eq!(wait_in_words(0), "about a second");
+    }
+
+    #[test]
+    fn a_band_reads_as_a_range_with_its_unit_said_once() {
+        assert_eq!(wait_range_in_words(150, 230), "about 3 to 4 minutes");
+        assert_eq!(wait_range_in_words(20, 40), "about 20 to 40 seconds");
+        assert_eq!(
+            wait_range_in_words(40, 110),
+            "about 40 seconds to 2 minutes"
+        );
+        assert_eq!(wait_range_in_words(121, 170), "about 3 minutes");
+        assert_eq!(wait_range_in_words(0, 1), "about a second");
+        assert_eq!(wait_range_in_words(1, 5), "about a second to 5 seconds");
+        assert_eq!(wait_range_in_words(30, 90), "about 30 seconds to 2 minutes");
+        assert_eq!(wait_range_in_words(45, 60), "about 45 seconds to a minute");
     }
 
     #[test]

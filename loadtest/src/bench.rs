@@ -31,7 +31,7 @@ use anteroom::{
     queue::{self, NewPlace, Proof, inventory::Inventory},
     redis::Lock,
 };
-use app::wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
+use app::wire::{Band, BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
 use chrono::Utc;
 use clap::{Parser, Subcommand};
 use http_body_util::Empty;
@@ -177,6 +177,7 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
         network: "bench".into(),
         proof: None,
     };
+    let band = Band::exact(queue::rate_in_force(&room));
     let mut filled = 0;
     while filled < size {
         let mut pipe = redis::pipe();
@@ -190,6 +191,7 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
                 &event,
                 &Proof::default(),
                 Some(&bench),
+                &band,
             );
             pipe.invoke_script(&script).ignore();
         }

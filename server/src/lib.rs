@@ -27,6 +27,7 @@ pub mod ops;
 pub mod pages;
 pub mod queue;
 pub mod redis;
+pub mod report;
 pub mod seatmap;
 pub mod sql;
 pub mod startup;

@@ -40,8 +40,10 @@ use crate::{
     extract::BODY_LIMIT_BYTES,
     holds, opening,
     ops::{self, metrics::Metrics, shed::Shed},
-    pages, queue,
+    pages,
+    queue::{self, estimate::Bands},
     redis::{Keys, Redis, Scripts},
+    report::{self, Reports},
     seatmap,
     state::{AppState, Shared},
     telemetry::RequestIds,
@@ -131,6 +133,8 @@ impl Application {
             metrics: Metrics::new(),
             shed: Shed::new(&config),
             draws: opening::Published::default(),
+            bands: Bands::default(),
+            reports: Reports::default(),
             leptos,
             config,
         });
@@ -276,6 +280,7 @@ pub fn router(state: AppState) -> Router {
         .merge(events::router())
         .merge(queue::router())
         .merge(opening::router())
+        .merge(report::router())
         .merge(admin::router())
         .merge(seatmap::router())
         .merge(holds::router())

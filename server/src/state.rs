@@ -13,7 +13,9 @@ use crate::{
     config::{Config, Secret},
     opening,
     ops::{metrics::Metrics, shed::Shed},
+    queue::estimate::Bands,
     redis::{Keys, Redis, Scripts},
+    report::Reports,
     tokens::{Sessions, rotation::KeyRing},
 };
 
@@ -67,6 +69,10 @@ pub struct Shared {
     pub shed: Shed,
     /// The draws this instance has published once made (a made draw never changes).
     pub draws: opening::Published,
+    /// What each event's estimate band is made of, read at most every few seconds.
+    pub bands: Bands,
+    /// The night's public reports, computed at most once per `report::FRESH` per event.
+    pub reports: Reports,
     /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
 }

@@ -37,6 +37,8 @@ pub enum Retired {
 /// is in it.
 pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
     let keys = &state.keys;
+    // Admissions made with the room off (and any a leader left behind) reach Postgres first.
+    crate::admission::log::flush(state, event_id).await?;
     let mut redis = state.redis.clone();
     let (queued, head, admissions): (u64, Option<u64>, Option<u64>) = redis::pipe()
         .zcard(keys.queue(event_id))
@@ -79,6 +81,7 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
         .key(keys.inventory(event_id))
         .key(keys.shopping(event_id))
         .key(keys.places_by_network(event_id))
+        .key(keys.joins(event_id))
         .arg(text(head))
         .arg(text(admissions))
         .arg(ttl.as_millis() as u64)

@@ -16,10 +16,12 @@
 //! The head (the greatest arrival number admitted) also goes to Postgres (`event_line`), at
 //! most [`FLUSH_EVERY`] after the tick that moved it, in one statement for every event: a
 //! Redis failover that takes the head back cannot make a used place's receipt put it back in
-//! line (the line consults the greater of the two).
+//! line (the line consults the greater of the two). With the heads, the same flush moves the
+//! admission log of each event this ticker led since the last flush to Postgres
+//! (`admission::log`, idempotent: a leader killed mid-flush leaves the rest to its successor).
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -28,6 +30,7 @@ use app::wire::Room;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
+    admission::log,
     error::Result,
     ids,
     opening::{self, Drawn},
@@ -69,6 +72,9 @@ pub struct Ticker {
     /// Heads moved by this ticker's ticks and not yet in Postgres, by event. A std Mutex: held
     /// to insert or take, never across an await.
     heads: Mutex<HashMap<String, u64>>,
+    /// Events this ticker led since the last flush, whose admission logs it moves. Same lock
+    /// discipline as `heads`.
+    led: Mutex<HashSet<String>>,
 }
 
 impl Ticker {
@@ -77,6 +83,7 @@ impl Ticker {
             state,
             owner: owner_token(),
             heads: Mutex::default(),
+            led: Mutex::default(),
         }
     }
 
@@ -84,6 +91,20 @@ impl Ticker {
     /// (greatest wins, so a late or repeated write never takes a head back). On failure they
     /// are kept for the next flush.
     pub async fn flush(&self) -> Result<()> {
+        let led = std::mem::take(&mut *self.led.lock().expect("not poisoned"));
+        let mut failed = None;
+        for event_id in led {
+            if let Err(e) = log::flush(&self.state, &event_id).await {
+                self.led.lock().expect("not poisoned").insert(event_id);
+                failed = Some(e);
+            }
+        }
+        self.flush_heads().await?;
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// The heads part of [`Ticker::flush`].
+    async fn flush_heads(&self) -> Result<()> {
         let heads = std::mem::take(&mut *self.heads.lock().expect("not poisoned"));
         if heads.is_empty() {
             return Ok(());
@@ -141,6 +162,12 @@ impl Ticker {
             tick = self.admit(event_id, room, now_unix).await?;
         }
         let held = tick != Tick::NotLeader;
+        if held {
+            self.led
+                .lock()
+                .expect("not poisoned")
+                .insert(event_id.to_owned());
+        }
         metrics
             .ticker_lock_held
             .with_label_values(&[event_id])
@@ -207,13 +234,17 @@ impl Ticker {
             .key(keys.inventory(event_id))
             .key(keys.shopping(event_id))
             .key(keys.draw(event_id))
+            .key(keys.joins(event_id))
+            .key(keys.admission_log(event_id))
+            .key(keys.admission_seq(event_id))
             .arg(lock.owner())
             .arg(credit)
             .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)
             .arg(Counters::TTL_SECS)
             .arg(Counter::Admissions.field())
             .arg(Counter::QueueLength.field())
-            .arg(if room.opens_at.is_some() { "1" } else { "0" });
+            .arg(if room.opens_at.is_some() { "1" } else { "0" })
+            .arg(log::CAPACITY);
         for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
             script.arg(field).arg(value);
         }

@@ -2,7 +2,8 @@
 //! script). Invariants (DESIGN.md 1, 2, 6): a buyer has at most one place per event and joining
 //! again never moves them (ZADD NX on the buyer id); arrival order is a per-event arrival
 //! number given inside the script, never an instance's clock; positions are 1-based; the
-//! estimate is `ceil(position / N)` while the room runs and absent while it is paused; with the
+//! estimate is `ceil(position / N)` (N: [`rate_in_force`]) with its band ([`estimate`]) while
+//! the room runs, and absent while it is paused; with the
 //! room off, every buyer is admitted at once, for a short while and in the room's epoch only
 //! (the gate refuses the token once the room is on), and uses up any place they had in the
 //! line: a place is admitted once (DESIGN.md 3).
@@ -35,10 +36,13 @@
 //! same script, like arrival order (DESIGN.md 2); a join the instance's own clock already sees
 //! before the pre-queue is refused without asking Redis.
 
+pub mod estimate;
 pub mod inventory;
 pub mod proof;
 
-use app::wire::{BuyerId, EventId, Outlook, QueueStatus, Room, estimated_wait_seconds};
+pub use estimate::rate_in_force;
+
+use app::wire::{Band, BuyerId, EventId, Outlook, QueueStatus, Room};
 use axum::{
     Json, Router,
     extract::State,
@@ -236,12 +240,22 @@ async fn locate(
     let proof = &Proof::from_headers(state, headers, buyer, event_id, &room);
     let now = Utc::now();
     if joiner.is_some() && room.prequeue_opens_at.is_some_and(|t| now < t) {
-        return answer(state, &room, buyer, event_id, Place::NotOpen, proof);
+        let band = Band::exact(rate_in_force(&room));
+        return answer(state, &room, buyer, event_id, Place::NotOpen, proof, &band);
     }
     let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
-    let reply: Reply = locate_script(state, &room, buyer, event_id, proof, new_place.as_ref())
-        .invoke_async(&mut state.redis.clone())
-        .await?;
+    let band = state.bands.get(state, event_id, &room).await;
+    let reply: Reply = locate_script(
+        state,
+        &room,
+        buyer,
+        event_id,
+        proof,
+        new_place.as_ref(),
+        &band,
+    )
+    .invoke_async(&mut state.redis.clone())
+    .await?;
     let place = place(reply)?;
     if matches!(
         place,
@@ -260,7 +274,7 @@ async fn locate(
         let challenge = proof::challenge(&state.sessions, buyer, event_id, room.join_pow_bits, now);
         return Err(Error::ProofRequired(challenge));
     }
-    answer(state, &room, buyer, event_id, place, proof)
+    answer(state, &room, buyer, event_id, place, proof, &band)
 }
 
 /// The place a join may make, if any: with the room's proof of work, only when the join
@@ -299,6 +313,7 @@ pub fn locate_script<'a>(
     event_id: &EventId,
     proof: &Proof,
     new_place: Option<&NewPlace>,
+    band: &Band,
 ) -> ScriptInvocation<'a> {
     let keys = &state.keys;
     let work = new_place.and_then(|p| p.proof.as_ref());
@@ -318,6 +333,8 @@ pub fn locate_script<'a>(
         .key(keys.places_by_network(event_id))
         .key(keys.entrants(event_id))
         .key(keys.draw(event_id))
+        .key(keys.joins(event_id))
+        .key(keys.joined(event_id))
         .arg(buyer.as_str())
         .arg(if new_place.is_some() { "1" } else { "0" })
         .arg(
@@ -347,6 +364,7 @@ pub fn locate_script<'a>(
         .arg(millis(room.prequeue_opens_at))
         .arg(millis(room.opens_at))
         .arg(ids::random_hex(16))
+        .arg(band.record())
         .arg(&Inventory::FIELDS[..]);
     script
 }
@@ -391,6 +409,7 @@ fn answer(
     event_id: &EventId,
     place: Place,
     proof: &Proof,
+    band: &Band,
 ) -> Result<Answer> {
     match place {
         Place::Admitted {
@@ -424,11 +443,13 @@ fn answer(
             };
             let receipt = (proof.receipt != Some(current))
                 .then(|| state.sessions.issue_place(buyer, event_id, current));
+            // The same band the locate script recorded with a place it made just now.
+            let (estimate, range) = band.wait(position);
             Ok(Answer {
                 status: QueueStatus::Waiting {
                     position,
-                    estimated_wait_seconds: (!room.paused)
-                        .then(|| estimated_wait_seconds(position, room.admit_rate_per_second)),
+                    estimated_wait_seconds: (!room.paused).then_some(estimate),
+                    estimate_range_seconds: (!room.paused).then_some(range),
                     paused: room.paused,
                     recovered: restored || moved_back,
                     arrival: Some(arrival),
@@ -484,7 +505,11 @@ async fn admitted_now(
         .consume
         .key(state.keys.queue(event_id))
         .key(state.keys.head(event_id))
+        .key(state.keys.joins(event_id))
+        .key(state.keys.admission_log(event_id))
+        .key(state.keys.admission_seq(event_id))
         .arg(buyer.as_str())
+        .arg(crate::admission::log::CAPACITY)
         .invoke_async(&mut state.redis.clone())
         .await;
     if let Err(e) = consumed {

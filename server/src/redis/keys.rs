@@ -113,6 +113,28 @@ impl Keys {
         )
     }
 
+    /// How each waiting buyer joined: a hash buyer -> `joined_ms:position:band` (the band's
+    /// `app::wire::Band::record`), written when a place is made and taken by its admission.
+    pub fn joins(&self, event_id: &str) -> String {
+        self.event(event_id, "joins")
+    }
+
+    /// The count of places (and pre-queue entries) ever made in the event's line.
+    pub fn joined(&self, event_id: &str) -> String {
+        self.event(event_id, "joined")
+    }
+
+    /// The admission log not yet in Postgres: a list of `n:arrival:admitted_ms:join`, in `n`
+    /// order (see `admission::log`).
+    pub fn admission_log(&self, event_id: &str) -> String {
+        self.event(event_id, "admission_log")
+    }
+
+    /// The last admission number `n` given in the event (never expires: `n` names a row).
+    pub fn admission_seq(&self, event_id: &str) -> String {
+        self.event(event_id, "admission_seq")
+    }
+
     /// The per-second counters of one second (unix time) for the dashboard (see `Counters`).
     pub fn second(&self, event_id: &str, unix_second: i64) -> String {
         self.event(event_id, &format!("sec:{unix_second}"))

@@ -21,6 +21,7 @@ mod payments;
 mod places;
 mod queue;
 mod redis_lock;
+mod report;
 mod seatmap;
 mod sessions;
 mod shedding;

@@ -135,7 +135,7 @@ async fn a_paused_room_says_so_instead_of_inventing_an_estimate() {
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(
         body,
-        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "paused": true, "arrival": body["arrival"]})
+        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "estimate_range_seconds": null, "paused": true, "arrival": body["arrival"]})
     );
     assert!(body["arrival"].is_u64(), "{body}");
 }

@@ -5,11 +5,15 @@
 -- between ticks), KEYS[5] this second's stats hash, KEYS[6] admitted total, KEYS[7] head (the
 -- greatest arrival number admitted: places behind it that the line lacks were lost, not used),
 -- KEYS[8] inventory (hash), KEYS[9] shopping (zset buyer -> admission expiry ms: admitted
--- without a hold yet), KEYS[10] the draw's record (present once the draw is made).
+-- without a hold yet), KEYS[10] the draw's record (present once the draw is made), KEYS[11]
+-- joins (hash buyer -> how they joined, written by locate.lua), KEYS[12] the admission log
+-- (list), KEYS[13] the last admission number given.
 -- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms; 0 while admission waits),
 -- ARGV[3] admission ttl ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of
 -- admissions and of the queue length (all three from counters.rs, where the stats hash is
--- defined), ARGV[7] '1' when the sale has an opening time, ARGV[8..] the seats as the leader
+-- defined), ARGV[7] '1' when the sale has an opening time, ARGV[8] the most entries the
+-- admission log may hold in Redis (beyond, an admission gets its number but no entry: the
+-- gap shows in the published log), ARGV[9..] the seats as the leader
 -- just counted them, field and value pairs (from queue/inventory.rs): stored here so that
 -- only the lock holder writes them.
 -- Returns {-1, 0, 0} when not the holder, {-2, queue length, 0} when the sale has an opening
@@ -23,7 +27,7 @@ local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
-redis.call('HSET', KEYS[8], unpack(ARGV, 8))
+redis.call('HSET', KEYS[8], unpack(ARGV, 9))
 -- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
 -- (the draw's record is written by the same kind of fenced script, so no tick falls between).
 if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
@@ -37,9 +41,18 @@ local admitted = 0
 if n > 0 then
   local popped = redis.call('ZPOPMIN', KEYS[2], n)
   local expiry = now_ms + tonumber(ARGV[3])
+  local room = tonumber(ARGV[8]) - redis.call('LLEN', KEYS[12])
   for i = 1, #popped, 2 do
     redis.call('ZADD', KEYS[3], expiry, popped[i])
     redis.call('ZADD', KEYS[9], expiry, popped[i])
+    -- The admission log's entry, in the same step as the admission: none is lost between.
+    local n = redis.call('INCR', KEYS[13])
+    local joined = redis.call('HGET', KEYS[11], popped[i]) or ''
+    redis.call('HDEL', KEYS[11], popped[i])
+    if room > 0 then
+      redis.call('RPUSH', KEYS[12], n .. ':' .. popped[i + 1] .. ':' .. now_ms .. ':' .. joined)
+      room = room - 1
+    end
   end
   admitted = #popped / 2
   if admitted > 0 then

@@ -2,14 +2,24 @@
 -- have one (DESIGN.md 3): it leaves the line, so that the room turned on again does not admit
 -- them a second time from it, and the head moves past its arrival number, so that no place
 -- receipt puts it back. In one step, so that no tick pops the place in between.
--- KEYS[1] queue, KEYS[2] head (the greatest arrival number ever admitted).
--- ARGV[1] buyer.
+-- The admission goes to the admission log like the ticker's (see admit.lua), with its arrival.
+-- KEYS[1] queue, KEYS[2] head (the greatest arrival number ever admitted), KEYS[3] joins,
+-- KEYS[4] the admission log, KEYS[5] the last admission number given.
+-- ARGV[1] buyer, ARGV[2] the most entries the admission log may hold in Redis.
 -- Returns the arrival number of the place used up, or -1 when the buyer had none.
 local arrival = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not arrival then
   return -1
 end
 redis.call('ZREM', KEYS[1], ARGV[1])
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local n = redis.call('INCR', KEYS[5])
+local joined = redis.call('HGET', KEYS[3], ARGV[1]) or ''
+redis.call('HDEL', KEYS[3], ARGV[1])
+if redis.call('LLEN', KEYS[4]) < tonumber(ARGV[2]) then
+  redis.call('RPUSH', KEYS[4], n .. ':' .. arrival .. ':' .. now_ms .. ':' .. joined)
+end
 if tonumber(arrival) > tonumber(redis.call('GET', KEYS[2]) or '0') then
   redis.call('SET', KEYS[2], arrival)
 end

@@ -9,7 +9,9 @@
 -- number ever admitted), KEYS[5] inventory (the hash the ticker's leader writes), KEYS[6]
 -- shopping (zset buyer -> admission expiry ms: admitted without a hold yet), KEYS[7] the
 -- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
--- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made).
+-- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made),
+-- KEYS[11] joins (hash buyer -> 'joined_ms:position:band' of the place's making, which the
+-- admission log takes at admission), KEYS[12] the count of places and entries ever made.
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
@@ -17,20 +19,22 @@
 -- ARGV[7] the places a network may be given, ARGV[8] the ms until the join's proof of work
 -- expires, or '' for a join without one; ARGV[9] when the pre-queue opens (ms), or '' when the
 -- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
--- ticket, for a new entrant; ARGV[12..] the inventory's fields (queue/inventory.rs), the first
--- of them '1' when sold out.
+-- ticket, for a new entrant; ARGV[12] the estimate's band in force (`Band::record`), kept
+-- with a new place; ARGV[13..] the inventory's fields (queue/inventory.rs), the first of them
+-- '1' when sold out.
 -- Returns {kind, value, arrival, restored, shopping, inventory, ticket}: kind and value
 -- 'admitted' and expiry_ms, 'waiting' and position, 'pre_queue', 'not_open', 'absent',
 -- 'sold_out' or 'network_full' and 0 (a proof of work already used makes no place: 'absent');
 -- restored is 1 when this call put back a lost admission or place; shopping counts the
--- admissions without a hold that are live now; inventory holds the values of ARGV[12..] (nil
+-- admissions without a hold that are live now; inventory holds the values of ARGV[13..] (nil
 -- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else ''.
 -- The inventory is read here so that the poll stays one round trip; the network's share and
 -- the proof's mark are checked here so that only the step that makes a place (or an entry in
--- the pre-queue) spends them.
+-- the pre-queue) spends them, and the join is recorded here (no other round trip) with the
+-- position and band its answer gives, for the night's report.
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 12))
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 13))
 local function reply(kind, value, arrival, restored, ticket)
   local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
   return {kind, value, arrival, restored, shopping, inventory, ticket or ''}
@@ -62,14 +66,19 @@ if pending then
   end
 end
 -- A waiting answer: the position counts the entrants still to be drawn in ahead; a drawn
--- entrant (their arrival number is their place in the draw) gets their ticket back.
-local function waiting(arrival, restored)
+-- entrant (their arrival number is their place in the draw) gets their ticket back. A place
+-- just made records its joining.
+local function waiting(arrival, restored, made)
   local position = redis.call('ZRANK', KEYS[1], buyer) + 1
   local ticket = ''
   if pending then
     position = position + redis.call('HLEN', KEYS[9])
   elseif opening and arrival <= tonumber(redis.call('HGET', KEYS[10], 'entrants') or '0') then
     ticket = redis.call('HGET', KEYS[9], buyer) or ''
+  end
+  if made then
+    redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. ARGV[12])
+    redis.call('INCR', KEYS[12])
   end
   return reply('waiting', position, arrival, restored, ticket)
 end
@@ -87,7 +96,7 @@ local function spend()
 end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)
 if arrival then
-  return waiting(tonumber(arrival), 0)
+  return waiting(tonumber(arrival), 0, false)
 end
 if pending and now_ms < tonumber(ARGV[10]) then
   if now_ms < tonumber(ARGV[9]) then
@@ -102,6 +111,7 @@ if pending and now_ms < tonumber(ARGV[10]) then
     return refused
   end
   redis.call('HSET', KEYS[9], buyer, ARGV[11])
+  redis.call('INCR', KEYS[12])
   return reply('pre_queue', 0, 0, 0, ARGV[11])
 end
 local restored = 0
@@ -137,4 +147,4 @@ redis.call('ZADD', KEYS[1], 'NX', score, buyer)
 if arrival > tonumber(redis.call('GET', KEYS[2]) or '0') then
   redis.call('SET', KEYS[2], score)
 end
-return waiting(arrival, restored)
+return waiting(arrival, restored, restored == 0)

@@ -17,6 +17,7 @@ pub struct Scripts {
     pub retire: Script,
     pub set_if_generation: Script,
     pub draw: Script,
+    pub trim_log: Script,
 }
 
 impl Scripts {
@@ -29,6 +30,7 @@ impl Scripts {
             retire: Script::new(include_str!("retire.lua")),
             set_if_generation: Script::new(include_str!("set_if_generation.lua")),
             draw: Script::new(include_str!("draw.lua")),
+            trim_log: Script::new(include_str!("trim_log.lua")),
         }
     }
 }

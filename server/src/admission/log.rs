@@ -1,0 +1,179 @@
+//! The admission log (issue 18): every admission, in the order it happened, with the arrival
+//! number its buyer had and, when the line recorded the joining (`locate.lua` makes the
+//! record with the place), the estimate and band the buyer was given then. The night's
+//! report (`crate::report`) is computed from it, and anyone can page through it.
+//!
+//! Invariants: an entry is made in the same Redis step as its admission (`admit.lua`, fenced;
+//! `consume.lua` with the room off), numbered `n` 1, 2, ... per event by the same step; the
+//! Redis list holds at most [`CAPACITY`] entries (beyond, an admission keeps its number and
+//! loses its entry: the gap in `n` shows it); [`flush`] writes entries to Postgres before it
+//! drops them from Redis, by number (`trim_log.lua`) and with `on conflict do nothing`, so a
+//! flush killed half-way, run twice, or racing another instance's neither loses nor
+//! duplicates an entry. Each flush moves at most [`BATCH`] * [`BATCHES`] entries.
+//!
+//! Known limit: a Redis failover that loses the last admission numbers given would give them
+//! again; their entries then meet the rows already written and are dropped.
+
+use app::wire::Band;
+use chrono::{DateTime, Utc};
+
+use crate::{error::Result, state::AppState};
+
+/// The most entries an event's log holds in Redis while Postgres is away (about 100 bytes
+/// each).
+pub const CAPACITY: u64 = 1_000_000;
+/// Entries read and written in one statement.
+pub const BATCH: isize = 2_000;
+/// Batches one flush writes at most.
+pub const BATCHES: usize = 50;
+
+/// One entry of the log as Postgres keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub n: i64,
+    pub arrival: i64,
+    pub admitted_at: DateTime<Utc>,
+    pub joined: Option<Joined>,
+}
+
+/// How the admitted buyer joined, as the line recorded it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Joined {
+    pub at: DateTime<Utc>,
+    pub estimate: u64,
+    pub range: [u64; 2],
+}
+
+impl Entry {
+    /// An entry as the scripts write it: `n:arrival:admitted_ms:` then, if recorded,
+    /// `joined_ms:position:` and the band's record.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.splitn(6, ':');
+        let n = parts.next()?.parse().ok()?;
+        let arrival = parts.next()?;
+        // Redis writes a score the size of an arrival number as an integer; a float is read too.
+        let arrival = arrival
+            .parse()
+            .ok()
+            .or_else(|| arrival.parse::<f64>().ok().map(|a| a as i64))?;
+        let admitted_at = DateTime::from_timestamp_millis(parts.next()?.parse().ok()?)?;
+        let joined = match (parts.next(), parts.next(), parts.next()) {
+            (Some(at), Some(position), Some(band)) if !at.is_empty() => {
+                let band = Band::from_record(band)?;
+                let (estimate, range) = band.wait(position.parse().ok()?);
+                Some(Joined {
+                    at: DateTime::from_timestamp_millis(at.parse().ok()?)?,
+                    estimate,
+                    range,
+                })
+            }
+            _ => None,
+        };
+        Some(Self {
+            n,
+            arrival,
+            admitted_at,
+            joined,
+        })
+    }
+}
+
+/// Moves `event_id`'s log from Redis to Postgres; returns the entries moved.
+pub async fn flush(state: &AppState, event_id: &str) -> Result<u64> {
+    let key = state.keys.admission_log(event_id);
+    let mut redis = state.redis.clone();
+    let mut moved = 0;
+    for _ in 0..BATCHES {
+        let texts: Vec<String> = ::redis::cmd("LRANGE")
+            .arg(&key)
+            .arg(0)
+            .arg(BATCH - 1)
+            .query_async(&mut redis)
+            .await?;
+        let Some(through) = texts.iter().filter_map(|t| number(t)).max() else {
+            break;
+        };
+        let entries: Vec<Entry> = texts.iter().filter_map(|t| Entry::parse(t)).collect();
+        if entries.len() < texts.len() {
+            tracing::warn!(event = %event_id, unreadable = texts.len() - entries.len(), "admission log entries that cannot be read were dropped");
+        }
+        write(state, event_id, &entries).await?;
+        let _: i64 = state
+            .scripts
+            .trim_log
+            .key(&key)
+            .arg(through)
+            .invoke_async(&mut redis)
+            .await?;
+        moved += entries.len() as u64;
+        if (texts.len() as isize) < BATCH {
+            break;
+        }
+    }
+    Ok(moved)
+}
+
+/// The number `n` an entry starts with.
+fn number(text: &str) -> Option<i64> {
+    text.split(':').next()?.parse().ok()
+}
+
+/// Writes `entries` in one statement; rows already there stay as they are.
+async fn write(state: &AppState, event_id: &str, entries: &[Entry]) -> Result<()> {
+    let joined = |f: fn(&Joined) -> i64| -> Vec<Option<i64>> {
+        entries.iter().map(|e| e.joined.as_ref().map(f)).collect()
+    };
+    fn seconds(s: u64) -> i64 {
+        i64::try_from(s).unwrap_or(i64::MAX)
+    }
+    sqlx::query(
+        "insert into admission (event_id, n, arrival, admitted_at, joined_at, \
+             estimate_seconds, estimate_low_seconds, estimate_high_seconds) \
+         select $1, * from unnest($2::bigint[], $3::bigint[], $4::timestamptz[], \
+             $5::timestamptz[], $6::bigint[], $7::bigint[], $8::bigint[]) \
+         on conflict (event_id, n) do nothing",
+    )
+    .bind(event_id)
+    .bind(entries.iter().map(|e| e.n).collect::<Vec<_>>())
+    .bind(entries.iter().map(|e| e.arrival).collect::<Vec<_>>())
+    .bind(entries.iter().map(|e| e.admitted_at).collect::<Vec<_>>())
+    .bind(
+        entries
+            .iter()
+            .map(|e| e.joined.as_ref().map(|j| j.at))
+            .collect::<Vec<_>>(),
+    )
+    .bind(joined(|j| seconds(j.estimate)))
+    .bind(joined(|j| seconds(j.range[0])))
+    .bind(joined(|j| seconds(j.range[1])))
+    .execute(&state.db)
+    .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_with_its_joining_gives_the_estimate_and_band_of_its_answer() {
+        let band = Band::exact(10);
+        let text = format!(
+            "7:1764000000123456:1764000060000:1764000000000:95:{}",
+            band.record()
+        );
+        let entry = Entry::parse(&text).unwrap();
+        assert_eq!(entry.n, 7);
+        assert_eq!(entry.arrival, 1_764_000_000_123_456);
+        let joined = entry.joined.unwrap();
+        assert_eq!((joined.estimate, joined.range), band.wait(95));
+        assert_eq!(joined.at.timestamp(), 1_764_000_000);
+    }
+
+    #[test]
+    fn an_entry_without_a_recorded_joining_has_no_estimate() {
+        let entry = Entry::parse("3:2:1764000060000:").unwrap();
+        assert_eq!((entry.n, entry.arrival, entry.joined), (3, 2, None));
+        assert_eq!(Entry::parse("x:2:3:"), None);
+    }
+}

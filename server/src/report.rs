@@ -1,0 +1,331 @@
+//! The night's public report (API.md "The night's report"): `GET /api/events/{id}/report` and
+//! the admission log it is computed from, `GET /api/events/{id}/report/admissions`. Public, no
+//! session, no buyer ids: an admission is its number, its arrival number and its times.
+//!
+//! Definitions (the test recomputes them from the paged log): a sample is an admission whose
+//! joining the line recorded (the buyer was told an estimate and a band then); its real wait
+//! is `admitted_at - joined_at`; its error is `|estimate - real wait|`; it is within the band
+//! when the real wait in whole seconds, rounded either way, lies in `[low, high]` (the band
+//! speaks in whole seconds); median and p90 are nearest-rank. A FIFO inversion is an admission
+//! whose arrival number is smaller than that of an admission before it (someone who came later
+//! went first).
+//!
+//! Invariants: the report is computed from Postgres in one ordered read of the event's
+//! admissions (a night's worth: tens of bytes a row), at most once per [`FRESH`] per event and instance (one computation at a time;
+//! the others wait for it and take its answer), so requests cannot make us scan the log more
+//! often; an unknown event is 404 before any query; a page holds at most [`MAX_LIMIT`] entries
+//! and bad paging changes nothing: `after` or `limit` that is not a whole number is 400,
+//! `limit` outside 1..=10000 is 422.
+
+use std::{
+    collections::HashMap,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use app::wire::{AdmissionEntry, AdmissionLog, EstimateReport, Report};
+use axum::{
+    Json, Router,
+    extract::{Query, State, rejection::QueryRejection},
+    routing::get,
+};
+use chrono::{DateTime, Utc};
+
+use crate::{
+    error::{Error, Result},
+    extract::EventId,
+    state::AppState,
+};
+
+/// How long a computed report is answered before it is computed again.
+pub const FRESH: Duration = Duration::from_secs(5);
+/// Entries in a page when the request names no `limit`.
+pub const DEFAULT_LIMIT: u64 = 1000;
+/// The most entries a page holds.
+pub const MAX_LIMIT: u64 = 10_000;
+
+pub fn router() -> axum::Router<AppState> {
+    Router::new()
+        .route("/api/events/{event_id}/report", get(report))
+        .route("/api/events/{event_id}/report/admissions", get(admissions))
+}
+
+/// The reports computed lately, by event. A std Mutex for the map (never held across an
+/// await); a tokio one so that one computation runs at a time.
+#[derive(Default)]
+pub struct Reports {
+    cached: Mutex<HashMap<String, (Instant, Report)>>,
+    computing: tokio::sync::Mutex<()>,
+}
+
+impl Reports {
+    fn fresh(&self, event_id: &str) -> Option<Report> {
+        let cached = self.cached.lock().expect("not poisoned");
+        cached
+            .get(event_id)
+            .filter(|(at, _)| at.elapsed() < FRESH)
+            .map(|(_, report)| report.clone())
+    }
+
+    /// The report of `event_id` (an event that exists), at most [`FRESH`] old.
+    pub async fn get(&self, state: &AppState, event_id: &str) -> Result<Report> {
+        if let Some(report) = self.fresh(event_id) {
+            return Ok(report);
+        }
+        let _one = self.computing.lock().await;
+        if let Some(report) = self.fresh(event_id) {
+            return Ok(report);
+        }
+        let report = compute(state, event_id).await?;
+        let mut cached = self.cached.lock().expect("not poisoned");
+        // Only recent reports are worth keeping: the map stays as small as the events asked
+        // about within FRESH.
+        cached.retain(|_, (at, _)| at.elapsed() < FRESH);
+        cached.insert(event_id.to_owned(), (Instant::now(), report.clone()));
+        Ok(report)
+    }
+}
+
+type Row = (
+    i64,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+/// The report of `event_id`, from its admission log in Postgres and its join count in Redis.
+pub async fn compute(state: &AppState, event_id: &str) -> Result<Report> {
+    let joined: Option<u64> = ::redis::cmd("GET")
+        .arg(state.keys.joined(event_id))
+        .query_async(&mut state.redis.clone())
+        .await?;
+    let rows = sqlx::query_as::<_, Row>(
+        "select arrival, admitted_at, joined_at, estimate_seconds, estimate_low_seconds, \
+             estimate_high_seconds \
+         from admission where event_id = $1 order by n",
+    )
+    .bind(event_id)
+    .fetch_all(&state.db)
+    .await?;
+    let mut tally = Tally::default();
+    for (arrival, admitted_at, joined_at, estimate, low, high) in rows {
+        let told = joined_at.zip(estimate).zip(low.zip(high));
+        tally.add(
+            arrival,
+            told.map(|((joined_at, estimate), (low, high))| Sample {
+                real_seconds: (admitted_at - joined_at).num_milliseconds() as f64 / 1000.0,
+                estimate: estimate as f64,
+                range: [low as f64, high as f64],
+            }),
+        );
+    }
+    Ok(tally.report(joined.unwrap_or(0), event_id))
+}
+
+/// One admitted buyer's estimate at joining against their real wait.
+#[derive(Debug, Clone, Copy)]
+pub struct Sample {
+    pub real_seconds: f64,
+    pub estimate: f64,
+    pub range: [f64; 2],
+}
+
+impl Sample {
+    /// Whether the real wait, in whole seconds rounded either way, lies in the band.
+    pub fn within(&self) -> bool {
+        let [low, high] = self.range;
+        self.real_seconds.ceil() >= low && self.real_seconds.floor() <= high
+    }
+}
+
+/// The report's figures, added up admission by admission in log order.
+#[derive(Debug, Default)]
+pub struct Tally {
+    admitted: u64,
+    inversions: u64,
+    latest_arrival: Option<i64>,
+    errors: Vec<f64>,
+    within: u64,
+}
+
+impl Tally {
+    pub fn add(&mut self, arrival: i64, sample: Option<Sample>) {
+        self.admitted += 1;
+        if self.latest_arrival.is_some_and(|a| arrival < a) {
+            self.inversions += 1;
+        }
+        self.latest_arrival = self.latest_arrival.max(Some(arrival));
+        if let Some(sample) = sample {
+            self.errors
+                .push((sample.estimate - sample.real_seconds).abs());
+            self.within += u64::from(sample.within());
+        }
+    }
+
+    pub fn report(mut self, joined: u64, event_id: &str) -> Report {
+        self.errors.sort_by(f64::total_cmp);
+        let samples = self.errors.len() as u64;
+        let rank = |p: f64| -> Option<f64> {
+            let i = ((p * self.errors.len() as f64).ceil() as usize).max(1) - 1;
+            self.errors.get(i).map(|e| (e * 1000.0).round() / 1000.0)
+        };
+        Report {
+            joined,
+            admitted: self.admitted,
+            fifo_inversions: self.inversions,
+            estimate: EstimateReport {
+                samples,
+                median_abs_error_seconds: rank(0.5),
+                p90_abs_error_seconds: rank(0.9),
+                within_range_share: (samples > 0).then(|| self.within as f64 / samples as f64),
+            },
+            admission_log_url: format!("/api/events/{event_id}/report/admissions"),
+        }
+    }
+}
+
+async fn report(State(state): State<AppState>, EventId(event_id): EventId) -> Result<Json<Report>> {
+    state.rooms.event(&state.db, &event_id).await?;
+    Ok(Json(state.reports.get(&state, &event_id).await?))
+}
+
+type EntryRow = (
+    i64,
+    i64,
+    DateTime<Utc>,
+    Option<DateTime<Utc>>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+/// `after` and `limit` of a page, parsed as API.md says.
+fn paging(query: &HashMap<String, String>) -> Result<(u64, u64)> {
+    let whole = |name: &str, default: u64| -> Result<u64> {
+        query.get(name).map_or(Ok(default), |v| {
+            v.parse()
+                .map_err(|_| Error::BadRequest(format!("{name} must be a whole number")))
+        })
+    };
+    let after = whole("after", 0)?;
+    let limit = whole("limit", DEFAULT_LIMIT)?;
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(Error::Unprocessable(format!(
+            "limit must be from 1 to {MAX_LIMIT}"
+        )));
+    }
+    if i64::try_from(after).is_err() {
+        return Err(Error::Unprocessable("after is too large".into()));
+    }
+    Ok((after, limit))
+}
+
+async fn admissions(
+    State(state): State<AppState>,
+    EventId(event_id): EventId,
+    query: std::result::Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Result<Json<AdmissionLog>> {
+    let Query(query) = query.map_err(|e| Error::BadRequest(e.body_text()))?;
+    let (after, limit) = paging(&query)?;
+    state.rooms.event(&state.db, &event_id).await?;
+    let mut rows: Vec<EntryRow> = sqlx::query_as(
+        "select n, arrival, admitted_at, joined_at, estimate_seconds, estimate_low_seconds, \
+             estimate_high_seconds \
+         from admission where event_id = $1 and n > $2 order by n limit $3",
+    )
+    .bind(&event_id)
+    .bind(after as i64)
+    .bind(limit as i64 + 1)
+    .fetch_all(&state.db)
+    .await?;
+    let more = rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    let seconds = |s: Option<i64>| s.map(|s| s.max(0) as u64);
+    let entries: Vec<AdmissionEntry> = rows
+        .into_iter()
+        .map(
+            |(n, arrival, admitted_at, joined_at, estimate, low, high)| AdmissionEntry {
+                n: n as u64,
+                arrival: arrival.max(0) as u64,
+                admitted_at,
+                joined_at,
+                estimated_wait_seconds: seconds(estimate),
+                estimate_range_seconds: seconds(low).zip(seconds(high)).map(|(l, h)| [l, h]),
+            },
+        )
+        .collect();
+    let next = more.then(|| entries.last().map(|e| e.n)).flatten();
+    Ok(Json(AdmissionLog { entries, next }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(real_seconds: f64, estimate: f64, range: [f64; 2]) -> Option<Sample> {
+        Some(Sample {
+            real_seconds,
+            estimate,
+            range,
+        })
+    }
+
+    #[test]
+    fn an_admission_behind_a_later_arrival_is_one_inversion() {
+        let mut tally = Tally::default();
+        for arrival in [1, 2, 5, 3, 4, 6] {
+            tally.add(arrival, None);
+        }
+        let report = tally.report(6, "e");
+        assert_eq!((report.admitted, report.fifo_inversions), (6, 2));
+        assert_eq!(report.estimate.samples, 0);
+        assert_eq!(report.estimate.median_abs_error_seconds, None);
+    }
+
+    #[test]
+    fn errors_are_ranked_and_the_band_counts_in_whole_seconds() {
+        let mut tally = Tally::default();
+        tally.add(1, sample(9.5, 10.0, [10.0, 10.0]));
+        tally.add(2, sample(12.0, 10.0, [9.0, 11.0]));
+        tally.add(3, sample(10.0, 10.0, [10.0, 12.0]));
+        tally.add(4, sample(7.0, 10.0, [8.0, 12.0]));
+        let report = tally.report(4, "e");
+        assert_eq!(report.estimate.samples, 4);
+        assert_eq!(report.estimate.median_abs_error_seconds, Some(0.5));
+        assert_eq!(report.estimate.p90_abs_error_seconds, Some(3.0));
+        assert_eq!(report.estimate.within_range_share, Some(0.5));
+    }
+
+    #[test]
+    fn paging_refuses_what_is_not_a_page() {
+        let q = |pairs: &[(&str, &str)]| -> HashMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(paging(&q(&[])).unwrap(), (0, DEFAULT_LIMIT));
+        assert_eq!(
+            paging(&q(&[("after", "5"), ("limit", "10000")])).unwrap(),
+            (5, 10_000)
+        );
+        assert!(matches!(
+            paging(&q(&[("limit", "0")])),
+            Err(Error::Unprocessable(_))
+        ));
+        assert!(matches!(
+            paging(&q(&[("limit", "10001")])),
+            Err(Error::Unprocessable(_))
+        ));
+        assert!(matches!(
+            paging(&q(&[("after", "-1")])),
+            Err(Error::BadRequest(_))
+        ));
+        assert!(matches!(
+            paging(&q(&[("limit", "x")])),
+            Err(Error::BadRequest(_))
+        ));
+    }
+}

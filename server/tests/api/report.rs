@@ -1,0 +1,257 @@
+//! The night's report and its admission log (API.md "The night's report"): the report's
+//! figures are recomputed here from the paged log and from the answers the buyers had at
+//! joining; paging's bounds; the log survives flushes that race or repeat; admissions with the
+//! room off are logged with their arrival.
+
+use std::collections::HashMap;
+
+use anteroom::admission::{log, ticker::Ticker};
+use futures::future::join_all;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    TestApp, event_body, expect_error, join, poll, put_room, spawn_app, test_config,
+    two_instances_and_an_event,
+};
+
+/// An event whose room admits `rate` a second in ticks of 100 ms.
+async fn event_at(app: &TestApp, rate: u32) -> String {
+    let event = app
+        .create_event(event_body(
+            2,
+            10,
+            json!({"admit_rate_per_second": rate, "tick_ms": 100}),
+        ))
+        .await;
+    event["id"].as_str().unwrap().to_owned()
+}
+
+/// `n` buyers join the line of `event`: their join answers, in joining order.
+async fn buyers_join(app: &TestApp, event: &str, n: usize) -> Vec<(String, Value)> {
+    let mut joined = Vec::new();
+    for _ in 0..n {
+        let (_, token) = app.session().await;
+        let (status, body) = join(app, event, &token).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        joined.push((token, body));
+    }
+    joined
+}
+
+/// `ticks` admission ticks of `event`, one 100 ms apart on the clock the ticker is given.
+async fn tick(app: &TestApp, ticker: &Ticker, event: &str, ticks: i64) {
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    for second in 0..ticks {
+        ticker.tick(event, &room, second).await.unwrap();
+    }
+}
+
+/// Every entry of the admission log, page by page (`limit` a page).
+async fn paged_log(app: &TestApp, event: &str, limit: u64) -> (Vec<Value>, usize) {
+    let mut entries = Vec::new();
+    let mut after = 0;
+    let mut pages = 0;
+    loop {
+        let r = app
+            .client
+            .get(app.url(&format!(
+                "/api/events/{event}/report/admissions?after={after}&limit={limit}"
+            )))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let page: Value = r.json().await.unwrap();
+        pages += 1;
+        let got = page["entries"].as_array().unwrap();
+        assert!(got.len() as u64 <= limit);
+        entries.extend(got.iter().cloned());
+        match page["next"].as_u64() {
+            Some(next) => after = next,
+            None => return (entries, pages),
+        }
+    }
+}
+
+async fn report(app: &TestApp, event: &str) -> Value {
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/report")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    r.json().await.unwrap()
+}
+
+fn seconds_between(from: &Value, to: &Value) -> f64 {
+    let at = |v: &Value| chrono::DateTime::parse_from_rfc3339(v.as_str().unwrap()).unwrap();
+    (at(to) - at(from)).num_milliseconds() as f64 / 1000.0
+}
+
+/// Nearest rank, to the millisecond, as the report says.
+fn rank(sorted: &[f64], p: f64) -> f64 {
+    let i = ((p * sorted.len() as f64).ceil() as usize).max(1) - 1;
+    (sorted[i] * 1000.0).round() / 1000.0
+}
+
+#[tokio::test]
+async fn the_report_says_what_the_paged_log_and_the_answers_at_joining_say() {
+    let app = spawn_app().await;
+    let event = event_at(&app, 30).await;
+    let joined = buyers_join(&app, &event, 12).await;
+    // Every waiting answer carries its band, and the band holds the estimate.
+    let told: HashMap<u64, (u64, [u64; 2])> = joined
+        .iter()
+        .map(|(_, body)| {
+            let estimate = body["estimated_wait_seconds"].as_u64().unwrap();
+            let range = body["estimate_range_seconds"].as_array().unwrap();
+            let (low, high) = (range[0].as_u64().unwrap(), range[1].as_u64().unwrap());
+            assert!(low <= estimate && estimate <= high, "{body}");
+            (body["arrival"].as_u64().unwrap(), (estimate, [low, high]))
+        })
+        .collect();
+    let ticker = Ticker::new(app.state.clone());
+    tick(&app, &ticker, &event, 4).await;
+    ticker.flush().await.unwrap();
+
+    let (entries, pages) = paged_log(&app, &event, 5).await;
+    assert_eq!(entries.len(), 12);
+    assert_eq!(pages, 3, "5 + 5 + 2");
+    let mut errors = Vec::new();
+    let mut within = 0;
+    let mut inversions = 0;
+    let mut latest = 0;
+    for (i, entry) in entries.iter().enumerate() {
+        assert_eq!(entry["n"], i as u64 + 1);
+        assert!(entry.get("buyer_id").is_none());
+        let arrival = entry["arrival"].as_u64().unwrap();
+        inversions += u64::from(arrival < latest);
+        latest = latest.max(arrival);
+        // The log's estimate is the one the buyer was told at joining.
+        let (estimate, [low, high]) = told[&arrival];
+        assert_eq!(entry["estimated_wait_seconds"], estimate);
+        assert_eq!(entry["estimate_range_seconds"], json!([low, high]));
+        let real = seconds_between(&entry["joined_at"], &entry["admitted_at"]);
+        errors.push((estimate as f64 - real).abs());
+        within += u64::from(real.ceil() >= low as f64 && real.floor() <= high as f64);
+    }
+    errors.sort_by(f64::total_cmp);
+
+    let report = report(&app, &event).await;
+    assert_eq!(report["joined"], 12);
+    assert_eq!(report["admitted"], 12);
+    assert_eq!(report["fifo_inversions"], inversions);
+    assert_eq!(inversions, 0, "one ticker admits in line order");
+    assert_eq!(report["estimate"]["samples"], 12);
+    assert_eq!(
+        report["estimate"]["median_abs_error_seconds"],
+        rank(&errors, 0.5)
+    );
+    assert_eq!(
+        report["estimate"]["p90_abs_error_seconds"],
+        rank(&errors, 0.9)
+    );
+    assert_eq!(
+        report["estimate"]["within_range_share"],
+        within as f64 / 12.0
+    );
+    assert_eq!(
+        report["admission_log_url"],
+        format!("/api/events/{event}/report/admissions")
+    );
+}
+
+#[tokio::test]
+async fn paging_out_of_bounds_is_refused_and_an_unknown_event_is_not_found() {
+    let app = spawn_app().await;
+    let event = event_at(&app, 10).await;
+    let get = |query: String| {
+        app.client
+            .get(app.url(&format!("/api/events/{event}/report/admissions{query}")))
+            .send()
+    };
+    for limit in ["0", "10001"] {
+        let r = get(format!("?limit={limit}")).await.unwrap();
+        expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    }
+    for query in ["?after=-1", "?after=x", "?limit=1.5"] {
+        let r = get(query.to_owned()).await.unwrap();
+        expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+    }
+    let r = get("?after=0&limit=10000".into()).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let page: Value = r.json().await.unwrap();
+    assert_eq!(page, json!({"entries": [], "next": null}));
+    for path in ["/report", "/report/admissions"] {
+        let r = app
+            .client
+            .get(app.url(&format!("/api/events/nosuchevent{path}")))
+            .send()
+            .await
+            .unwrap();
+        expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    }
+}
+
+#[tokio::test]
+async fn flushes_that_race_or_repeat_leave_exactly_one_row_per_admission() {
+    let (a, b, event) = two_instances_and_an_event(test_config()).await;
+    put_room(
+        &a,
+        &event,
+        json!({"admit_rate_per_second": 100, "tick_ms": 100}),
+    )
+    .await;
+    a.state.rooms.refresh(&a.state.db).await.unwrap();
+    buyers_join(&a, &event, 25).await;
+    let ticker = Ticker::new(a.state.clone());
+    tick(&a, &ticker, &event, 3).await;
+    // Two instances flush at once (a leader that stalled, and its successor), then again.
+    for _ in 0..2 {
+        join_all([log::flush(&a.state, &event), log::flush(&b.state, &event)])
+            .await
+            .into_iter()
+            .for_each(|r| {
+                r.unwrap();
+            });
+    }
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "select n, count(*) from admission where event_id = $1 group by n order by n",
+    )
+    .bind(&event)
+    .fetch_all(&a.state.db)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), 25, "one row per admission");
+    assert!(rows.iter().all(|&(_, count)| count == 1));
+    assert_eq!(rows.last().unwrap().0, 25, "numbered 1 to 25 without a gap");
+    let left: u64 = redis::cmd("LLEN")
+        .arg(a.state.keys.admission_log(&event))
+        .query_async(&mut a.state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(left, 0, "nothing left behind in Redis");
+}
+
+#[tokio::test]
+async fn an_admission_with_the_room_off_is_logged_with_its_arrival() {
+    let app = spawn_app().await;
+    let event = event_at(&app, 10).await;
+    let joined = buyers_join(&app, &event, 2).await;
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    app.state.rooms.refresh(&app.state.db).await.unwrap();
+    let (token, at_joining) = &joined[1];
+    let (_, body) = poll(&app, &event, token).await;
+    assert_eq!(body["status"], "admitted");
+    log::flush(&app.state, &event).await.unwrap();
+    let (entries, _) = paged_log(&app, &event, 10).await;
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["arrival"], at_joining["arrival"]);
+    assert_eq!(
+        entries[0]["estimated_wait_seconds"],
+        at_joining["estimated_wait_seconds"]
+    );
+}
