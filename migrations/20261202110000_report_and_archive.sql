@@ -38,3 +38,16 @@ create table night (
     created_at timestamptz not null default now()
 );
 create index night_event on night (event_id, ended_at);
+
+-- The operator may keep a night on demand.
+alter table operator_action drop constraint operator_action_action_check;
+alter table operator_action add constraint operator_action_action_check
+    check (action in ('create_event', 'change_room', 'sign_in', 'sign_out', 'set_beacon',
+                      'keep_night'));
+
+-- What a retired line's Redis keys knew of the report: the last admission number given (a line
+-- made again numbers after it) and the places made in it (the report's `joined`).
+alter table event_line add column logged_through bigint not null default 0
+    check (logged_through >= 0);
+alter table event_line add column joined_before bigint not null default 0
+    check (joined_before >= 0);

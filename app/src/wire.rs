@@ -540,6 +540,28 @@ pub struct Stats {
     pub series: Vec<StatsPoint>,
 }
 
+/// A finished night of an event, kept in Postgres (`GET /api/admin/events/{id}/nights`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Night {
+    pub id: i64,
+    pub started_at: DateTime<Utc>,
+    pub ended_at: DateTime<Utc>,
+    /// `room_off` or `operator`.
+    pub reason: String,
+}
+
+/// One second of a kept night (`GET /api/admin/events/{id}/nights/{night}/series`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NightPoint {
+    pub t: DateTime<Utc>,
+    pub admissions: u64,
+    pub holds: u64,
+    pub checkouts: u64,
+    pub queue_length: u64,
+    /// The admission rate in force in that second.
+    pub admit_rate_per_second: u64,
+}
+
 /// `GET /api/admin/events/{id}/payments`: the event's payments by state, every refund, and
 /// the payments still pending (newest first).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -586,6 +608,8 @@ pub enum OperatorAction {
     SignIn,
     SignOut,
     SetBeacon,
+    /// Kept the night so far in the archive (`POST /api/admin/events/{id}/nights`).
+    KeepNight,
 }
 
 /// One entry of `GET /api/admin/audit` and `GET /api/admin/events/{id}/audit`: who did what,

@@ -1,5 +1,7 @@
 //! The night's public report (API.md "The night's report"): `GET /api/events/{id}/report` and
-//! the admission log it is computed from, `GET /api/events/{id}/report/admissions`. Public, no
+//! the admission log it is computed from (`admission::log`), `GET
+//! /api/events/{id}/report/admissions`; `joined` counts the places made in the line (Redis,
+//! and the lines retired before, in `event_line`). Public, no
 //! session, no buyer ids: an admission is its number, its arrival number and its times.
 //!
 //! Definitions (the test recomputes them from the paged log): a sample is an admission whose
@@ -101,6 +103,13 @@ pub async fn compute(state: &AppState, event_id: &str) -> Result<Report> {
         .arg(state.keys.joined(event_id))
         .query_async(&mut state.redis.clone())
         .await?;
+    // The places made in the lines retired before (their count left Redis with them).
+    let joined_before: i64 =
+        sqlx::query_scalar("select joined_before from event_line where event_id = $1")
+            .bind(event_id)
+            .fetch_optional(&state.db)
+            .await?
+            .unwrap_or(0);
     let rows = sqlx::query_as::<_, Row>(
         "select arrival, admitted_at, joined_at, estimate_seconds, estimate_low_seconds, \
              estimate_high_seconds \
@@ -121,7 +130,7 @@ pub async fn compute(state: &AppState, event_id: &str) -> Result<Report> {
             }),
         );
     }
-    Ok(tally.report(joined.unwrap_or(0), event_id))
+    Ok(tally.report(joined.unwrap_or(0) + joined_before.max(0) as u64, event_id))
 }
 
 /// One admitted buyer's estimate at joining against their real wait.

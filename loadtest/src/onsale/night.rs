@@ -269,6 +269,28 @@ async fn watch_stats(
     }
 }
 
+/// The server's report of the night, once the admission log has reached Postgres (the
+/// ticker moves it every second); `None` if it cannot be read.
+async fn night_report(
+    client: &reqwest::Client,
+    base: &str,
+    event: &str,
+) -> Option<app::wire::Report> {
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let url = format!("{base}/api/events/{event}/report");
+    match client.get(&url).send().await {
+        Ok(r) if r.status().is_success() => r.json().await.ok(),
+        Ok(r) => {
+            eprintln!("onsale: {url} answered {}", r.status());
+            None
+        }
+        Err(e) => {
+            eprintln!("onsale: {url}: {e}");
+            None
+        }
+    }
+}
+
 pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, String> {
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(cli.max_in_flight)
@@ -377,7 +399,8 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         None
     };
 
-    let report = report(
+    let night_report = night_report(&client, &target.bases[0], &event.id).await;
+    let mut report = report(
         &night,
         logs,
         points,
@@ -389,6 +412,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         memory,
         draw,
     );
+    report.night_report = night_report;
     report.print();
     if let Some(path) = &cli.out {
         let json = serde_json::to_string_pretty(&report).expect("plain data");

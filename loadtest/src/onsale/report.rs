@@ -222,6 +222,8 @@ pub struct Report {
     outcomes: BTreeMap<String, usize>,
     /// The published draw, checked (`None` without a pre-queue).
     draw: Option<DrawCheck>,
+    /// The server's own report of the night (`GET /api/events/{id}/report`), read at the end.
+    pub night_report: Option<app::wire::Report>,
     series: Vec<Point>,
 }
 
@@ -431,6 +433,21 @@ impl Report {
             r.estimates.median_error_seconds,
             r.estimates.checked
         );
+        if let Some(n) = &r.night_report {
+            let e = &n.estimate;
+            let seconds = |s: Option<f64>| s.map_or("-".to_owned(), |s| format!("{s:.2} s"));
+            println!(
+                "the night's report       joined {}   admitted {}   inversions {}   estimate: median |error| {}   p90 {}   within the band {}   ({} samples)",
+                n.joined,
+                n.admitted,
+                n.fifo_inversions,
+                seconds(e.median_abs_error_seconds),
+                seconds(e.p90_abs_error_seconds),
+                e.within_range_share
+                    .map_or("-".to_owned(), |s| format!("{:.1}%", s * 100.0)),
+                e.samples
+            );
+        }
         println!(
             "oversold seats           {} (Postgres: {} sold; buyers' own count {} bought, {} twice)",
             r.oversold.total(),
@@ -564,6 +581,7 @@ pub fn report(
             checked: places.len(),
             inversions: inversions(places),
         },
+        night_report: None,
         estimates: Estimates {
             checked: errors.len(),
             median_abs_error_seconds: quantile(&abs_errors, 0.5),

@@ -1,13 +1,14 @@
 //! The operator API: every `/api/admin/*` endpoint, in this one router. Invariants: every
 //! endpoint needs the operator's credential (`tokens::Admin`; a buyer's session is never one),
 //! except signing in, which checks the admin token itself; every operator write (creating an
-//! event, changing a room, setting a draw's beacon, signing in and out) is recorded in the audit ([`audit`]) with who,
+//! event, changing a room, setting a draw's beacon, keeping a night, signing in and out) is recorded in the audit ([`audit`]) with who,
 //! when, and the state before and after, in the same transaction as the write, so a change
 //! that committed is always in the audit and a refused one never is.
 
 pub mod audit;
 mod draw;
 mod events;
+mod nights;
 mod room;
 mod session;
 pub mod stats;
@@ -45,6 +46,19 @@ pub fn router() -> Router<AppState> {
             get(audit::room_changes),
         )
         .route("/api/admin/audit", get(audit::recent))
+        // The nights kept: keep one now, list them, read one (JSON or CSV).
+        .route(
+            "/api/admin/events/{event_id}/nights",
+            post(nights::keep).get(nights::list),
+        )
+        .route(
+            "/api/admin/events/{event_id}/nights/{night_id}/series",
+            get(nights::series),
+        )
+        .route(
+            "/api/admin/events/{event_id}/nights/{night_id}/csv",
+            get(nights::csv),
+        )
 }
 
 /// The operator making a request, named as the audit records them: the credential they used

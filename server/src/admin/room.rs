@@ -1,6 +1,7 @@
 //! `PUT /api/admin/events/{id}/room`: the operator changes a room's settings. The change and
 //! its audit entry commit together; this instance applies the new room at once, the others at
-//! their next refresh (within `room_refresh_ms`).
+//! their next refresh (within `room_refresh_ms`). Turning a room off keeps its night
+//! (`admission::archive`).
 
 use app::wire::{OperatorAction, Room, RoomUpdate};
 use axum::{Json, extract::State};
@@ -10,7 +11,7 @@ use super::{
     audit::{self, Entry},
 };
 use crate::{
-    admission::rooms::Rooms,
+    admission::{archive, rooms::Rooms},
     error::Result,
     extract::{ApiJson, EventId},
     state::AppState,
@@ -35,6 +36,19 @@ pub async fn update(
     audit::record(&mut tx, entry).await?;
     tx.commit().await?;
     state.rooms.remember(&after);
+    if before.enabled && !after.room.enabled {
+        // The night is over: keep it. Best effort (the room is off either way); the operator
+        // can keep it again on demand.
+        let kept = match state.db.acquire().await {
+            Ok(mut db) => archive::close(&state, &mut db, &event_id, &after.room, "room_off")
+                .await
+                .map(|_| ()),
+            Err(e) => Err(e.into()),
+        };
+        if let Err(e) = kept {
+            tracing::warn!(event = %event_id, error = %e, "could not keep the night of a room turned off");
+        }
+    }
     tracing::info!(event = %event_id, actor = %operator.actor, ?update, "room settings changed");
     Ok(Json(after.room))
 }

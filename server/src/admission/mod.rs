@@ -1,8 +1,10 @@
 //! Admission: the ticker that lets buyers out of the line at N a second (see [`ticker`]), the
 //! room settings every instance applies within a second (see [`rooms`]; the operator changes
-//! them through `crate::admin`), the admission log the night's report reads ([`log`]), and the
-//! retirement of a line after its night ([`retire`]).
+//! them through `crate::admin`), the admission log the night's report reads ([`log`]), the
+//! night's series kept in Postgres ([`archive`]), and the retirement of a line after its night
+//! ([`retire`]).
 
+pub mod archive;
 pub mod log;
 pub mod retire;
 pub mod rooms;

@@ -3,7 +3,9 @@
 //! the inventory the line reads, the admitted buyers still shopping, the places per network)
 //! have no time to live; once the room is off and nobody is in line they serve nobody, so the
 //! line is archived in Postgres (`event_line`: the greatest arrival number it admitted, which
-//! the line keeps consulting, and its admissions, which the operator's count keeps showing)
+//! the line keeps consulting, its admissions, which the operator's count keeps showing, and
+//! for the night's report its last admission number and the places made; its admission log
+//! is moved to Postgres first)
 //! and then its keys expire after one admission time (the longest any entry in them means
 //! something).
 //!
@@ -40,10 +42,13 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
     // Admissions made with the room off (and any a leader left behind) reach Postgres first.
     crate::admission::log::flush(state, event_id).await?;
     let mut redis = state.redis.clone();
-    let (queued, head, admissions): (u64, Option<u64>, Option<u64>) = redis::pipe()
+    type Line = (u64, Option<u64>, Option<u64>, Option<u64>, Option<u64>);
+    let (queued, head, admissions, logged, joined): Line = redis::pipe()
         .zcard(keys.queue(event_id))
         .get(keys.head(event_id))
         .get(keys.admitted_total(event_id))
+        .get(keys.admission_seq(event_id))
+        .get(keys.joined(event_id))
         .query_async(&mut redis)
         .await?;
     if queued > 0 {
@@ -51,19 +56,25 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
     }
     if let Some(head) = head {
         // The head is the line's name in the archive: archived once, counted once.
+        // With the head, what the report needs of the line: the last admission number and
+        // the places made.
         sqlx::query(
-            "insert into event_line as l \
-                 (event_id, admitted_through, admitted_before, archived_through) \
-             values ($1, $2, $3, $2) \
+            "insert into event_line as l (event_id, admitted_through, admitted_before, \
+                 archived_through, logged_through, joined_before) \
+             values ($1, $2, $3, $2, $4, $5) \
              on conflict (event_id) do update set \
                  admitted_through = greatest(l.admitted_through, excluded.admitted_through), \
                  admitted_before = l.admitted_before + excluded.admitted_before, \
-                 archived_through = excluded.archived_through, updated_at = now() \
+                 archived_through = excluded.archived_through, \
+                 logged_through = greatest(l.logged_through, excluded.logged_through), \
+                 joined_before = l.joined_before + excluded.joined_before, updated_at = now() \
              where l.archived_through < excluded.archived_through",
         )
         .bind(event_id)
         .bind(head as i64)
         .bind(admissions.unwrap_or(0) as i64)
+        .bind(logged.unwrap_or(0) as i64)
+        .bind(joined.unwrap_or(0) as i64)
         .execute(&state.db)
         .await?;
     }
@@ -82,6 +93,8 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
         .key(keys.shopping(event_id))
         .key(keys.places_by_network(event_id))
         .key(keys.joins(event_id))
+        .key(keys.admission_seq(event_id))
+        .key(keys.joined(event_id))
         .arg(text(head))
         .arg(text(admissions))
         .arg(ttl.as_millis() as u64)

@@ -51,6 +51,9 @@ struct Known {
     event: Event,
     /// The greatest arrival number ever admitted to the event, as Postgres knows it.
     admitted_through: u64,
+    /// The last admission number of the lines retired so far (`admission::log`): a line made
+    /// again numbers its admissions after it.
+    logged_through: u64,
 }
 
 impl Rooms {
@@ -66,19 +69,22 @@ impl Rooms {
     /// Re-reads every event and what Postgres keeps of its line.
     pub async fn refresh(&self, db: &PgPool) -> Result<()> {
         let all = events::list(db).await?;
-        let lines: HashMap<String, i64> =
-            sqlx::query_as::<_, (String, i64)>("select event_id, admitted_through from event_line")
-                .fetch_all(db)
-                .await?
-                .into_iter()
-                .collect();
+        let lines: HashMap<String, (i64, i64)> = sqlx::query_as::<_, (String, i64, i64)>(
+            "select event_id, admitted_through, logged_through from event_line",
+        )
+        .fetch_all(db)
+        .await?
+        .into_iter()
+        .map(|(event, admitted, logged)| (event, (admitted, logged)))
+        .collect();
         let fresh: HashMap<String, Known> = all
             .into_iter()
             .map(|event| {
-                let admitted_through = lines.get(&event.id).map_or(0, |&a| a.max(0) as u64);
+                let (admitted, logged) = lines.get(&event.id).copied().unwrap_or_default();
                 let known = Known {
                     event,
-                    admitted_through,
+                    admitted_through: admitted.max(0) as u64,
+                    logged_through: logged.max(0) as u64,
                 };
                 (known.event.id.clone(), known)
             })
@@ -163,12 +169,15 @@ impl Rooms {
     /// Keeps `event` as this instance's copy (a new event, or one just changed here).
     pub fn remember(&self, event: &Event) {
         let mut map = self.map.write().expect("not poisoned");
-        let admitted_through = map.get(&event.id).map_or(0, |k| k.admitted_through);
+        let (admitted_through, logged_through) = map
+            .get(&event.id)
+            .map_or((0, 0), |k| (k.admitted_through, k.logged_through));
         map.insert(
             event.id.clone(),
             Known {
                 event: event.clone(),
                 admitted_through,
+                logged_through,
             },
         );
         drop(map);
@@ -183,6 +192,15 @@ impl Rooms {
             .expect("not poisoned")
             .get(event_id)
             .map_or(0, |k| k.admitted_through)
+    }
+
+    /// The last admission number of `event_id`'s retired lines as Postgres knows it (0: none).
+    pub fn logged_through(&self, event_id: &str) -> u64 {
+        self.map
+            .read()
+            .expect("not poisoned")
+            .get(event_id)
+            .map_or(0, |k| k.logged_through)
     }
 
     /// Events whose room is on: the ones the ticker ticks (and admits for unless paused).

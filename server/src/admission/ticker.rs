@@ -18,10 +18,11 @@
 //! Redis failover that takes the head back cannot make a used place's receipt put it back in
 //! line (the line consults the greater of the two). With the heads, the same flush moves the
 //! admission log of each event this ticker led since the last flush to Postgres
-//! (`admission::log`, idempotent: a leader killed mid-flush leaves the rest to its successor).
+//! (`admission::log`, idempotent: a leader killed mid-flush leaves the rest to its successor),
+//! and the seconds of its series that ended (`admission::archive`).
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashMap,
     sync::Mutex,
     time::{Duration, Instant},
 };
@@ -30,7 +31,7 @@ use app::wire::Room;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    admission::log,
+    admission::{archive, log},
     error::Result,
     ids,
     opening::{self, Drawn},
@@ -72,9 +73,11 @@ pub struct Ticker {
     /// Heads moved by this ticker's ticks and not yet in Postgres, by event. A std Mutex: held
     /// to insert or take, never across an await.
     heads: Mutex<HashMap<String, u64>>,
-    /// Events this ticker led since the last flush, whose admission logs it moves. Same lock
-    /// discipline as `heads`.
-    led: Mutex<HashSet<String>>,
+    /// Events this ticker led since the last flush (with their room then), whose admission
+    /// logs and seconds it moves. Same lock discipline as `heads`.
+    led: Mutex<HashMap<String, Room>>,
+    /// The last second of each event's series this ticker kept in Postgres.
+    kept: Mutex<HashMap<String, i64>>,
 }
 
 impl Ticker {
@@ -84,6 +87,7 @@ impl Ticker {
             owner: owner_token(),
             heads: Mutex::default(),
             led: Mutex::default(),
+            kept: Mutex::default(),
         }
     }
 
@@ -93,14 +97,37 @@ impl Ticker {
     pub async fn flush(&self) -> Result<()> {
         let led = std::mem::take(&mut *self.led.lock().expect("not poisoned"));
         let mut failed = None;
-        for event_id in led {
-            if let Err(e) = log::flush(&self.state, &event_id).await {
-                self.led.lock().expect("not poisoned").insert(event_id);
+        for (event_id, room) in led {
+            let moved = log::flush(&self.state, &event_id).await;
+            let kept = self.keep_seconds(&event_id, &room).await;
+            if let Err(e) = moved.and(kept) {
+                self.led
+                    .lock()
+                    .expect("not poisoned")
+                    .insert(event_id, room);
                 failed = Some(e);
             }
         }
         self.flush_heads().await?;
         failed.map_or(Ok(()), Err)
+    }
+
+    /// Keeps the seconds of `event_id`'s series that ended since this ticker last kept them
+    /// (on its first time, the last ten minutes).
+    async fn keep_seconds(&self, event_id: &str, room: &Room) -> Result<()> {
+        let last = chrono::Utc::now().timestamp() - 1;
+        let from = self
+            .kept
+            .lock()
+            .expect("not poisoned")
+            .get(event_id)
+            .map_or(i64::MIN, |k| k + 1);
+        archive::keep(&self.state, event_id, room, from, last).await?;
+        self.kept
+            .lock()
+            .expect("not poisoned")
+            .insert(event_id.to_owned(), last);
+        Ok(())
     }
 
     /// The heads part of [`Ticker::flush`].
@@ -166,7 +193,7 @@ impl Ticker {
             self.led
                 .lock()
                 .expect("not poisoned")
-                .insert(event_id.to_owned());
+                .insert(event_id.to_owned(), room.clone());
         }
         metrics
             .ticker_lock_held
@@ -244,7 +271,8 @@ impl Ticker {
             .arg(Counter::Admissions.field())
             .arg(Counter::QueueLength.field())
             .arg(if room.opens_at.is_some() { "1" } else { "0" })
-            .arg(log::CAPACITY);
+            .arg(log::CAPACITY)
+            .arg(self.state.rooms.logged_through(event_id));
         for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
             script.arg(field).arg(value);
         }

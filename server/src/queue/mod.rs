@@ -510,6 +510,7 @@ async fn admitted_now(
         .key(state.keys.admission_seq(event_id))
         .arg(buyer.as_str())
         .arg(crate::admission::log::CAPACITY)
+        .arg(state.rooms.logged_through(event_id))
         .invoke_async(&mut state.redis.clone())
         .await;
     if let Err(e) = consumed {

@@ -130,7 +130,8 @@ impl Keys {
         self.event(event_id, "admission_log")
     }
 
-    /// The last admission number `n` given in the event (never expires: `n` names a row).
+    /// The last admission number `n` given in the event (`n` names a row: when a retired
+    /// line's key expired, the numbers go on from the one Postgres keeps).
     pub fn admission_seq(&self, event_id: &str) -> String {
         self.event(event_id, "admission_seq")
     }

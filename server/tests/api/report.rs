@@ -255,3 +255,195 @@ async fn an_admission_with_the_room_off_is_logged_with_its_arrival() {
         at_joining["estimated_wait_seconds"]
     );
 }
+
+/// `GET` an operator's `path` of `event`'s nights.
+async fn admin_get(app: &TestApp, event: &str, path: &str) -> reqwest::Response {
+    app.admin(
+        app.client
+            .get(app.url(&format!("/api/admin/events/{event}/nights{path}"))),
+    )
+    .send()
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn turning_the_room_off_keeps_the_night_and_its_csv_is_its_series() {
+    let app = spawn_app().await;
+    let event = event_at(&app, 50).await;
+    buyers_join(&app, &event, 5).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    let second = chrono::Utc::now().timestamp();
+    ticker.tick(&event, &room, second).await.unwrap();
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+
+    let nights: Vec<Value> = admin_get(&app, &event, "").await.json().await.unwrap();
+    assert_eq!(nights.len(), 1);
+    assert_eq!(nights[0]["reason"], "room_off");
+    let night = nights[0]["id"].as_i64().unwrap();
+    let series: Vec<Value> = admin_get(&app, &event, &format!("/{night}/series"))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let at = chrono::DateTime::from_timestamp(second, 0).unwrap();
+    let point = series
+        .iter()
+        .find(|p| {
+            p["t"]
+                .as_str()
+                .unwrap()
+                .parse::<chrono::DateTime<chrono::Utc>>()
+                .unwrap()
+                == at
+        })
+        .expect("the second of the tick is kept");
+    assert_eq!(point["admissions"], 5);
+    assert_eq!(point["queue_length"], 0);
+    assert_eq!(point["admit_rate_per_second"], 50);
+
+    let r = admin_get(&app, &event, &format!("/{night}/csv")).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.headers()[reqwest::header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    let csv = r.text().await.unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("t,admissions,holds,checkouts,queue_length,admit_rate_per_second")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), series.len(), "one line a second");
+    for (row, p) in rows.iter().zip(&series) {
+        let cells: Vec<&str> = row.split(',').collect();
+        let t: chrono::DateTime<chrono::Utc> = p["t"].as_str().unwrap().parse().unwrap();
+        assert_eq!(
+            cells[0].parse::<chrono::DateTime<chrono::Utc>>().unwrap(),
+            t
+        );
+        let names = [
+            "admissions",
+            "holds",
+            "checkouts",
+            "queue_length",
+            "admit_rate_per_second",
+        ];
+        for (cell, name) in cells[1..].iter().zip(names) {
+            assert_eq!(
+                cell.parse::<u64>().unwrap(),
+                p[name].as_u64().unwrap(),
+                "{name} at {t}"
+            );
+        }
+    }
+    let r = admin_get(&app, &event, "/999999/csv").await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+}
+
+#[tokio::test]
+async fn an_operator_keeps_a_night_on_demand_and_the_audit_says_so() {
+    let app = spawn_app().await;
+    let event = event_at(&app, 10).await;
+    let keep = || {
+        app.admin(
+            app.client
+                .post(app.url(&format!("/api/admin/events/{event}/nights"))),
+        )
+        .json(&json!({}))
+        .send()
+    };
+    let first: Value = {
+        let r = keep().await.unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        r.json().await.unwrap()
+    };
+    let second: Value = keep().await.unwrap().json().await.unwrap();
+    assert_eq!(first["reason"], "operator");
+    let time = |v: &Value| {
+        v.as_str()
+            .unwrap()
+            .parse::<chrono::DateTime<chrono::Utc>>()
+            .unwrap()
+    };
+    assert!(
+        time(&second["started_at"]) >= time(&first["ended_at"]),
+        "nights never overlap"
+    );
+    let audit: Vec<Value> = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/audit?event_id={event}"))),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let kept: Vec<&Value> = audit
+        .iter()
+        .filter(|e| e["action"] == "keep_night")
+        .collect();
+    assert_eq!(kept.len(), 2);
+    assert_eq!(kept[1]["after"]["id"], first["id"]);
+    // A buyer's session is not an operator's credential.
+    let (_, buyer) = app.session().await;
+    let r = app
+        .client
+        .post(app.url(&format!("/api/admin/events/{event}/nights")))
+        .bearer_auth(buyer)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+}
+
+#[tokio::test]
+async fn a_line_made_again_after_its_retirement_numbers_on_and_counts_on() {
+    let app = spawn_app().await;
+    let event = event_at(&app, 50).await;
+    let ticker = Ticker::new(app.state.clone());
+    buyers_join(&app, &event, 3).await;
+    tick(&app, &ticker, &event, 1).await;
+    put_room(&app, &event, json!({"enabled": false})).await;
+    let retired = anteroom::admission::retire::retire(&app.state, &event)
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            retired,
+            anteroom::admission::retire::Retired::Expiring { .. }
+        ),
+        "{retired:?}"
+    );
+    // The retired line's keys expire: as if they had.
+    let mut redis = app.state.redis.clone();
+    let keys = &app.state.keys;
+    let _: () = redis::cmd("DEL")
+        .arg(keys.admission_seq(&event))
+        .arg(keys.joined(&event))
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    put_room(&app, &event, json!({"enabled": true})).await;
+    app.state.rooms.refresh(&app.state.db).await.unwrap();
+    buyers_join(&app, &event, 2).await;
+    tick(&app, &ticker, &event, 1).await;
+    ticker.flush().await.unwrap();
+
+    let (entries, _) = paged_log(&app, &event, 100).await;
+    let numbers: Vec<u64> = entries.iter().map(|e| e["n"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, [1, 2, 3, 4, 5]);
+    let report = report(&app, &event).await;
+    assert_eq!(
+        (report["joined"].as_u64(), report["admitted"].as_u64()),
+        (Some(5), Some(5))
+    );
+}

@@ -13,7 +13,9 @@
 -- admissions and of the queue length (all three from counters.rs, where the stats hash is
 -- defined), ARGV[7] '1' when the sale has an opening time, ARGV[8] the most entries the
 -- admission log may hold in Redis (beyond, an admission gets its number but no entry: the
--- gap shows in the published log), ARGV[9..] the seats as the leader
+-- gap shows in the published log), ARGV[9] the last admission number of the lines retired
+-- before (Postgres keeps it: the numbers go on after it once the key has expired), ARGV[10..]
+-- the seats as the leader
 -- just counted them, field and value pairs (from queue/inventory.rs): stored here so that
 -- only the lock holder writes them.
 -- Returns {-1, 0, 0} when not the holder, {-2, queue length, 0} when the sale has an opening
@@ -27,7 +29,7 @@ local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
-redis.call('HSET', KEYS[8], unpack(ARGV, 9))
+redis.call('HSET', KEYS[8], unpack(ARGV, 10))
 -- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
 -- (the draw's record is written by the same kind of fenced script, so no tick falls between).
 if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
@@ -42,6 +44,7 @@ if n > 0 then
   local popped = redis.call('ZPOPMIN', KEYS[2], n)
   local expiry = now_ms + tonumber(ARGV[3])
   local room = tonumber(ARGV[8]) - redis.call('LLEN', KEYS[12])
+  redis.call('SET', KEYS[13], ARGV[9], 'NX')
   for i = 1, #popped, 2 do
     redis.call('ZADD', KEYS[3], expiry, popped[i])
     redis.call('ZADD', KEYS[9], expiry, popped[i])

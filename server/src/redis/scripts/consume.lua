@@ -5,7 +5,8 @@
 -- The admission goes to the admission log like the ticker's (see admit.lua), with its arrival.
 -- KEYS[1] queue, KEYS[2] head (the greatest arrival number ever admitted), KEYS[3] joins,
 -- KEYS[4] the admission log, KEYS[5] the last admission number given.
--- ARGV[1] buyer, ARGV[2] the most entries the admission log may hold in Redis.
+-- ARGV[1] buyer, ARGV[2] the most entries the admission log may hold in Redis, ARGV[3] the
+-- last admission number of the lines retired before (see admit.lua).
 -- Returns the arrival number of the place used up, or -1 when the buyer had none.
 local arrival = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not arrival then
@@ -14,6 +15,7 @@ end
 redis.call('ZREM', KEYS[1], ARGV[1])
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('SET', KEYS[5], ARGV[3], 'NX')
 local n = redis.call('INCR', KEYS[5])
 local joined = redis.call('HGET', KEYS[3], ARGV[1]) or ''
 redis.call('HDEL', KEYS[3], ARGV[1])

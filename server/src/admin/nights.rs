@@ -1,0 +1,105 @@
+//! The nights kept (`admission::archive`), for the operator: keep the night so far on demand
+//! (audited, in the same transaction as the night it records), list the nights of an event,
+//! and read one night's seconds as JSON or as CSV (`text/csv`, what `onsale --replay` reads).
+//! Reads are bounded: at most [`MAX_NIGHTS`] nights and [`MAX_SECONDS`] seconds an answer.
+
+use std::collections::HashMap;
+
+use app::wire::{Night, NightPoint, OperatorAction};
+use axum::{
+    Json,
+    extract::{Path, State},
+    http::{StatusCode, header},
+    response::{IntoResponse, Response},
+};
+use serde_json::json;
+
+use super::{
+    Operator,
+    audit::{self, Entry},
+};
+use crate::{
+    admission::archive,
+    error::{Error, Result},
+    extract::EventId,
+    state::AppState,
+    tokens::Admin,
+};
+
+/// The most nights one answer lists (newest first).
+pub const MAX_NIGHTS: i64 = 100;
+/// The most seconds one answer carries: two days.
+pub const MAX_SECONDS: i64 = 172_800;
+
+/// `POST /api/admin/events/{id}/nights`: keeps the night so far, now.
+pub async fn keep(
+    operator: Operator,
+    State(state): State<AppState>,
+    EventId(event_id): EventId,
+) -> Result<(StatusCode, Json<Night>)> {
+    let room = state.rooms.get(&state.db, &event_id).await?;
+    let mut tx = state.db.begin().await?;
+    let night = archive::close(&state, &mut tx, &event_id, &room, "operator").await?;
+    let entry = Entry {
+        action: OperatorAction::KeepNight,
+        event_id: Some(&event_id),
+        actor: &operator.actor,
+        change: json!({}),
+        before: None,
+        after: Some(audit::json(&night)),
+    };
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(night)))
+}
+
+/// `GET /api/admin/events/{id}/nights`: the nights kept, newest first.
+pub async fn list(
+    _: Admin,
+    State(state): State<AppState>,
+    EventId(event_id): EventId,
+) -> Result<Json<Vec<Night>>> {
+    state.rooms.event(&state.db, &event_id).await?;
+    Ok(Json(archive::nights(&state, &event_id, MAX_NIGHTS).await?))
+}
+
+/// One night's seconds; 404 for a night the event does not have.
+async fn points(
+    state: &AppState,
+    event_id: &str,
+    params: &HashMap<String, String>,
+) -> Result<Vec<NightPoint>> {
+    let not_found = || Error::NotFound("there is no such night".into());
+    let night: i64 = params
+        .get("night_id")
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(not_found)?;
+    archive::series(state, event_id, night, MAX_SECONDS)
+        .await?
+        .ok_or_else(not_found)
+}
+
+/// `GET /api/admin/events/{id}/nights/{night_id}/series`.
+pub async fn series(
+    _: Admin,
+    State(state): State<AppState>,
+    EventId(event_id): EventId,
+    Path(params): Path<HashMap<String, String>>,
+) -> Result<Json<Vec<NightPoint>>> {
+    Ok(Json(points(&state, &event_id, &params).await?))
+}
+
+/// `GET /api/admin/events/{id}/nights/{night_id}/csv`.
+pub async fn csv(
+    _: Admin,
+    State(state): State<AppState>,
+    EventId(event_id): EventId,
+    Path(params): Path<HashMap<String, String>>,
+) -> Result<Response> {
+    let points = points(&state, &event_id, &params).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+        archive::csv(&points),
+    )
+        .into_response())
+}

@@ -1,0 +1,190 @@
+//! The night kept (issue 18): the per-second series of an event (admissions, holds, checkouts,
+//! queue length, from `redis::Counters`, and the admission rate in force) copied to Postgres
+//! (`night_second`) as the night goes, since Redis keeps a second only ten minutes; and the
+//! nights (`night`: from the end of the last one to the moment it was kept), closed when the
+//! room is turned off or on demand by the operator (`POST /api/admin/events/{id}/nights`,
+//! audited), which the panel browses and exports as CSV.
+//!
+//! Invariants: the ticker's leader keeps each second once it is over ([`keep`], called by its
+//! flush every second), at most [`SERIES_SECONDS`] seconds a call (what Redis still has);
+//! writing a second again (a new leader, a repeated flush, closing a night) updates its
+//! counts and keeps the rate first written, so a second is one row whoever wrote it; the rate
+//! of a second is the one in force when it was kept (at most a flush after it); a night never
+//! overlaps the one before it.
+
+use app::wire::{Night, NightPoint, Room};
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+
+use crate::{
+    admin::stats::SERIES_SECONDS, error::Result, queue::rate_in_force, redis::Counters,
+    state::AppState,
+};
+
+/// Copies the seconds `from..=to` (unix, at most the last [`SERIES_SECONDS`]) of `event_id`'s
+/// series to Postgres, with the rate in force in `room`. Returns the seconds written.
+pub async fn keep(
+    state: &AppState,
+    event_id: &str,
+    room: &Room,
+    from: i64,
+    to: i64,
+) -> Result<usize> {
+    let from = from.max(to - SERIES_SECONDS + 1);
+    if from > to {
+        return Ok(0);
+    }
+    let mut pipe = ::redis::pipe();
+    for t in from..=to {
+        Counters::at(&state.keys, event_id, t).read_series(&mut pipe);
+    }
+    let seconds: Vec<[Option<u64>; 4]> = pipe.query_async(&mut state.redis.clone()).await?;
+    let column = |i: usize| -> Vec<i64> {
+        seconds
+            .iter()
+            .map(|s| s[i].unwrap_or(0).min(i64::MAX as u64) as i64)
+            .collect()
+    };
+    let times: Vec<DateTime<Utc>> = (from..=to)
+        .filter_map(|t| DateTime::from_timestamp(t, 0))
+        .collect();
+    sqlx::query(
+        "insert into night_second as s (event_id, t, admissions, holds, checkouts, queue_length, \
+             admit_rate_per_second) \
+         select $1, t, a, h, c, q, $7 from unnest($2::timestamptz[], $3::bigint[], \
+             $4::bigint[], $5::bigint[], $6::bigint[]) as x (t, a, h, c, q) \
+         on conflict (event_id, t) do update set admissions = excluded.admissions, \
+             holds = excluded.holds, checkouts = excluded.checkouts, \
+             queue_length = excluded.queue_length",
+    )
+    .bind(event_id)
+    .bind(&times)
+    .bind(column(0))
+    .bind(column(1))
+    .bind(column(2))
+    .bind(column(3))
+    .bind(i64::from(rate_in_force(room)))
+    .execute(&state.db)
+    .await?;
+    Ok(times.len())
+}
+
+/// Keeps the night of `event_id` so far: the last seconds Redis has, then (in `tx`, the
+/// caller's transaction) a night from the end of the last one kept (or its first second kept)
+/// to now.
+pub async fn close(
+    state: &AppState,
+    tx: &mut PgConnection,
+    event_id: &str,
+    room: &Room,
+    reason: &str,
+) -> Result<Night> {
+    let now = Utc::now();
+    keep(
+        state,
+        event_id,
+        room,
+        now.timestamp() - SERIES_SECONDS,
+        now.timestamp(),
+    )
+    .await?;
+    let (id, started_at, ended_at): (i64, DateTime<Utc>, DateTime<Utc>) = sqlx::query_as(
+        "with last as (select max(ended_at) as ended_at from night where event_id = $1) \
+         insert into night (event_id, started_at, ended_at, reason) \
+         select $1, least($2, coalesce((select min(t) from night_second, last \
+             where event_id = $1 and t > coalesce(last.ended_at, '-infinity')), $2)), $2, $3 \
+         returning id, started_at, ended_at",
+    )
+    .bind(event_id)
+    .bind(now)
+    .bind(reason)
+    .fetch_one(tx)
+    .await?;
+    Ok(Night {
+        id,
+        started_at,
+        ended_at,
+        reason: reason.to_owned(),
+    })
+}
+
+/// The nights kept of `event_id`, newest first (at most `limit`).
+pub async fn nights(state: &AppState, event_id: &str, limit: i64) -> Result<Vec<Night>> {
+    let rows: Vec<(i64, DateTime<Utc>, DateTime<Utc>, String)> = sqlx::query_as(
+        "select id, started_at, ended_at, reason from night where event_id = $1 \
+         order by ended_at desc, id desc limit $2",
+    )
+    .bind(event_id)
+    .bind(limit)
+    .fetch_all(&state.db)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(id, started_at, ended_at, reason)| Night {
+            id,
+            started_at,
+            ended_at,
+            reason,
+        })
+        .collect())
+}
+
+/// The seconds of night `night_id` of `event_id`, in time order, at most `limit`; `None` if
+/// the event has no such night.
+pub async fn series(
+    state: &AppState,
+    event_id: &str,
+    night_id: i64,
+    limit: i64,
+) -> Result<Option<Vec<NightPoint>>> {
+    let night: Option<(DateTime<Utc>, DateTime<Utc>)> =
+        sqlx::query_as("select started_at, ended_at from night where id = $1 and event_id = $2")
+            .bind(night_id)
+            .bind(event_id)
+            .fetch_optional(&state.db)
+            .await?;
+    let Some((from, to)) = night else {
+        return Ok(None);
+    };
+    let rows: Vec<(DateTime<Utc>, i64, i64, i64, i64, i64)> = sqlx::query_as(
+        "select t, admissions, holds, checkouts, queue_length, admit_rate_per_second \
+         from night_second where event_id = $1 and t >= $2 and t <= $3 order by t limit $4",
+    )
+    .bind(event_id)
+    .bind(from)
+    .bind(to)
+    .bind(limit)
+    .fetch_all(&state.db)
+    .await?;
+    let count = |v: i64| v.max(0) as u64;
+    Ok(Some(
+        rows.into_iter()
+            .map(|(t, a, h, c, q, r)| NightPoint {
+                t,
+                admissions: count(a),
+                holds: count(h),
+                checkouts: count(c),
+                queue_length: count(q),
+                admit_rate_per_second: count(r),
+            })
+            .collect(),
+    ))
+}
+
+/// A night's seconds as CSV, one line a second after the header (the format `onsale --replay`
+/// reads).
+pub fn csv(points: &[NightPoint]) -> String {
+    let mut out = String::from("t,admissions,holds,checkouts,queue_length,admit_rate_per_second\n");
+    for p in points {
+        out.push_str(&format!(
+            "{},{},{},{},{},{}\n",
+            p.t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            p.admissions,
+            p.holds,
+            p.checkouts,
+            p.queue_length,
+            p.admit_rate_per_second
+        ));
+    }
+    out
+}
