@@ -457,11 +457,15 @@ impl Buyer<'_> {
     }
 }
 
-/// When buyer `i` arrives after the night opens: evenly over the window; with a pre-queue, the
+/// When buyer `i` arrives after the night opens: as a replayed night's curve says; else evenly
+/// over the window; with a pre-queue, the
 /// first half evenly over the pre-queue's first nine tenths (so that none is still in flight at
 /// the opening) and the second half over the window from the opening.
 fn arrival(plan: &Plan, i: usize) -> Duration {
     let spread = |over: f64, k: usize, of: usize| over * k as f64 / of.max(1) as f64;
+    if let Some(at) = plan.arrivals.as_ref().and_then(|a| a.get(i)) {
+        return Duration::from_secs_f64(*at);
+    }
     let seconds = match plan.prequeue_seconds {
         0 => spread(plan.window_seconds, i, plan.buyers),
         prequeue => {
@@ -518,6 +522,7 @@ mod tests {
             hold_sweep_seconds: 30,
             payment_latency_ms: 400,
             instances: 1,
+            arrivals: None,
             join_pow_bits: 0,
         }
     }

@@ -13,6 +13,8 @@ use clap::Parser;
 use serde::Serialize;
 use testkit::deployment::Deployment;
 
+use crate::replay;
+
 #[derive(Parser)]
 #[command(about = "Replays the night of an on-sale against Anteroom and measures it")]
 pub struct Cli {
@@ -89,6 +91,11 @@ pub struct Cli {
     /// Draw the night as an SVG chart here.
     #[arg(long)]
     pub svg: Option<PathBuf>,
+    /// Replay a kept night (its CSV, from the operator's `nights/{night}/csv`): its arrival
+    /// curve replaces `--buyers` and `--window`, its admission rate `--admit-rate`, its
+    /// holds per checkout `--pay-one-in`.
+    #[arg(long)]
+    pub replay: Option<PathBuf>,
     /// Exit with an error unless inversions, oversold seats and failed joins are all 0 and
     /// provider charges = sales + refunds.
     #[arg(long)]
@@ -112,10 +119,32 @@ pub struct Plan {
     pub hold_sweep_seconds: u32,
     pub payment_latency_ms: u64,
     pub instances: usize,
+    /// A replayed night's arrivals (seconds after the opening, one a buyer); `None`: evenly
+    /// over the window.
+    #[serde(skip)]
+    pub arrivals: Option<Vec<f64>>,
 }
 
 impl Plan {
-    pub fn new(cli: &Cli) -> Self {
+    /// The plan of the flags, or of the night `--replay` names.
+    pub fn new(cli: &Cli) -> Result<Self, String> {
+        let mut plan = Self::of_flags(cli);
+        if let Some(path) = &cli.replay {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let night = replay::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            plan.buyers = night.arrivals.len();
+            plan.window_seconds = night.arrivals.last().copied().unwrap_or(0.0) + 1.0;
+            if night.admit_rate > 0 {
+                plan.admit_rate_per_second = night.admit_rate;
+            }
+            plan.pay_one_in = night.pay_one_in.unwrap_or(plan.pay_one_in);
+            plan.arrivals = Some(night.arrivals);
+        }
+        Ok(plan)
+    }
+
+    fn of_flags(cli: &Cli) -> Self {
         let f = cli.compress.max(1.0);
         let scaled = |secs: f64, least: f64| (secs / f).max(least).round() as u32;
         Self {
@@ -143,6 +172,7 @@ impl Plan {
             } else {
                 cli.urls.len()
             },
+            arrivals: None,
         }
     }
 }

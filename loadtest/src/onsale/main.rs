@@ -16,12 +16,15 @@
 //! charges without an order or a refund (counted at the fake provider once the payments left
 //! pending are reconciled).
 //!
-//! By role: `cli` (the flags, the plan, the target), `night` (what the buyers share, and the
+//! `--replay night.csv` runs a night the operator kept instead (see `replay`).
+//!
+//! By role: `cli` (the flags, the plan, the target), `replay` (a kept night as the plan), `night` (what the buyers share, and the
 //! run), `buyer` (one buyer's path), `report` (the figures).
 
 mod buyer;
 mod cli;
 mod night;
+mod replay;
 mod report;
 
 use std::process::ExitCode;
@@ -33,7 +36,13 @@ use crate::cli::{Cli, Plan, external, in_process};
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    let plan = Plan::new(&cli);
+    let plan = match Plan::new(&cli) {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("onsale: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let target = if cli.urls.is_empty() {
         in_process(&plan).await
     } else {
