@@ -10,7 +10,8 @@ use crate::{
     pow,
     wire::{
         AuditEntry, BeaconUpdate, Draw, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent,
-        Order, Payments, ProofChallenge, QueueStatus, Room, RoomUpdate, SeatMap, Stats,
+        Night, NightPoint, Order, Payments, ProofChallenge, QueueStatus, Room, RoomUpdate, SeatMap,
+        Stats,
     },
 };
 
@@ -205,6 +206,32 @@ impl Api {
         call(
             "GET",
             &format!("/api/admin/events/{event_id}/payments"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    /// The nights kept of an event, newest first.
+    pub async fn nights(&self, event_id: &str) -> Result<Vec<Night>, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/admin/events/{event_id}/nights"),
+            None::<&()>,
+            None,
+        )
+        .await
+    }
+
+    /// One kept night's seconds.
+    pub async fn night_series(
+        &self,
+        event_id: &str,
+        night: i64,
+    ) -> Result<Vec<NightPoint>, ErrorBody> {
+        call(
+            "GET",
+            &format!("/api/admin/events/{event_id}/nights/{night}/series"),
             None::<&()>,
             None,
         )
