@@ -803,6 +803,13 @@ pub struct Band {
     /// Thousandths of the admitted buyers who came (held a seat): the others' turns may be
     /// skipped or given to the next buyer, so the line may move faster than the rate.
     pub came_milli: u64,
+    /// Places the free seats serve now (at the average seats a hold): behind them, admission
+    /// waits for held seats to come back (`u64::MAX`: the seats are not known).
+    pub free_places: u64,
+    /// Places the free and held seats serve in one hold's time, once the free ones are taken.
+    pub cycle_places: u64,
+    /// A hold's time: how long admission may wait for held seats to come back.
+    pub cycle_seconds: u64,
 }
 
 impl Band {
@@ -814,12 +821,16 @@ impl Band {
             slow_milli: milli,
             fast_milli: milli,
             came_milli: 1000,
+            free_places: u64::MAX,
+            cycle_places: 1,
+            cycle_seconds: 0,
         }
     }
 
     /// `(estimate, [low, high])` in seconds for a buyer at `position`: the estimate is
     /// `ceil(position / rate)`, the band runs from the fast rate with the absent buyers'
-    /// turns skipped (rounded down) to the slow rate (rounded up).
+    /// turns skipped (rounded down) to the slow rate (rounded up), plus a hold's time for each
+    /// round of held seats the buyers ahead must wait for once the free seats are taken.
     pub fn wait(&self, position: u64) -> (u64, [u64; 2]) {
         let estimate = estimated_wait_seconds(position, self.rate);
         let milli = u64::from(self.rate) * 1000;
@@ -829,17 +840,24 @@ impl Band {
         let high = (u128::from(position) * 1000).div_ceil(u128::from(slow));
         let low = u128::from(position) * u128::from(came) / u128::from(fast);
         let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
-        (
-            estimate,
-            [clamp(low).min(estimate), clamp(high).max(estimate)],
-        )
+        let rounds = position
+            .saturating_sub(self.free_places)
+            .div_ceil(self.cycle_places.max(1));
+        let high = clamp(high).saturating_add(rounds.saturating_mul(self.cycle_seconds));
+        (estimate, [clamp(low).min(estimate), high.max(estimate)])
     }
 
-    /// The band as the line records it at a join: `rate:slow:fast:came`.
+    /// The band as the line records it at a join: `rate:slow:fast:came:free:cycle:seconds`.
     pub fn record(&self) -> String {
         format!(
-            "{}:{}:{}:{}",
-            self.rate, self.slow_milli, self.fast_milli, self.came_milli
+            "{}:{}:{}:{}:{}:{}:{}",
+            self.rate,
+            self.slow_milli,
+            self.fast_milli,
+            self.came_milli,
+            self.free_places,
+            self.cycle_places,
+            self.cycle_seconds
         )
     }
 
@@ -852,6 +870,9 @@ impl Band {
             slow_milli: next()?,
             fast_milli: next()?,
             came_milli: next()?,
+            free_places: next()?,
+            cycle_places: next()?,
+            cycle_seconds: next()?,
         };
         Some(band)
     }
@@ -1085,8 +1106,12 @@ mod tests {
             fn the_band_holds_the_estimate_and_survives_its_record(
                 position in 1u64..10_000_000_000, rate in 1u32..=100_000,
                 slow in 0u64..200_000_000, fast in 0u64..200_000_000, came in 0u64..2000,
+                free in 0u64..1_000_000, cycle in 0u64..1000, seconds in 0u64..1000,
             ) {
-                let band = Band { rate, slow_milli: slow, fast_milli: fast, came_milli: came };
+                let band = Band {
+                    rate, slow_milli: slow, fast_milli: fast, came_milli: came,
+                    free_places: free, cycle_places: cycle, cycle_seconds: seconds,
+                };
                 let (estimate, [low, high]) = band.wait(position);
                 prop_assert_eq!(estimate, estimated_wait_seconds(position, rate));
                 prop_assert!(low <= estimate && estimate <= high);

@@ -4,7 +4,9 @@
 //! admission rate really moved over the last [`WINDOW_SECONDS`] (the per-second admissions of
 //! the operator's series, in [`SLICE_SECONDS`] slices while the line was never empty, so that
 //! a short line's quiet seconds do not read as a slow rate) and the share of admitted buyers
-//! who came (held seats), whose absent others' turns may go to the next buyer.
+//! who came (held seats), whose absent others' turns may go to the next buyer; and the seats
+//! (the line's inventory): behind the places the free seats serve, admission waits for held
+//! seats to come back, up to a hold's time a round.
 //!
 //! Invariants: the band always holds the estimate (`Band::wait`); what the band is made of is
 //! read from Redis at most once per [`REFRESH`] per event and instance (one pipeline, never on
@@ -19,7 +21,7 @@ use std::{
 
 use app::wire::{Band, Room};
 
-use crate::{error::Result, redis::Counters, state::AppState};
+use crate::{error::Result, queue::inventory::Inventory, redis::Counters, state::AppState};
 
 /// How far back the rate's movement is read.
 pub const WINDOW_SECONDS: i64 = 120;
@@ -63,7 +65,7 @@ impl Bands {
         };
         let band = match (stale, last) {
             (false, Some(band)) => band,
-            (_, last) => match read(state, event_id, rate).await {
+            (_, last) => match read(state, event_id, rate, room.hold_ttl_seconds).await {
                 Ok(band) => {
                     self.known
                         .lock()
@@ -81,17 +83,42 @@ impl Bands {
     }
 }
 
-/// Reads the last [`WINDOW_SECONDS`] of `event_id`'s series and makes the band of `rate`.
-async fn read(state: &AppState, event_id: &str, rate: u32) -> Result<Band> {
+/// Reads the last [`WINDOW_SECONDS`] of `event_id`'s series and the line's inventory, and
+/// makes the band of `rate` (with holds lasting `hold_seconds`).
+async fn read(state: &AppState, event_id: &str, rate: u32, hold_seconds: u32) -> Result<Band> {
     let now = chrono::Utc::now().timestamp();
     // The second under way is not over: it would read as a slow one.
     let first = now - WINDOW_SECONDS;
     let mut pipe = ::redis::pipe();
+    pipe.hget(state.keys.inventory(event_id), &Inventory::FIELDS[..]);
     for t in first..now {
         Counters::at(&state.keys, event_id, t).read_series(&mut pipe);
     }
-    let seconds: Vec<[Option<u64>; 4]> = pipe.query_async(&mut state.redis.clone()).await?;
-    Ok(band(rate, &seconds))
+    let mut reply: Vec<::redis::Value> = pipe.query_async(&mut state.redis.clone()).await?;
+    let seconds = reply
+        .split_off(1)
+        .into_iter()
+        .map(|v| ::redis::from_redis_value(&v))
+        .collect::<::redis::RedisResult<Vec<[Option<u64>; 4]>>>()?;
+    let inventory: Vec<Option<u64>> = ::redis::from_redis_value(&reply[0])?;
+    let band = band(rate, &seconds);
+    Ok(match Inventory::from_values(&inventory) {
+        Some(inventory) => with_seats(band, &inventory, hold_seconds),
+        None => band,
+    })
+}
+
+/// `band` with the wait for held seats: the free seats serve so many places (at the average
+/// seats a hold), then each hold's time the free and held seats serve that many again.
+pub fn with_seats(band: Band, inventory: &Inventory, hold_seconds: u32) -> Band {
+    let (seats, holds) = inventory.seats_per_hold();
+    let places = |s: u64| (u128::from(s) * u128::from(holds) / u128::from(seats.max(1))) as u64;
+    Band {
+        free_places: places(inventory.available),
+        cycle_places: places(inventory.available + inventory.held).max(1),
+        cycle_seconds: u64::from(hold_seconds),
+        ..band
+    }
 }
 
 /// The band of `rate` from the series' `seconds` (admissions, holds, checkouts, queue length),
@@ -120,10 +147,10 @@ pub fn band(rate: u32, seconds: &[[Option<u64>; 4]]) -> Band {
         (holds * 1000 / admissions).min(1000)
     };
     Band {
-        rate: exact.rate,
         slow_milli,
         fast_milli,
         came_milli,
+        ..exact
     }
 }
 
@@ -164,6 +191,23 @@ mod tests {
             *s = second(0, 0, 0);
         }
         assert_eq!(band(10, &seconds).wait(100), (10, [10, 10]));
+    }
+
+    #[test]
+    fn behind_the_free_seats_each_round_of_held_ones_adds_a_holds_time() {
+        let seconds = vec![second(10, 10, 500); 120];
+        // 2 seats a hold: 10 free seats serve 5 places, 10 free and held serve 10 a round.
+        let inventory = Inventory {
+            available: 10,
+            held: 10,
+            holds: 5,
+            hold_seats: 10,
+            ..Inventory::default()
+        };
+        let band = with_seats(band(10, &seconds), &inventory, 60);
+        assert_eq!(band.wait(5), (1, [0, 1]));
+        assert_eq!(band.wait(6), (1, [0, 61]));
+        assert_eq!(band.wait(16), (2, [1, 122]));
     }
 
     #[test]
