@@ -168,10 +168,12 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
         opening::commit(&mut *tx, id).await?;
     }
     for section in &new.sections {
-        // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids.
+        // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids,
+        // and rows come in their real order (the seat map lists seats by id). The label has
+        // its own name: `order by r` would otherwise sort by the text, row 10 before row 2.
         sqlx::query(
             "insert into seat (event_id, section, row_label, number, price_cents) \
-             select $1, $2, r::text, n, $5 \
+             select $1, $2, r::text as row_label, n, $5 \
              from generate_series(1, $3) r cross join generate_series(1, $4) n \
              order by r, n",
         )
