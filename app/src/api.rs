@@ -100,6 +100,9 @@ impl Api {
                 queue,
                 seats,
                 now: chrono::Utc::now(),
+                arriving: false,
+                hold: None,
+                order: None,
             })
         }
     }

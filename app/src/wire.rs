@@ -504,6 +504,17 @@ pub struct EventEntry {
     /// rendering and the hydrated page say the same, and a browser whose clock is wrong still
     /// counts down to the server's opening.
     pub now: DateTime<Utc>,
+    /// The server only looked and found no place (a first visit without a session cookie, or a
+    /// prefetch, never joins): the browser joins by script, or without script by reloading
+    /// with the session cookie it has now.
+    #[serde(default)]
+    pub arriving: bool,
+    /// The buyer's newest hold of this event when it is active or bought: a reloaded page
+    /// goes back to it (with `order` once bought) instead of to the line.
+    #[serde(default)]
+    pub hold: Option<Hold>,
+    #[serde(default)]
+    pub order: Option<Order>,
 }
 
 /// Seat counts by status.

@@ -269,6 +269,24 @@ pub async fn list(db: &PgPool, buyer: &BuyerId, event_id: &str) -> Result<Vec<Ho
     with_seats(db, rows).await
 }
 
+/// What a reloaded page resumes: `buyer`'s newest hold of `event_id` if it is active or
+/// bought (a released or expired one is over: the page goes on from the line).
+pub async fn to_resume(db: &PgPool, buyer: &BuyerId, event_id: &str) -> Result<Option<Hold>> {
+    let newest: Option<HoldRow> = sqlx::query_as(
+        "select id, event_id, status, expires_at, total_cents from hold \
+         where buyer_id = $1 and event_id = $2 order by created_at desc, id limit 1",
+    )
+    .bind(buyer.as_str())
+    .bind(event_id)
+    .fetch_optional(db)
+    .await?;
+    let Some(row) = newest else {
+        return Ok(None);
+    };
+    let hold = with_seats(db, vec![row]).await?.remove(0);
+    Ok(matches!(hold.status, HoldStatus::Active | HoldStatus::Purchased).then_some(hold))
+}
+
 /// The holds of `rows` with their seats, read in one query, in the order of `rows`.
 async fn with_seats(db: &PgPool, rows: Vec<HoldRow>) -> Result<Vec<Hold>> {
     let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
