@@ -171,6 +171,36 @@ pub struct Room {
     pub prequeue_seconds: u32,
     /// `opens_at` minus `prequeue_seconds` (`None` with `opens_at`).
     pub prequeue_opens_at: Option<DateTime<Utc>>,
+    /// Whether the ticker's rate follows the hold path and the buyers shopping (between the
+    /// bounds below), starting from `admit_rate_per_second`; off: the rate is the operator's.
+    #[serde(default)]
+    pub auto_rate: bool,
+    /// The least the automatic rate may fall to.
+    #[serde(default = "default_min_rate")]
+    pub min_admit_rate_per_second: u32,
+    /// The most the automatic rate may rise to.
+    #[serde(default = "default_max_rate")]
+    pub max_admit_rate_per_second: u32,
+    /// The hold transaction's p99 the automatic rate keeps under.
+    #[serde(default = "default_target_hold_p99_ms")]
+    pub target_hold_p99_ms: u32,
+}
+
+/// A room's automatic-rate settings before the operator sets them (as the migration has them).
+pub const DEFAULT_MIN_ADMIT_RATE: u32 = 1;
+pub const DEFAULT_MAX_ADMIT_RATE: u32 = 1000;
+pub const DEFAULT_TARGET_HOLD_P99_MS: u32 = 50;
+
+fn default_min_rate() -> u32 {
+    DEFAULT_MIN_ADMIT_RATE
+}
+
+fn default_max_rate() -> u32 {
+    DEFAULT_MAX_ADMIT_RATE
+}
+
+fn default_target_hold_p99_ms() -> u32 {
+    DEFAULT_TARGET_HOLD_P99_MS
 }
 
 /// When the pre-queue of a sale opening at `opens_at` opens.
@@ -241,6 +271,14 @@ pub struct RoomUpdate {
     pub opens_at: Option<Option<DateTime<Utc>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prequeue_seconds: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_rate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_admit_rate_per_second: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_admit_rate_per_second: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_hold_p99_ms: Option<u32>,
 }
 
 /// A field that may be sent as null, told apart from one not sent: `Some(None)` is a null.
@@ -660,6 +698,8 @@ impl BeaconUpdate {
 pub const MAX_SEATS_PER_EVENT: u64 = 100_000;
 /// Bounds of `admit_rate_per_second` (API.md: 1 to 100,000).
 pub const ADMIT_RATE_RANGE: std::ops::RangeInclusive<u32> = 1..=100_000;
+/// Bounds of `target_hold_p99_ms`: a millisecond to a minute.
+pub const TARGET_HOLD_P99_MS_RANGE: std::ops::RangeInclusive<u32> = 1..=60_000;
 /// Bounds of the tick length: 100 ms is the shortest the ticker is built for.
 pub const TICK_MS_RANGE: std::ops::RangeInclusive<u32> = 100..=60_000;
 /// Bounds of `prequeue_seconds` (API.md: 0 to 86,400, a day).
@@ -706,19 +746,40 @@ impl NewEvent {
                 "an event has at most {MAX_SEATS_PER_EVENT} seats"
             )));
         }
-        self.room.validate()
+        self.room.validate()?;
+        self.room
+            .validate_bounds(DEFAULT_MIN_ADMIT_RATE, DEFAULT_MAX_ADMIT_RATE)
     }
 }
 
 impl RoomUpdate {
-    /// Range checks of every field present.
+    /// Range checks of every field present. The bounds of the automatic rate are checked
+    /// against each other as sent; [`RoomUpdate::validate_bounds`] checks them against the
+    /// room they change.
     pub fn validate(&self) -> Result<(), ErrorBody> {
-        if let Some(n) = self.admit_rate_per_second
-            && !ADMIT_RATE_RANGE.contains(&n)
+        for (name, rate) in [
+            ("admit_rate_per_second", self.admit_rate_per_second),
+            ("min_admit_rate_per_second", self.min_admit_rate_per_second),
+            ("max_admit_rate_per_second", self.max_admit_rate_per_second),
+        ] {
+            if let Some(n) = rate
+                && !ADMIT_RATE_RANGE.contains(&n)
+            {
+                return Err(unprocessable(format!(
+                    "{name} must be an integer from 1 to 100000"
+                )));
+            }
+        }
+        if let Some(t) = self.target_hold_p99_ms
+            && !TARGET_HOLD_P99_MS_RANGE.contains(&t)
         {
-            return Err(unprocessable(
-                "admit_rate_per_second must be an integer from 1 to 100000",
-            ));
+            return Err(unprocessable("target_hold_p99_ms must be from 1 to 60000"));
+        }
+        if let (Some(min), Some(max)) = (
+            self.min_admit_rate_per_second,
+            self.max_admit_rate_per_second,
+        ) {
+            self.validate_bounds(min, max)?;
         }
         if let Some(t) = self.tick_ms
             && !TICK_MS_RANGE.contains(&t)
@@ -749,6 +810,21 @@ impl RoomUpdate {
             && !JOIN_POW_BITS_RANGE.contains(&b)
         {
             return Err(unprocessable("join_pow_bits must be from 0 to 32"));
+        }
+        Ok(())
+    }
+}
+
+impl RoomUpdate {
+    /// Whether the automatic rate's bounds, as this update leaves a room whose bounds are
+    /// `min` and `max`, keep min <= max.
+    pub fn validate_bounds(&self, min: u32, max: u32) -> Result<(), ErrorBody> {
+        let min = self.min_admit_rate_per_second.unwrap_or(min);
+        let max = self.max_admit_rate_per_second.unwrap_or(max);
+        if min > max {
+            return Err(unprocessable(format!(
+                "min_admit_rate_per_second ({min}) must not exceed max_admit_rate_per_second ({max})"
+            )));
         }
         Ok(())
     }
