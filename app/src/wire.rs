@@ -563,7 +563,7 @@ pub struct StatsPoint {
 }
 
 /// `GET /api/admin/events/{id}/stats`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub queue_length: u64,
     pub admitted_total: u64,
@@ -572,6 +572,35 @@ pub struct Stats {
     /// The owner token of the instance holding the ticker lock (host/pid/random).
     pub ticker_holder: Option<String>,
     pub series: Vec<StatsPoint>,
+    /// The admissions a second in force now.
+    pub admit_rate_per_second: u32,
+    /// Why: the automatic rule's sentence, or "set by the operator".
+    pub rate_reason: String,
+    /// The automatic rate, its proposal (what it would admit, shown while the operator's N
+    /// is in force too) and its bounds.
+    pub rate: RateFigures,
+}
+
+/// The automatic rate on the panel: the proposal, the bounds, and the signals against their
+/// limits as the ticker's leader last combined them across instances.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RateFigures {
+    pub auto_rate: bool,
+    pub proposal: u32,
+    pub min_admit_rate_per_second: u32,
+    pub max_admit_rate_per_second: u32,
+    /// Worst hold-transaction p99 of any instance (`None`: no hold in the window).
+    pub hold_p99_ms: Option<f64>,
+    pub target_hold_p99_ms: u32,
+    /// Worst wait for a pooled Postgres connection (p99) in hold transactions.
+    pub acquire_wait_ms: Option<f64>,
+    pub acquire_wait_limit_ms: f64,
+    /// Worst event-loop lag of any instance over the last second.
+    pub loop_lag_ms: Option<f64>,
+    pub loop_lag_limit_ms: u32,
+    /// Admitted buyers still shopping, and the target.
+    pub shopping: u64,
+    pub target_shoppers: u64,
 }
 
 /// `GET /api/admin/events/{id}/payments`: the event's payments by state, every refund, and
