@@ -352,12 +352,15 @@ impl Report {
         let r = self;
         let p = &r.plan;
         println!(
-            "\nThe night: {} buyers within {} s, {} seats, N = {}, {} instance(s), compressed {}x \
+            "\nThe night: {} buyers within {} s, {} seats, N = {}{}, {} instance(s), compressed {}x \
          (holds {} s, admissions {} s, payments {} ms), polls every {} ms",
             p.buyers,
             p.window_seconds,
             p.seats,
             p.admit_rate_per_second,
+            p.auto_rate
+                .map(|(min, max)| format!(" (automatic, {min} to {max})"))
+                .unwrap_or_default(),
             p.instances,
             p.compress,
             p.hold_ttl_seconds,
