@@ -36,9 +36,10 @@ async fn tick(ticker: &Ticker, event: &str, room: &Room) -> u64 {
 }
 
 /// One steering step as the ticker loop makes it once a second, with this instance's
-/// measurements of now, as the leader (the loop's ticks keep the lock between steps).
+/// measurements of now, keeping the lock if this ticker holds it (the loop's ticks do that
+/// between steps).
 async fn steer(app: &TestApp, ticker: &Ticker, event: &str, room: &Room) -> InForce {
-    assert!(ticker.acquire(event).await.unwrap(), "the leader");
+    ticker.acquire(event).await.unwrap();
     let measured = app
         .state
         .health
@@ -141,25 +142,7 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
     let admission = admission(&app, event, &buyer).await;
     let seats = seat_ids(&app, event).await;
 
-    // Another transaction holds the seat rows: the hold waits on their locks.
-    let mut blocker = app.state.db.begin().await.unwrap();
-    sqlx::query("select id from seat where event_id = $1 for update")
-        .bind(event)
-        .execute(&mut *blocker)
-        .await
-        .unwrap();
-    let held = {
-        let app = &app;
-        let admission = admission.clone();
-        let seat = hold_body(&seats[..1]);
-        async move { hold_admitted(app, event, (&buyer, &admission), "slow", seat).await }
-    };
-    let release = async {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        blocker.commit().await.unwrap();
-    };
-    let (held, ()) = tokio::join!(held, release);
-    assert_eq!(held.status(), StatusCode::CREATED);
+    slow_hold(&app, event, (&buyer, &admission), seats[0]).await;
 
     let slowed = steer(&app, &ticker, event, &room).await;
     assert_eq!(slowed.rate, 35, "cut by the rule's factor: {slowed:?}");
@@ -199,6 +182,67 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
         rate = steer(&app, &ticker, event, &room).await.rate;
     }
     assert!(rate <= 100, "within the bounds");
+}
+
+/// A hold of `seat` through `app` that waits 400 ms on the seat rows' locks, which another
+/// transaction holds meanwhile.
+async fn slow_hold(app: &TestApp, event: &str, buyer: (&str, &str), seat: i64) {
+    let mut blocker = app.state.db.begin().await.unwrap();
+    sqlx::query("select id from seat where event_id = $1 for update")
+        .bind(event)
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let held = hold_admitted(app, event, buyer, "slow", hold_body(&[seat]));
+    let release = async {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        blocker.commit().await.unwrap();
+    };
+    let (held, ()) = tokio::join!(held, release);
+    assert_eq!(held.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn holds_slowing_on_another_instance_slow_the_leader_and_every_instance_estimates_with_it() {
+    let mut config = test_config();
+    config.loop_lag_limit_ms = 60_000;
+    let leader = spawn_with(config.clone()).await;
+    let other = spawn_with(config).await;
+    let created = leader
+        .create_event(event_body(
+            1,
+            5,
+            json!({"admit_rate_per_second": 20, "auto_rate": true,
+                "min_admit_rate_per_second": 2, "max_admit_rate_per_second": 40}),
+        ))
+        .await;
+    let event = created["id"].as_str().unwrap();
+    other.state.rooms.refresh(&other.state.db).await.unwrap();
+    let room = room(&leader, event).await;
+    let (leading, following) = (
+        Ticker::new(leader.state.clone()),
+        Ticker::new(other.state.clone()),
+    );
+    let buyer = joiner(&other, event).await;
+    assert_eq!(tick(&leading, event, &room).await, 1);
+    let admission = admission(&other, event, &buyer).await;
+    let seats = seat_ids(&other, event).await;
+    slow_hold(&other, event, (&buyer, &admission), seats[0]).await;
+
+    // The other instance publishes what it measured; the leader, which served no hold, cuts.
+    let published = steer(&other, &following, event, &room).await;
+    assert_eq!(published.rate, 20, "not the leader: it changes nothing");
+    let cut = steer(&leader, &leading, event, &room).await;
+    assert_eq!(cut.rate, 14, "{cut:?}");
+    // The next step of the other instance reads the rate in force, and its estimates use it.
+    assert_eq!(steer(&other, &following, event, &room).await.rate, 14);
+    for _ in 0..14 {
+        joiner(&other, event).await;
+    }
+    let last = joiner(&other, event).await;
+    let (_, body) = poll(&other, event, &last).await;
+    assert_eq!(body["position"], 15);
+    assert_eq!(body["estimated_wait_seconds"], 2, "ceil(15 / 14)");
 }
 
 async fn metric(app: &TestApp, name: &str) -> f64 {
