@@ -532,13 +532,15 @@ fn Panel(stats: Stats) -> impl IntoView {
                 ("holds", |p: &StatsPoint| p.holds),
                 ("checkouts", |p: &StatsPoint| p.checkouts),
             ] label="Admissions, holds and checkouts a second"/>
-            <Chart series=stats.series lines=vec![("queue", |p: &StatsPoint| p.queue_length)] label="Queue length"/>
+            <Chart series=stats.series.clone() lines=vec![("queue", |p: &StatsPoint| p.queue_length)] label="Queue length"/>
+            <Chart series=stats.series lines=vec![("rate", |p: &StatsPoint| p.admit_rate_per_second)] label="Rate in force (admissions a second)"/>
         </div>
         <p class="legend-lines">
             <span class="key admissions">"admissions"</span>
             <span class="key holds">"holds"</span>
             <span class="key checkouts">"checkouts"</span>
             <span class="key queue">"queue length"</span>
+            <span class="key rate">"rate in force"</span>
         </p>
     }
 }

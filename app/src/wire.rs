@@ -560,6 +560,9 @@ pub struct StatsPoint {
     pub holds: u64,
     pub checkouts: u64,
     pub queue_length: u64,
+    /// The admission rate in force in that second (0: no leader steered it).
+    #[serde(default)]
+    pub admit_rate_per_second: u64,
 }
 
 /// `GET /api/admin/events/{id}/stats`.

@@ -21,13 +21,13 @@ use crate::{
 };
 
 /// Queue length, admitted total, ticker holder, the rate's record, and per second the
-/// [`Counters::SERIES`]: admissions, holds, checkouts, queue length.
+/// [`Counters::SERIES`]: admissions, holds, checkouts, queue length, rate in force.
 type Snapshot = (
     u64,
     Option<u64>,
     Option<String>,
     HashMap<String, String>,
-    Vec<[Option<u64>; 4]>,
+    Vec<[Option<u64>; 5]>,
 );
 
 /// Seconds in the series.
@@ -57,7 +57,7 @@ pub async fn stats(
             .split_off(4)
             .into_iter()
             .map(|v| redis::from_redis_value(&v))
-            .collect::<redis::RedisResult<Vec<[Option<u64>; 4]>>>()?;
+            .collect::<redis::RedisResult<Vec<[Option<u64>; 5]>>>()?;
         let queue_length = redis::from_redis_value(&reply[0])?;
         let admitted_total = redis::from_redis_value(&reply[1])?;
         let ticker_holder = redis::from_redis_value(&reply[2])?;
@@ -85,13 +85,16 @@ pub async fn stats(
     let seat_count = |s: &str| seats.iter().find(|(k, _)| k == s).map_or(0, |(_, n)| *n);
     let series = (first..=now)
         .zip(points)
-        .map(|(t, [admissions, holds, checkouts, queue])| StatsPoint {
-            t: DateTime::<Utc>::from_timestamp(t, 0).unwrap_or_default(),
-            admissions: admissions.unwrap_or(0),
-            holds: holds.unwrap_or(0),
-            checkouts: checkouts.unwrap_or(0),
-            queue_length: queue.unwrap_or(0),
-        })
+        .map(
+            |(t, [admissions, holds, checkouts, queue, rate])| StatsPoint {
+                t: DateTime::<Utc>::from_timestamp(t, 0).unwrap_or_default(),
+                admissions: admissions.unwrap_or(0),
+                holds: holds.unwrap_or(0),
+                checkouts: checkouts.unwrap_or(0),
+                queue_length: queue.unwrap_or(0),
+                admit_rate_per_second: rate.unwrap_or(0),
+            },
+        )
         .collect();
     let in_force = ticker::read_in_force(&room, &record);
     let config = &state.config;

@@ -336,6 +336,12 @@ impl Ticker {
                 .ignore()
                 .expire(keys.rate(event_id), RATE_KEEP_SECS)
                 .ignore();
+            let rate = if room.paused { 0 } else { in_force.rate };
+            Counters::at(keys, event_id, now_ms.div_euclid(1000)).set(
+                &mut pipe,
+                Counter::Rate,
+                u64::from(rate),
+            );
             for (owner, _) in stale {
                 pipe.hdel(keys.health(event_id), owner).ignore();
             }

@@ -154,6 +154,11 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
     );
     let numbers = stats(&app, event).await;
     assert_eq!(numbers["admit_rate_per_second"], 35);
+    let series = numbers["series"].as_array().unwrap();
+    assert!(
+        series.iter().any(|p| p["admit_rate_per_second"] == 35),
+        "the per-second series carries the rate in force"
+    );
     assert_eq!(numbers["rate"]["min_admit_rate_per_second"], 5);
     assert!(numbers["rate"]["hold_p99_ms"].as_f64().unwrap() >= 300.0);
     let waiting: Vec<String> = {
