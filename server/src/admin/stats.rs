@@ -102,7 +102,7 @@ pub async fn stats(
         &room,
         config.db_acquire_timeout_ms,
         config.loop_lag_limit_ms,
-        config.seatmap_deadline_seconds,
+        config.admission_ttl_seconds,
     );
     let ms = |field: &str| record.get(field).and_then(|v| v.parse::<f64>().ok());
     let rate = RateFigures {

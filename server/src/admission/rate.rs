@@ -4,8 +4,10 @@
 //! The rule is AIMD with a dead band, on two signals measured across every instance
 //! ([`Signals`]): the hold path's pressure (the worst of hold p99 against the room's target,
 //! the pool's acquire wait against its limit and the event-loop lag against its limit: 1.0 is
-//! at the limit) and the buyers shopping against a target (what the operator's starting rate
-//! keeps shopping at most: the starting rate times the seat-map deadline).
+//! at the limit) and the buyers shopping against a target: the slots the operator's starting
+//! rate opens at most, N times the admission's life (every admitted buyer shopping to the
+//! end of their admission). A buyer who holds, lapses or never opens the seat map frees
+//! their slot early; the rate rises to fill it.
 //! - Pressure above 1: cut by [`CUT`] (multiplicative), then no other cut for [`COOL_DOWN`],
 //!   the measurement window, so that one slow spell is not cut for again while its samples age.
 //! - More shoppers than the target: cut gently by [`EASE`] (the line is outrunning the shops).
@@ -55,19 +57,19 @@ pub struct Limits {
 
 impl Limits {
     /// The limits of `room`, with this deployment's acquire timeout, loop-lag limit and
-    /// seat-map deadline.
+    /// admission life.
     pub fn of(
         room: &Room,
         acquire_timeout_ms: u64,
         loop_lag_limit_ms: u32,
-        deadline_secs: u32,
+        admission_secs: u32,
     ) -> Self {
         Self {
             target_hold_p99_ms: f64::from(room.target_hold_p99_ms),
             // Waiting a tenth of the timeout is already queueing at the pool.
             acquire_wait_limit_ms: (acquire_timeout_ms as f64 / 10.0).max(1.0),
             loop_lag_limit_ms: f64::from(loop_lag_limit_ms),
-            target_shoppers: u64::from(room.admit_rate_per_second) * u64::from(deadline_secs),
+            target_shoppers: u64::from(room.admit_rate_per_second) * u64::from(admission_secs),
             min: room.min_admit_rate_per_second,
             max: room
                 .max_admit_rate_per_second

@@ -360,7 +360,7 @@ impl Ticker {
             room,
             config.db_acquire_timeout_ms,
             config.loop_lag_limit_ms,
-            config.seatmap_deadline_seconds,
+            config.admission_ttl_seconds,
         )
     }
 

@@ -262,8 +262,9 @@ async fn admissions_that_lapse_unused_stop_counting_and_are_replaced() {
     let mut config = test_config();
     config.loop_lag_limit_ms = 60_000;
     config.seatmap_deadline_seconds = 2;
+    config.admission_ttl_seconds = 6;
     let app = spawn_with(config).await;
-    // Target: 2 a second for a 2 s seat-map deadline, 4 shopping.
+    // The slots: 2 a second for a 6 s admission, 12 shopping.
     let created = app
         .create_event(event_body(
             2,
@@ -276,13 +277,13 @@ async fn admissions_that_lapse_unused_stop_counting_and_are_replaced() {
     let room = room(&app, event).await;
     let ticker = Ticker::new(app.state.clone());
     let mut line = Vec::new();
-    for _ in 0..10 {
+    for _ in 0..16 {
         line.push(joiner(&app, event).await);
     }
-    for _ in 0..3 {
+    for _ in 0..7 {
         assert_eq!(tick(&ticker, event, &room).await, 2);
     }
-    // One of the six admitted opens the seat map: they shop until their admission ends.
+    // One of the fourteen admitted opens the seat map: they shop until their admission ends.
     let token = admission(&app, event, &line[0]).await;
     let r = app
         .client
@@ -295,14 +296,17 @@ async fn admissions_that_lapse_unused_stop_counting_and_are_replaced() {
     assert_eq!(r.status(), StatusCode::OK);
 
     let crowded = steer(&app, &ticker, event, &room).await;
-    assert_eq!(crowded.rate, 1, "six shopping of four: eased: {crowded:?}");
-    assert_eq!(stats(&app, event).await["rate"]["shopping"], 6);
+    assert_eq!(
+        crowded.rate, 1,
+        "fourteen shopping of twelve: eased: {crowded:?}"
+    );
+    assert_eq!(stats(&app, event).await["rate"]["shopping"], 14);
 
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let replaced = steer(&app, &ticker, event, &room).await;
     assert_eq!(
         replaced.rate, 3,
-        "five lapsed, one shops: one step up: {replaced:?}"
+        "thirteen lapsed before their admission ended, one shops: one step up: {replaced:?}"
     );
     assert_eq!(stats(&app, event).await["rate"]["shopping"], 1);
 }
