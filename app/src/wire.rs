@@ -914,6 +914,26 @@ mod tests {
     }
 
     #[test]
+    fn the_automatic_rate_bounds_keep_min_at_most_max_against_the_room_they_change() {
+        let min = |n| RoomUpdate {
+            min_admit_rate_per_second: Some(n),
+            ..RoomUpdate::default()
+        };
+        assert!(min(10).validate().is_ok());
+        assert!(min(10).validate_bounds(1, 1000).is_ok());
+        assert!(min(1001).validate_bounds(1, 1000).is_err());
+        let both = RoomUpdate {
+            max_admit_rate_per_second: Some(5),
+            ..min(10)
+        };
+        assert!(both.validate().is_err(), "min above max as sent");
+        assert!(min(0).validate().is_err());
+        let mut event = layout(1, 1);
+        event.room = min(2000);
+        assert!(event.validate().is_err(), "above the default maximum");
+    }
+
+    #[test]
     fn layouts_outside_the_bounds_are_refused() {
         assert!(layout(10, 20).validate().is_ok());
         assert!(layout(0, 20).validate().is_err());
