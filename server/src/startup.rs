@@ -36,7 +36,7 @@ use tower_http::{
 
 use crate::{
     admin,
-    admission::{self, rooms::Rooms, ticker::Ticker},
+    admission::{self, rate::Board, rooms::Rooms, signals::Health, ticker::Ticker},
     checkout::{self, provider::Payments},
     config::{Config, Secret},
     devdata::{self, Strictness},
@@ -135,6 +135,8 @@ impl Application {
             metrics: Metrics::new(),
             shed: Shed::new(&config),
             draws: opening::Published::default(),
+            health: Health::default(),
+            rates: Board::default(),
             leptos,
             config,
         });
@@ -188,6 +190,10 @@ impl Application {
             background.clone(),
         )));
         tasks.push(tokio::spawn(tokens::rotation::run(
+            self.state.clone(),
+            background.clone(),
+        )));
+        tasks.push(tokio::spawn(admission::signals::sample_loop_lag(
             self.state.clone(),
             background.clone(),
         )));

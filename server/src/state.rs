@@ -8,7 +8,7 @@ use leptos::prelude::LeptosOptions;
 use sqlx::PgPool;
 
 use crate::{
-    admission::rooms::Rooms,
+    admission::{rate::Board, rooms::Rooms, signals::Health},
     checkout::provider::Payments,
     config::{Config, Secret},
     opening,
@@ -67,6 +67,11 @@ pub struct Shared {
     pub shed: Shed,
     /// The draws this instance has published once made (a made draw never changes).
     pub draws: opening::Published,
+    /// This instance's measurements of the hold path and the event loop (the automatic rate's
+    /// signals, shared through Redis once a second by the ticker loop).
+    pub health: Health,
+    /// The rate in force of each event as this instance last read it (`admission::rate_in_force`).
+    pub rates: Board,
     /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
 }

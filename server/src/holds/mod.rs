@@ -103,7 +103,7 @@ async fn create_handler(
         state.metrics.holds.with_label_values(&["limited"]).inc();
         return Err(e);
     }
-    let outcome = create(&state.db, buyer, event_id, room, &replay, &choice).await;
+    let outcome = create(&state, buyer, event_id, room, &replay, &choice).await;
     let label = match &outcome {
         Ok(_) => "ok",
         Err(Error::SeatUnavailable(_)) => "conflict",

@@ -50,11 +50,12 @@ use chrono::{DateTime, Utc};
 use redis::ScriptInvocation;
 
 use crate::{
+    admission,
     client::Client,
     error::{Error, Result},
     extract, ids,
     queue::inventory::Inventory,
-    redis::ratelimit,
+    redis::{Counter, Counters, ratelimit},
     state::AppState,
     tokens::{
         Buyer,
@@ -318,6 +319,8 @@ pub fn locate_script<'a>(
         .key(keys.places_by_network(event_id))
         .key(keys.entrants(event_id))
         .key(keys.draw(event_id))
+        .key(keys.seen(event_id))
+        .key(keys.away(event_id))
         .arg(buyer.as_str())
         .arg(if new_place.is_some() { "1" } else { "0" })
         .arg(
@@ -427,8 +430,12 @@ fn answer(
             Ok(Answer {
                 status: QueueStatus::Waiting {
                     position,
-                    estimated_wait_seconds: (!room.paused)
-                        .then(|| estimated_wait_seconds(position, room.admit_rate_per_second)),
+                    estimated_wait_seconds: (!room.paused).then(|| {
+                        estimated_wait_seconds(
+                            position,
+                            admission::rate_in_force(state, event_id.as_str(), room),
+                        )
+                    }),
                     paused: room.paused,
                     recovered: restored || moved_back,
                     arrival: Some(arrival),
@@ -484,7 +491,12 @@ async fn admitted_now(
         .consume
         .key(state.keys.queue(event_id))
         .key(state.keys.head(event_id))
+        .key(Counters::at(&state.keys, event_id, Utc::now().timestamp()).key())
+        .key(state.keys.admitted_while_off(event_id))
         .arg(buyer.as_str())
+        .arg(Counter::Admissions.field())
+        .arg(Counters::TTL_SECS)
+        .arg(u64::from(ROOM_OFF_ADMISSION_SECS) * 1000)
         .invoke_async(&mut state.redis.clone())
         .await;
     if let Err(e) = consumed {

@@ -2,9 +2,21 @@
 -- have one (DESIGN.md 3): it leaves the line, so that the room turned on again does not admit
 -- them a second time from it, and the head moves past its arrival number, so that no place
 -- receipt puts it back. In one step, so that no tick pops the place in between.
--- KEYS[1] queue, KEYS[2] head (the greatest arrival number ever admitted).
--- ARGV[1] buyer.
+-- The admission is counted in this second's admissions (the operator's series reads true with
+-- the room off): once per buyer and admission life, since every poll hands out a new token.
+-- KEYS[1] queue, KEYS[2] head (the greatest arrival number ever admitted), KEYS[3] this
+-- second's stats hash, KEYS[4] the buyers admitted with the room off (zset buyer -> end ms).
+-- ARGV[1] buyer, ARGV[2] the admissions field, ARGV[3] the stats ttl s, ARGV[4] the admission
+-- life ms.
 -- Returns the arrival number of the place used up, or -1 when the buyer had none.
+local now = redis.call('TIME')
+local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now_ms)
+if redis.call('ZADD', KEYS[4], 'NX', now_ms + tonumber(ARGV[4]), ARGV[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[4], ARGV[4])
+  redis.call('HINCRBY', KEYS[3], ARGV[2], 1)
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
+end
 local arrival = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not arrival then
   return -1

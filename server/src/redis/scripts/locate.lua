@@ -9,7 +9,9 @@
 -- number ever admitted), KEYS[5] inventory (the hash the ticker's leader writes), KEYS[6]
 -- shopping (zset buyer -> admission expiry ms: admitted without a hold yet), KEYS[7] the
 -- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
--- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made).
+-- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made),
+-- KEYS[11] seen (zset buyer -> when their page last asked, ms), KEYS[12] away (zset buyer ->
+-- arrival number of the buyers the ticker skipped while they were gone).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
@@ -25,6 +27,8 @@
 -- restored is 1 when this call put back a lost admission or place; shopping counts the
 -- admissions without a hold that are live now; inventory holds the values of ARGV[12..] (nil
 -- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else ''.
+-- Every waiting answer marks the buyer seen (the ticker skips buyers not seen for a while), in
+-- this same step so that the poll stays one round trip.
 -- The inventory is read here so that the poll stays one round trip; the network's share and
 -- the proof's mark are checked here so that only the step that makes a place (or an entry in
 -- the pre-queue) spends them.
@@ -71,6 +75,7 @@ local function waiting(arrival, restored)
   elseif opening and arrival <= tonumber(redis.call('HGET', KEYS[10], 'entrants') or '0') then
     ticket = redis.call('HGET', KEYS[9], buyer) or ''
   end
+  redis.call('ZADD', KEYS[11], now_ms, buyer)
   return reply('waiting', position, arrival, restored, ticket)
 end
 -- A new place or pre-queue entry spends the network's share and the join's proof of work:
@@ -86,6 +91,15 @@ local function spend()
   return nil
 end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)
+if not arrival then
+  arrival = redis.call('ZSCORE', KEYS[12], buyer)
+  if arrival then
+    -- Skipped at their turn while gone, and back: in line again at their own arrival number,
+    -- before everyone still in it, so the next tick admits them. They lose nothing.
+    redis.call('ZREM', KEYS[12], buyer)
+    redis.call('ZADD', KEYS[1], arrival, buyer)
+  end
+end
 if arrival then
   return waiting(tonumber(arrival), 0)
 end
