@@ -10,8 +10,9 @@ use leptos_router::hooks::use_params_map;
 use crate::{
     api::Api,
     wire::{
-        AuditEntry, Draw, DrawState, Event, NewEvent, NewSection, Night, NightPoint, Payments,
-        RoomUpdate, Stats, StatsPoint,
+        AuditEntry, DEFAULT_MAX_ADMIT_RATE, DEFAULT_MIN_ADMIT_RATE, DEFAULT_TARGET_HOLD_P99_MS,
+        Draw, DrawState, Event, NewEvent, NewSection, Night, NightPoint, Payments, RoomUpdate,
+        Stats, StatsPoint,
     },
     words::{countdown, grouped},
 };
@@ -145,6 +146,7 @@ fn CreateEvent() -> impl IntoView {
     let starts_at = RwSignal::new(String::new());
     let sections = RwSignal::new(vec![("Stalls".to_owned(), 10u32, 20u32, 5000i64)]);
     let rate = RwSignal::new(50u32);
+    let auto = RwSignal::new(AutoRate::default());
     let opens_at = RwSignal::new(String::new());
     let prequeue_minutes = RwSignal::new(15u32);
     let result = RwSignal::new(None::<Result<Event, String>>);
@@ -168,7 +170,7 @@ fn CreateEvent() -> impl IntoView {
                 admit_rate_per_second: Some(rate.get_untracked()),
                 opens_at: Some(utc_input(&opens_at.get_untracked())),
                 prequeue_seconds: Some(prequeue_minutes.get_untracked() * 60),
-                ..RoomUpdate::default()
+                ..auto.get_untracked().update()
             },
         };
         if let Err(e) = new.validate() {
@@ -197,6 +199,7 @@ fn CreateEvent() -> impl IntoView {
             <label>"Starts (UTC) "<input type="datetime-local" required on:input=move |ev| starts_at.set(event_target_value(&ev))/></label>
             <label>"Admitted per second "<input type="number" min="1" max="100000" value="50"
                 on:input=move |ev| rate.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
+            <AutoRateFields auto/>
             <label>"Sale opens (UTC; empty: open now) "<input type="datetime-local" step="1"
                 on:input=move |ev| opens_at.set(event_target_value(&ev))/></label>
             <label>"Pre-queue before it (minutes; 0: none) "<input type="number" min="0" max="1440" value="15"
@@ -380,6 +383,11 @@ fn LivePanel(event_id: String) -> impl IntoView {
             });
         }
     };
+    let new_auto = RwSignal::new(AutoRate::default());
+    let set_auto = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        change(new_auto.get_untracked().update());
+    };
     view! {
         <h1>{move || event.get().map(|e| e.name).unwrap_or_else(|| "Live panel".into())}</h1>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
@@ -404,6 +412,10 @@ fn LivePanel(event_id: String) -> impl IntoView {
                 <input id="rate" type="number" min="1" max="100000" required
                     on:input=move |ev| new_rate.set(event_target_value(&ev))/>
                 <button class="button" type="submit">"Set N"</button>
+            </form>
+            <form class="rate auto-rate" on:submit=set_auto>
+                <AutoRateFields auto=new_auto/>
+                <button class="button secondary" type="submit">"Set the automatic rate"</button>
             </form>
             <form class="rate" on:submit=set_sweep>
                 <label for="sweep">"Sweep expired holds every (s) "</label>
@@ -523,6 +535,7 @@ fn as_stats_point(p: &NightPoint) -> StatsPoint {
         holds: p.holds,
         checkouts: p.checkouts,
         queue_length: p.queue_length,
+        admit_rate_per_second: p.admit_rate_per_second,
     }
 }
 
@@ -574,6 +587,15 @@ fn Panel(stats: Stats) -> impl IntoView {
             <div><dt>"Active holds"</dt><dd>{stats.holds_active}</dd></div>
             <div><dt>"Seats available · held · sold"</dt>
                 <dd>{format!("{} · {} · {}", stats.seats.available, stats.seats.held, stats.seats.sold)}</dd></div>
+            <div><dt>"Rate in force"</dt><dd data-figure="rate">{format!("{}/s", stats.admit_rate_per_second)}</dd></div>
+            <div class="wide"><dt>"Why"</dt><dd data-figure="rate-reason">{stats.rate_reason.clone()}</dd></div>
+            <div><dt>{if stats.rate.auto_rate { "Automatic (on) · bounds" } else { "Automatic proposal (off) · bounds" }}</dt>
+                <dd data-figure="rate-proposal">{format!("{}/s · {} to {}", stats.rate.proposal,
+                    stats.rate.min_admit_rate_per_second, stats.rate.max_admit_rate_per_second)}</dd></div>
+            <div><dt>"Hold p99 · target"</dt><dd>{against(stats.rate.hold_p99_ms, f64::from(stats.rate.target_hold_p99_ms))}</dd></div>
+            <div><dt>"Pool wait · limit"</dt><dd>{against(stats.rate.acquire_wait_ms, stats.rate.acquire_wait_limit_ms)}</dd></div>
+            <div><dt>"Loop lag · limit"</dt><dd>{against(stats.rate.loop_lag_ms, f64::from(stats.rate.loop_lag_limit_ms))}</dd></div>
+            <div><dt>"Shopping · target"</dt><dd>{format!("{} · {}", grouped(stats.rate.shopping), grouped(stats.rate.target_shoppers))}</dd></div>
             <div><dt>"Ticker held by"</dt><dd class="holder">{stats.ticker_holder.clone().unwrap_or_else(|| "nobody".into())}</dd></div>
         </dl>
         <div class="charts">
@@ -582,14 +604,78 @@ fn Panel(stats: Stats) -> impl IntoView {
                 ("holds", |p: &StatsPoint| p.holds),
                 ("checkouts", |p: &StatsPoint| p.checkouts),
             ] label="Admissions, holds and checkouts a second"/>
-            <Chart series=stats.series lines=vec![("queue", |p: &StatsPoint| p.queue_length)] label="Queue length"/>
+            <Chart series=stats.series.clone() lines=vec![("queue", |p: &StatsPoint| p.queue_length)] label="Queue length"/>
+            <Chart series=stats.series lines=vec![("rate", |p: &StatsPoint| p.admit_rate_per_second)] label="Rate in force (admissions a second)"/>
         </div>
         <p class="legend-lines">
             <span class="key admissions">"admissions"</span>
             <span class="key holds">"holds"</span>
             <span class="key checkouts">"checkouts"</span>
             <span class="key queue">"queue length"</span>
+            <span class="key rate">"rate in force"</span>
         </p>
+    }
+}
+
+/// A measurement against its limit: "12 ms of 50 (24%)", or "none" when nothing was measured.
+fn against(ms: Option<f64>, limit_ms: f64) -> String {
+    match ms {
+        Some(ms) => format!(
+            "{ms:.0} ms of {limit_ms:.0} ({:.0}%)",
+            ms / limit_ms.max(1.0) * 100.0
+        ),
+        None => format!("none · {limit_ms:.0} ms"),
+    }
+}
+
+/// The automatic rate's settings as the operator types them.
+#[derive(Clone, Debug)]
+struct AutoRate {
+    on: bool,
+    min: String,
+    max: String,
+    target_ms: String,
+}
+
+impl Default for AutoRate {
+    fn default() -> Self {
+        Self {
+            on: false,
+            min: DEFAULT_MIN_ADMIT_RATE.to_string(),
+            max: DEFAULT_MAX_ADMIT_RATE.to_string(),
+            target_ms: DEFAULT_TARGET_HOLD_P99_MS.to_string(),
+        }
+    }
+}
+
+impl AutoRate {
+    /// The room change: every field typed (a field left unparsable is not sent, and the
+    /// server keeps its value).
+    fn update(&self) -> RoomUpdate {
+        RoomUpdate {
+            auto_rate: Some(self.on),
+            min_admit_rate_per_second: self.min.trim().parse().ok(),
+            max_admit_rate_per_second: self.max.trim().parse().ok(),
+            target_hold_p99_ms: self.target_ms.trim().parse().ok(),
+            ..RoomUpdate::default()
+        }
+    }
+}
+
+/// The automatic rate's inputs: on or off, the bounds, the hold p99 target.
+#[component]
+fn AutoRateFields(auto: RwSignal<AutoRate>) -> impl IntoView {
+    let (min, max, target) =
+        auto.with_untracked(|a| (a.min.clone(), a.max.clone(), a.target_ms.clone()));
+    view! {
+        <label>"Automatic rate "<input type="checkbox"
+            on:change=move |ev| auto.update(|a| a.on = event_target_checked(&ev))/></label>
+        <label>" between "<input type="number" min="1" max="100000" value=min aria-label="Least admitted per second"
+            on:input=move |ev| auto.update(|a| a.min = event_target_value(&ev))/></label>
+        <label>" and "<input type="number" min="1" max="100000" value=max aria-label="Most admitted per second"
+            on:input=move |ev| auto.update(|a| a.max = event_target_value(&ev))/>" a second"</label>
+        <label>" holding hold p99 under (ms) "<input type="number" min="1" max="60000" value=target
+            on:input=move |ev| auto.update(|a| a.target_ms = event_target_value(&ev))/></label>
     }
 }
 

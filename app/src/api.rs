@@ -101,6 +101,9 @@ impl Api {
                 queue,
                 seats,
                 now: chrono::Utc::now(),
+                arriving: false,
+                hold: None,
+                order: None,
             })
         }
     }

@@ -13,7 +13,9 @@ use leptos_router::hooks::use_params_map;
 use crate::{
     api::Api,
     wire::{EventEntry, Hold, HoldRequest, Order, Outlook, QueueStatus, Room, SeatMap, SeatStatus},
-    words::{countdown, grouped, moment, money, outlook_in_words, wait_range_in_words},
+    words::{
+        countdown, grouped, moment, money, outlook_in_words, wait_range_in_words, wait_to_announce,
+    },
 };
 
 /// Where the buyer is.
@@ -83,6 +85,11 @@ fn not_open(room: &Room, now: DateTime<Utc>) -> Stage {
 }
 
 fn stage_of(entry: &EventEntry) -> Stage {
+    match (&entry.hold, &entry.order) {
+        (Some(hold), Some(order)) => return Stage::Confirmed(order.clone(), hold.clone()),
+        (Some(hold), None) => return Stage::Holding(hold.clone()),
+        _ => {}
+    }
     match (&entry.queue, &entry.seats) {
         (_, Some(map)) => Stage::Choosing(map.clone()),
         (None, None) => not_open(&entry.event.room, entry.now),
@@ -131,11 +138,14 @@ pub fn EventPage() -> impl IntoView {
     view! {
         <Suspense fallback=|| view! { <p class="muted">"Finding your place in line…"</p> }>
             {move || Suspend::new(async move {
+                let event_id = || params.read_untracked().get("id").unwrap_or_default();
                 match entry.await {
+                    Ok(entry) if entry.arriving => {
+                        view! { <GettingPlace event_id=event_id() proof=false/> }.into_any()
+                    }
                     Ok(entry) => view! { <OnSale entry/> }.into_any(),
                     Err(e) if e.proof.is_some() => {
-                        let event_id = params.read_untracked().get("id").unwrap_or_default();
-                        view! { <GettingPlace event_id/> }.into_any()
+                        view! { <GettingPlace event_id=event_id() proof=true/> }.into_any()
                     }
                     Err(e) => view! {
                         <Title text="Anteroom"/>
@@ -149,10 +159,11 @@ pub fn EventPage() -> impl IntoView {
     }
 }
 
-/// While the browser makes the proof of work the room asks for a new place (the server's own
-/// rendering cannot): the page says so, then shows the sale as usual.
+/// While the browser joins the line by script: after a first visit or a prefetch, which the
+/// server's rendering never joins, or (`proof`) while it makes the proof of work the room asks
+/// for a new place. The page says so, then shows the sale as usual.
 #[component]
-fn GettingPlace(event_id: String) -> impl IntoView {
+fn GettingPlace(event_id: String, proof: bool) -> impl IntoView {
     let entry = RwSignal::new(None::<EventEntry>);
     let failed = RwSignal::new(None::<String>);
     let page = StoredValue::new(format!("/events/{event_id}"));
@@ -175,13 +186,25 @@ fn GettingPlace(event_id: String) -> impl IntoView {
                 <Title text="Anteroom"/>
                 <section class="waiting card" aria-busy="true">
                     <p class="eyebrow">"Getting your place…"</p>
-                    <p>"This sale asks each browser for a few seconds of work before it joins the line, so that nobody can take places in bulk. Your browser is doing it now; keep this page open and it moves on by itself."</p>
+                    {if proof {
+                        view! {
+                            <p>"This sale asks each browser for a few seconds of work before it joins the line, so that nobody can take places in bulk. Your browser is doing it now; keep this page open and it moves on by itself."</p>
+                            <noscript>
+                                <p class="error">"That work needs JavaScript: turn it on for this site and reload the page."</p>
+                            </noscript>
+                        }.into_any()
+                    } else {
+                        view! {
+                            <p>"One moment: your browser is joining the line."</p>
+                            <noscript>
+                                <meta http-equiv="refresh" content="1"/>
+                                <p class="muted">"This page reloads itself in a second with your place."</p>
+                            </noscript>
+                        }.into_any()
+                    }}
                     {move || failed.get().map(|m| view! {
                         <p class="error" role="alert">{m}" "<a href=page.get_value()>"Try again"</a></p>
                     })}
-                    <noscript>
-                        <p class="error">"That work needs JavaScript: turn it on for this site and reload the page."</p>
-                    </noscript>
                 </section>
             }.into_any(),
         }}
@@ -208,22 +231,38 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
     });
     let message = RwSignal::new(None::<String>);
 
-    // The browser follows the line while the buyer waits (effects run only in the browser).
-    Effect::new(move |_| {
+    // The browser follows the line while the buyer waits (effects run only in the browser),
+    // and again whenever the buyer is back in it (an admission that ran out).
+    Effect::new(move |was_following: Option<bool>| {
+        let following = matches!(
+            stage.get(),
+            Stage::NotOpen { .. } | Stage::PreQueue { .. } | Stage::Waiting { .. }
+        );
+        let start_following = following && was_following != Some(true);
+        // The server renders; only the browser follows.
+        #[cfg(not(feature = "hydrate"))]
+        let _ = start_following;
         #[cfg(feature = "hydrate")]
-        leptos::task::spawn_local(follow_the_line(
-            event_id.get_value(),
-            stage,
-            paused,
-            message,
-            now,
-        ));
+        if start_following {
+            leptos::task::spawn_local(follow_the_line(
+                event_id.get_value(),
+                stage,
+                paused,
+                message,
+                now,
+            ));
+        }
+        following
     });
+
+    // What the live region says changes only when something that matters does (a memo
+    // notifies only on a new value): not on every poll that moves the position.
+    let spoken = Memo::new(move |_| announcement(&stage.get(), paused.get()));
 
     view! {
         <Title text=crate::pages::page_title(&event.name)/>
         <h1>{event.name.clone()}</h1>
-        <p class="sr-only" aria-live="polite">{move || announcement(&stage.get(), paused.get())}</p>
+        <p class="sr-only" aria-live="polite">{move || spoken.get()}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
         {move || match stage.get() {
             Stage::NotOpen { opens_at, prequeue_opens_at } => view! {
@@ -254,18 +293,12 @@ fn announcement(stage: &Stage, paused: bool) -> String {
                 "You are in the pre-queue with ticket {ticket}. Your place comes with the draw."
             )
         }
-        Stage::Waiting { position, .. } if paused => {
-            format!(
-                "You are number {} in line. The sale is paused.",
-                grouped(*position)
-            )
-        }
-        Stage::Waiting {
-            position, estimate, ..
-        } => format!(
-            "You are number {} in line, {} to go.",
-            grouped(*position),
-            wait_band_in_words(*estimate)
+        // The position moves on every poll: the live region speaks the wait, in steps that
+        // change rarely, and the pause; the position is on the page.
+        Stage::Waiting { .. } if paused => "You are in line. The sale is paused.".into(),
+        Stage::Waiting { estimate, .. } => format!(
+            "You are in line, {} to go.",
+            wait_to_announce(estimate.map_or(0, |[_, high]| high))
         ),
         Stage::SoldOut => "Sold out: every seat has been sold.".into(),
         Stage::Choosing(_) => "It is your turn: choose your seats.".into(),
@@ -582,6 +615,10 @@ fn SeatPicker(
             let event_id = event_id.get_value();
             match api.hold(&event_id, &request, &key).await {
                 Ok(hold) => stage.set(Stage::Holding(hold)),
+                Err(e) if e.error == "not_admitted" => {
+                    back_to_line(&event_id, stage, message).await;
+                    busy.set(false);
+                }
                 Err(e) => {
                     let taken = e.seat_ids.clone().unwrap_or_default();
                     match api.seats(&event_id).await {
@@ -600,6 +637,9 @@ fn SeatPicker(
                             };
                             message.set(Some(words));
                             stage.set(Stage::Choosing(fresh));
+                        }
+                        Err(again) if again.error == "not_admitted" => {
+                            back_to_line(&event_id, stage, message).await;
                         }
                         Err(again) => message.set(Some(again.message)),
                     }
@@ -621,6 +661,7 @@ fn SeatPicker(
 
     view! {
         <section class="card picker">
+            <p class="eyebrow admitted">"You're in: it is your turn."</p>
             <h2>"Choose your seats"</h2>
             <p class="muted">{format!("Up to {limit} seats. Tap seats to choose them, or let us find the best ones together.")}</p>
             <ul class="legend">
@@ -726,14 +767,26 @@ fn HoldPanel(
                     message.set(note);
                     stage.set(Stage::Choosing(map));
                 }
+                Err(e) if e.error == "not_admitted" => {
+                    back_to_line(&event_id.get_value(), stage, message).await;
+                }
                 Err(e) => message.set(Some(e.message)),
             }
         });
     };
+    // A minute before the end: said once, on the page and through the live region (the
+    // notice is an alert); the countdown turns urgent.
+    let warned = RwSignal::new(false);
     Effect::new(move |_| {
-        if now.get() >= expires && !busy.get_untracked() {
+        let left = expires - now.get();
+        if left <= 0 && !busy.get_untracked() {
             back_to_map(Some(
-                "Your hold ended and the seats are free again. Choose again if you like.".into(),
+                "Your hold ended and the seats went back on sale. Choose again if you like.".into(),
+            ));
+        } else if left <= HOLD_WARNING_SECONDS && !warned.get_untracked() {
+            warned.set(true);
+            message.set(Some(
+                "One minute left: pay now or the seats go back on sale.".into(),
             ));
         }
     });
@@ -775,7 +828,9 @@ fn HoldPanel(
     view! {
         <section class="card hold">
             <h2>"Your seats are held"</h2>
-            <p class="countdown">"Held for "<strong>{move || countdown(expires - now.get())}</strong>" more"</p>
+            <p class="countdown" class:urgent=move || expires - now.get() <= HOLD_WARNING_SECONDS>
+                "Held for "<strong>{move || countdown(expires - now.get())}</strong>" more"
+            </p>
             <SeatList hold=hold.get_value()/>
             <div class="actions">
                 <button class="button" disabled=move || busy.get() on:click=pay>
@@ -784,6 +839,32 @@ fn HoldPanel(
                 <button class="button secondary" disabled=move || busy.get() on:click=release>"Release seats"</button>
             </div>
         </section>
+    }
+}
+
+/// When the hold's page warns that time is running out.
+const HOLD_WARNING_SECONDS: i64 = 60;
+
+/// What a buyer whose admission ran out while choosing reads: one true sentence, then the line.
+const ADMISSION_ENDED: &str =
+    "Your time to choose seats ran out, so you have joined the line again.";
+
+/// Back to the line after the gate refused an admission that ran out (`not_admitted`): joins
+/// again and shows the place (or the seat map, when the room lets everyone in), never an error.
+async fn back_to_line(event_id: &str, stage: RwSignal<Stage>, message: RwSignal<Option<String>>) {
+    let api = Api::current();
+    match api.join(event_id).await {
+        Ok(status) => {
+            message.set(Some(ADMISSION_ENDED.to_owned()));
+            match line_stage(&status) {
+                Some(next) => stage.set(next),
+                None => match api.seats(event_id).await {
+                    Ok(map) => stage.set(Stage::Choosing(map)),
+                    Err(e) => message.set(Some(e.message)),
+                },
+            }
+        }
+        Err(e) => message.set(Some(e.message)),
     }
 }
 

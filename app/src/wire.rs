@@ -171,6 +171,36 @@ pub struct Room {
     pub prequeue_seconds: u32,
     /// `opens_at` minus `prequeue_seconds` (`None` with `opens_at`).
     pub prequeue_opens_at: Option<DateTime<Utc>>,
+    /// Whether the ticker's rate follows the hold path and the buyers shopping (between the
+    /// bounds below), starting from `admit_rate_per_second`; off: the rate is the operator's.
+    #[serde(default)]
+    pub auto_rate: bool,
+    /// The least the automatic rate may fall to.
+    #[serde(default = "default_min_rate")]
+    pub min_admit_rate_per_second: u32,
+    /// The most the automatic rate may rise to.
+    #[serde(default = "default_max_rate")]
+    pub max_admit_rate_per_second: u32,
+    /// The hold transaction's p99 the automatic rate keeps under.
+    #[serde(default = "default_target_hold_p99_ms")]
+    pub target_hold_p99_ms: u32,
+}
+
+/// A room's automatic-rate settings before the operator sets them (as the migration has them).
+pub const DEFAULT_MIN_ADMIT_RATE: u32 = 1;
+pub const DEFAULT_MAX_ADMIT_RATE: u32 = 1000;
+pub const DEFAULT_TARGET_HOLD_P99_MS: u32 = 50;
+
+fn default_min_rate() -> u32 {
+    DEFAULT_MIN_ADMIT_RATE
+}
+
+fn default_max_rate() -> u32 {
+    DEFAULT_MAX_ADMIT_RATE
+}
+
+fn default_target_hold_p99_ms() -> u32 {
+    DEFAULT_TARGET_HOLD_P99_MS
 }
 
 /// When the pre-queue of a sale opening at `opens_at` opens.
@@ -241,6 +271,14 @@ pub struct RoomUpdate {
     pub opens_at: Option<Option<DateTime<Utc>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prequeue_seconds: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_rate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_admit_rate_per_second: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_admit_rate_per_second: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_hold_p99_ms: Option<u32>,
 }
 
 /// A field that may be sent as null, told apart from one not sent: `Some(None)` is a null.
@@ -508,6 +546,17 @@ pub struct EventEntry {
     /// rendering and the hydrated page say the same, and a browser whose clock is wrong still
     /// counts down to the server's opening.
     pub now: DateTime<Utc>,
+    /// The server only looked and found no place (a first visit without a session cookie, or a
+    /// prefetch, never joins): the browser joins by script, or without script by reloading
+    /// with the session cookie it has now.
+    #[serde(default)]
+    pub arriving: bool,
+    /// The buyer's newest hold of this event when it is active or bought: a reloaded page
+    /// goes back to it (with `order` once bought) instead of to the line.
+    #[serde(default)]
+    pub hold: Option<Hold>,
+    #[serde(default)]
+    pub order: Option<Order>,
 }
 
 /// Seat counts by status.
@@ -526,10 +575,13 @@ pub struct StatsPoint {
     pub holds: u64,
     pub checkouts: u64,
     pub queue_length: u64,
+    /// The admission rate in force in that second (0: no leader steered it).
+    #[serde(default)]
+    pub admit_rate_per_second: u64,
 }
 
 /// `GET /api/admin/events/{id}/stats`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub queue_length: u64,
     pub admitted_total: u64,
@@ -538,6 +590,35 @@ pub struct Stats {
     /// The owner token of the instance holding the ticker lock (host/pid/random).
     pub ticker_holder: Option<String>,
     pub series: Vec<StatsPoint>,
+    /// The admissions a second in force now.
+    pub admit_rate_per_second: u32,
+    /// Why: the automatic rule's sentence, or "set by the operator".
+    pub rate_reason: String,
+    /// The automatic rate, its proposal (what it would admit, shown while the operator's N
+    /// is in force too) and its bounds.
+    pub rate: RateFigures,
+}
+
+/// The automatic rate on the panel: the proposal, the bounds, and the signals against their
+/// limits as the ticker's leader last combined them across instances.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RateFigures {
+    pub auto_rate: bool,
+    pub proposal: u32,
+    pub min_admit_rate_per_second: u32,
+    pub max_admit_rate_per_second: u32,
+    /// Worst hold-transaction p99 of any instance (`None`: no hold in the window).
+    pub hold_p99_ms: Option<f64>,
+    pub target_hold_p99_ms: u32,
+    /// Worst wait for a pooled Postgres connection (p99) in hold transactions.
+    pub acquire_wait_ms: Option<f64>,
+    pub acquire_wait_limit_ms: f64,
+    /// Worst event-loop lag of any instance over the last second.
+    pub loop_lag_ms: Option<f64>,
+    pub loop_lag_limit_ms: u32,
+    /// Admitted buyers still shopping, and the target.
+    pub shopping: u64,
+    pub target_shoppers: u64,
 }
 
 /// A finished night of an event, kept in Postgres (`GET /api/admin/events/{id}/nights`).
@@ -688,6 +769,8 @@ impl BeaconUpdate {
 pub const MAX_SEATS_PER_EVENT: u64 = 100_000;
 /// Bounds of `admit_rate_per_second` (API.md: 1 to 100,000).
 pub const ADMIT_RATE_RANGE: std::ops::RangeInclusive<u32> = 1..=100_000;
+/// Bounds of `target_hold_p99_ms`: a millisecond to a minute.
+pub const TARGET_HOLD_P99_MS_RANGE: std::ops::RangeInclusive<u32> = 1..=60_000;
 /// Bounds of the tick length: 100 ms is the shortest the ticker is built for.
 pub const TICK_MS_RANGE: std::ops::RangeInclusive<u32> = 100..=60_000;
 /// Bounds of `prequeue_seconds` (API.md: 0 to 86,400, a day).
@@ -734,19 +817,40 @@ impl NewEvent {
                 "an event has at most {MAX_SEATS_PER_EVENT} seats"
             )));
         }
-        self.room.validate()
+        self.room.validate()?;
+        self.room
+            .validate_bounds(DEFAULT_MIN_ADMIT_RATE, DEFAULT_MAX_ADMIT_RATE)
     }
 }
 
 impl RoomUpdate {
-    /// Range checks of every field present.
+    /// Range checks of every field present. The bounds of the automatic rate are checked
+    /// against each other as sent; [`RoomUpdate::validate_bounds`] checks them against the
+    /// room they change.
     pub fn validate(&self) -> Result<(), ErrorBody> {
-        if let Some(n) = self.admit_rate_per_second
-            && !ADMIT_RATE_RANGE.contains(&n)
+        for (name, rate) in [
+            ("admit_rate_per_second", self.admit_rate_per_second),
+            ("min_admit_rate_per_second", self.min_admit_rate_per_second),
+            ("max_admit_rate_per_second", self.max_admit_rate_per_second),
+        ] {
+            if let Some(n) = rate
+                && !ADMIT_RATE_RANGE.contains(&n)
+            {
+                return Err(unprocessable(format!(
+                    "{name} must be an integer from 1 to 100000"
+                )));
+            }
+        }
+        if let Some(t) = self.target_hold_p99_ms
+            && !TARGET_HOLD_P99_MS_RANGE.contains(&t)
         {
-            return Err(unprocessable(
-                "admit_rate_per_second must be an integer from 1 to 100000",
-            ));
+            return Err(unprocessable("target_hold_p99_ms must be from 1 to 60000"));
+        }
+        if let (Some(min), Some(max)) = (
+            self.min_admit_rate_per_second,
+            self.max_admit_rate_per_second,
+        ) {
+            self.validate_bounds(min, max)?;
         }
         if let Some(t) = self.tick_ms
             && !TICK_MS_RANGE.contains(&t)
@@ -777,6 +881,21 @@ impl RoomUpdate {
             && !JOIN_POW_BITS_RANGE.contains(&b)
         {
             return Err(unprocessable("join_pow_bits must be from 0 to 32"));
+        }
+        Ok(())
+    }
+}
+
+impl RoomUpdate {
+    /// Whether the automatic rate's bounds, as this update leaves a room whose bounds are
+    /// `min` and `max`, keep min <= max.
+    pub fn validate_bounds(&self, min: u32, max: u32) -> Result<(), ErrorBody> {
+        let min = self.min_admit_rate_per_second.unwrap_or(min);
+        let max = self.max_admit_rate_per_second.unwrap_or(max);
+        if min > max {
+            return Err(unprocessable(format!(
+                "min_admit_rate_per_second ({min}) must not exceed max_admit_rate_per_second ({max})"
+            )));
         }
         Ok(())
     }
@@ -974,6 +1093,26 @@ mod tests {
         assert_eq!(estimated_wait_seconds(300, 300), 1);
         assert_eq!(estimated_wait_seconds(301, 300), 2);
         assert_eq!(estimated_wait_seconds(0, 300), 0);
+    }
+
+    #[test]
+    fn the_automatic_rate_bounds_keep_min_at_most_max_against_the_room_they_change() {
+        let min = |n| RoomUpdate {
+            min_admit_rate_per_second: Some(n),
+            ..RoomUpdate::default()
+        };
+        assert!(min(10).validate().is_ok());
+        assert!(min(10).validate_bounds(1, 1000).is_ok());
+        assert!(min(1001).validate_bounds(1, 1000).is_err());
+        let both = RoomUpdate {
+            max_admit_rate_per_second: Some(5),
+            ..min(10)
+        };
+        assert!(both.validate().is_err(), "min above max as sent");
+        assert!(min(0).validate().is_err());
+        let mut event = layout(1, 1);
+        event.room = min(2000);
+        assert!(event.validate().is_err(), "above the default maximum");
     }
 
     #[test]

@@ -17,6 +17,22 @@ pub fn outlook_in_words(outlook: Outlook) -> &'static str {
     }
 }
 
+/// The wait as a screen reader hears it: in steps that change rarely ("less than a minute",
+/// "about 5 minutes", then in 5 and 15 minute steps), so that a live region speaks a change of
+/// wait, not every poll.
+pub fn wait_to_announce(seconds: u64) -> String {
+    if seconds < 60 {
+        return "less than a minute".to_owned();
+    }
+    let minutes = seconds.div_ceil(60);
+    let step = match minutes {
+        0..=10 => 1,
+        11..=60 => 5,
+        _ => 15,
+    };
+    wait_in_words(minutes.div_ceil(step) * step * 60)
+}
+
 /// "about 21 seconds", "about 3 minutes", "about 1 hour 5 minutes"; rounds up, never says 0.
 pub fn wait_in_words(seconds: u64) -> String {
     match seconds {
@@ -139,6 +155,18 @@ mod tests {
         assert_eq!(wait_range_in_words(1, 5), "about a second to 5 seconds");
         assert_eq!(wait_range_in_words(30, 90), "about 30 seconds to 2 minutes");
         assert_eq!(wait_range_in_words(45, 60), "about 45 seconds to a minute");
+    }
+
+    #[test]
+    fn the_announced_wait_changes_in_steps() {
+        assert_eq!(wait_to_announce(5), "less than a minute");
+        assert_eq!(wait_to_announce(59), "less than a minute");
+        assert_eq!(wait_to_announce(61), "about 2 minutes");
+        assert_eq!(wait_to_announce(600), "about 10 minutes");
+        // 11 to 15 minutes all read "about 15 minutes": the region stays quiet meanwhile.
+        assert_eq!(wait_to_announce(11 * 60 - 30), "about 15 minutes");
+        assert_eq!(wait_to_announce(15 * 60), "about 15 minutes");
+        assert_eq!(wait_to_announce(61 * 60), "about 1 hour 15 minutes");
     }
 
     #[test]

@@ -177,7 +177,7 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
         network: "bench".into(),
         proof: None,
     };
-    let band = Band::exact(queue::rate_in_force(&room));
+    let band = Band::exact(room.admit_rate_per_second.max(1));
     let mut filled = 0;
     while filled < size {
         let mut pipe = redis::pipe();

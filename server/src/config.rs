@@ -273,6 +273,24 @@ pub struct Config {
     )]
     pub ticker_lease_ms: u32,
 
+    /// A waiting buyer whose page has not polled for this many seconds is skipped when their
+    /// turn comes (they use no admission) and admitted at the next tick once they come back.
+    #[arg(long, global = true, env = "ANTEROOM_AWAY_AFTER_SECONDS", default_value_t = 60,
+          value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub away_after_seconds: u32,
+
+    /// An admitted buyer who has not opened the seat map within this many seconds no longer
+    /// counts as shopping (the automatic rate gives their slot to the next buyer).
+    #[arg(long, global = true, env = "ANTEROOM_SEATMAP_DEADLINE_SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub seatmap_deadline_seconds: u32,
+
+    /// The event-loop lag, in ms, counted as the limit of a healthy instance (the metrics'
+    /// closeness to it, and the automatic rate's health signal).
+    #[arg(long, global = true, env = "ANTEROOM_LOOP_LAG_LIMIT_MS", default_value_t = 100,
+          value_parser = clap::value_parser!(u32).range(1..=60_000))]
+    pub loop_lag_limit_ms: u32,
+
     /// How often room settings are re-read from Postgres, in ms (at most 1000).
     #[arg(long, global = true, env = "ANTEROOM_ROOM_REFRESH_MS", default_value_t = 500,
           value_parser = clap::value_parser!(u32).range(50..=1000))]

@@ -2,6 +2,13 @@
 //! (the same functions as the JSON API), the middleware that gives a first-time visitor
 //! a session cookie before the page renders, and the page's Content-Security-Policy.
 //!
+//! Invariant: rendering a page joins the line only for a browser that came back with its
+//! session cookie and does not say it is prefetching. A first visit (a link previewer, a
+//! crawler, a prefetcher, or a buyer's first request) and a request with `Sec-Purpose` or
+//! `Purpose: prefetch` only look: the page shows the place the session already has, or
+//! "getting your place", and the browser joins by script, or without script by the reload
+//! that brings its new cookie back.
+//!
 //! Invariant: every page says which scripts may run: its own files (the hydration bundle) and
 //! the inline scripts Leptos writes (hydration, resolved data), which carry this response's
 //! nonce. A script that an operator's text smuggled into the HTML carries none and never runs.
@@ -12,7 +19,7 @@ use app::{
     App,
     backend::{Backend, BoxFuture, PageBuyer, SessionRefused, SharedBackend},
     shell,
-    wire::{BuyerId, ErrorBody, Event, EventEntry, EventId, QueueStatus},
+    wire::{BuyerId, ErrorBody, Event, EventEntry, EventId, HoldStatus, QueueStatus},
 };
 use axum::{
     Router,
@@ -28,9 +35,10 @@ use leptos::{
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
+    checkout,
     client::Client,
     error::{Error, Result},
-    queue,
+    holds, queue,
     redis::ratelimit,
     seatmap,
     state::AppState,
@@ -67,12 +75,15 @@ impl Backend for PageBackend {
         let client = parts
             .as_ref()
             .and_then(|p| p.extensions.get::<Client>().copied());
+        let look_only = parts
+            .as_ref()
+            .is_none_or(|p| p.extensions.get::<LookOnly>().is_some());
         let headers = parts.map(|p| p.headers).unwrap_or_default();
         Box::pin(async move {
             let client = client
                 .ok_or_else(|| Error::Internal("a page rendered without its client".into()))
                 .map_err(|e| e.body())?;
-            self.enter_event(&buyer.into(), &event_id.into(), &headers, client)
+            self.enter_event(&buyer.into(), &event_id.into(), &headers, client, look_only)
                 .await
                 .map_err(|e| e.body())
         })
@@ -86,16 +97,55 @@ impl PageBackend {
         event_id: &EventId,
         headers: &http::HeaderMap,
         client: Client,
+        look_only: bool,
     ) -> Result<(EventEntry, Option<String>)> {
         let state = &self.0;
         let event = state.rooms.event(&state.db, event_id).await?;
         // The page's own join brings no proof of work: where the room asks one, the page
         // answers `proof_required` and the browser makes it.
+        // A buyer who holds seats, or bought them, comes back to them on a reload, whatever
+        // their admission says by now. Only a returning browser can have any.
+        if !look_only && let Some(hold) = holds::to_resume(&state.db, buyer, event_id).await? {
+            let order = match hold.status {
+                HoldStatus::Purchased => {
+                    checkout::find_order(&state.db, &hold.hold_id, buyer.as_str()).await?
+                }
+                _ => None,
+            };
+            return Ok((
+                EventEntry {
+                    event,
+                    queue: None,
+                    seats: None,
+                    now: chrono::Utc::now(),
+                    arriving: false,
+                    hold: Some(hold),
+                    order,
+                },
+                None,
+            ));
+        }
         let joiner = queue::Joiner { client, work: None };
-        let answer = match queue::join(state, buyer, event_id, headers, &joiner).await {
+        let found = if look_only {
+            queue::poll(state, buyer, event_id, headers).await
+        } else {
+            queue::join(state, buyer, event_id, headers, &joiner).await
+        };
+        let mut arriving = false;
+        let answer = match found {
             Ok(answer) => Some(answer),
             // Before the pre-queue opens the page counts down; nothing was stored.
             Err(Error::NotOpen { .. }) => None,
+            // Only looking, and not in line: the browser joins next, unless the pre-queue is
+            // still to open (the page counts down to it, as a join would have said).
+            Err(Error::NotInQueue) if look_only => {
+                let closed = event
+                    .room
+                    .prequeue_opens_at
+                    .is_some_and(|at| at > chrono::Utc::now());
+                arriving = !closed;
+                None
+            }
             Err(e) => return Err(e),
         };
         // An admitted buyer's browser gets the token as a cookie so that its next calls pass
@@ -120,6 +170,9 @@ impl PageBackend {
                 queue: answer.map(|a| a.status),
                 seats,
                 now: chrono::Utc::now(),
+                arriving,
+                hold: None,
+                order: None,
             },
             cookie,
         ))
@@ -172,8 +225,23 @@ async fn csp(mut req: Request, next: Next) -> Response {
     response
 }
 
+/// Marks a page request that must not join the line: a first visit, or a prefetch.
+#[derive(Clone, Copy)]
+struct LookOnly;
+
+/// Whether the request says it is a prefetch (`Sec-Purpose: prefetch`, or the older
+/// `Purpose: prefetch`, possibly with more tokens such as `prefetch;prerender`).
+fn is_prefetch(headers: &http::HeaderMap) -> bool {
+    ["sec-purpose", "purpose"].iter().any(|name| {
+        headers.get_all(*name).iter().any(|v| {
+            v.to_str()
+                .is_ok_and(|v| v.to_ascii_lowercase().contains("prefetch"))
+        })
+    })
+}
+
 /// Middleware: names the page's client and buyer, issuing a session cookie on the first
-/// visit. New sessions count against the same per-address limit as `POST /api/session`; above
+/// visit (which, like a prefetch, only looks: [`LookOnly`]). New sessions count against the same per-address limit as `POST /api/session`; above
 /// it the page renders without one and says when to come back ([`SessionRefused`]).
 async fn page_session(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let client = match Client::from_request(req.extensions(), req.headers(), &state.config) {
@@ -210,6 +278,9 @@ async fn page_session(State(state): State<AppState>, mut req: Request, next: Nex
     };
     if let Some(id) = buyer {
         req.extensions_mut().insert(PageBuyer(id));
+    }
+    if new_token.is_some() || is_prefetch(req.headers()) {
+        req.extensions_mut().insert(LookOnly);
     }
     let mut response = next.run(req).await;
     if let Some(token) = new_token {

@@ -26,13 +26,17 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 use tower_http::{
     catch_panic::CatchPanicLayer,
+    compression::{
+        CompressionLayer, CompressionLevel, Predicate,
+        predicate::{NotForContentType, SizeAbove},
+    },
     request_id::{PropagateRequestIdLayer, SetRequestIdLayer},
     trace::TraceLayer,
 };
 
 use crate::{
     admin,
-    admission::{self, rooms::Rooms, ticker::Ticker},
+    admission::{self, rate::Board, rooms::Rooms, signals::Health, ticker::Ticker},
     checkout::{self, provider::Payments},
     config::{Config, Secret},
     devdata::{self, Strictness},
@@ -135,6 +139,8 @@ impl Application {
             draws: opening::Published::default(),
             bands: Bands::default(),
             reports: Reports::default(),
+            health: Health::default(),
+            rates: Board::default(),
             leptos,
             config,
         });
@@ -188,6 +194,10 @@ impl Application {
             background.clone(),
         )));
         tasks.push(tokio::spawn(tokens::rotation::run(
+            self.state.clone(),
+            background.clone(),
+        )));
+        tasks.push(tokio::spawn(admission::signals::sample_loop_lag(
             self.state.clone(),
             background.clone(),
         )));
@@ -291,6 +301,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
         .layer(middleware::from_fn(ops::json_errors))
         .layer(middleware::from_fn(ops::headers::no_store))
+        .layer(compression())
         .layer(middleware::from_fn_with_state(
             state.clone(),
             ops::metrics::track,
@@ -310,11 +321,38 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// Compression of pages and JSON when the client accepts it: brotli or gzip at a middle
+/// level, only above a kilobyte (a poll's answer is a hundred bytes: compressing it would cost
+/// more than it saves). Built files come precompressed from the release build and pass as
+/// they are (they carry their `Content-Encoding` already).
+fn compression() -> CompressionLayer<impl Predicate> {
+    CompressionLayer::new()
+        .quality(CompressionLevel::Precise(5))
+        .compress_when(
+            SizeAbove::new(1024)
+                .and(NotForContentType::GRPC)
+                .and(NotForContentType::IMAGES)
+                .and(NotForContentType::SSE),
+        )
+}
+
 fn leptos_options(path: &Path) -> Result<LeptosOptions, BoxError> {
     let path = path
         .to_str()
         .ok_or("the Leptos configuration path is not UTF-8")?;
-    Ok(leptos::config::get_configuration(Some(path))?.leptos_options)
+    let mut options = leptos::config::get_configuration(Some(path))?.leptos_options;
+    // cargo-leptos writes the content hashes of the built files beside the binary it builds.
+    // A binary without them (a test, a `cargo run`) serves the files by their plain names;
+    // Leptos would otherwise fail every page on the missing file.
+    if options.hash_files {
+        let beside_binary = std::env::current_exe()
+            .ok()
+            .and_then(|exe| Some(exe.parent()?.join(&*options.hash_file)));
+        if !beside_binary.is_some_and(|p| p.exists()) {
+            options.hash_files = false;
+        }
+    }
+    Ok(options)
 }
 
 fn secret_or_file(

@@ -8,7 +8,7 @@ use leptos::prelude::LeptosOptions;
 use sqlx::PgPool;
 
 use crate::{
-    admission::rooms::Rooms,
+    admission::{rate::Board, rooms::Rooms, signals::Health},
     checkout::provider::Payments,
     config::{Config, Secret},
     opening,
@@ -73,6 +73,11 @@ pub struct Shared {
     pub bands: Bands,
     /// The night's public reports, computed at most once per `report::FRESH` per event.
     pub reports: Reports,
+    /// This instance's measurements of the hold path and the event loop (the automatic rate's
+    /// signals, shared through Redis once a second by the ticker loop).
+    pub health: Health,
+    /// The rate in force of each event as this instance last read it (`admission::rate_in_force`).
+    pub rates: Board,
     /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
 }

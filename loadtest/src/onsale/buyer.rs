@@ -514,6 +514,7 @@ mod tests {
             prequeue_seconds,
             seats: 100,
             admit_rate_per_second: 10,
+            auto_rate: None,
             compress: 1.0,
             poll_ms: 3000,
             pay_one_in: 3,

@@ -62,6 +62,10 @@ pub struct Cli {
     /// Admissions a second (N).
     #[arg(long, short = 'n', default_value_t = 300)]
     pub admit_rate: u32,
+    /// Let the room's automatic rate steer admissions (`auto_rate`), starting from N, between
+    /// N / 10 and 4 N: the night to compare with a fixed N in the same bench run.
+    #[arg(long)]
+    pub auto_rate: bool,
     /// Time compression: the hold time (600 s), the admission time (600 s, in-process, at
     /// least 60 s), the
     /// expiry sweep (30 s) and the payment latency (400 ms) are divided by it, within the
@@ -110,6 +114,8 @@ pub struct Plan {
     pub prequeue_seconds: u32,
     pub seats: u32,
     pub admit_rate_per_second: u32,
+    /// The automatic rate's bounds when it steers (`--auto-rate`), else `None`.
+    pub auto_rate: Option<(u32, u32)>,
     pub join_pow_bits: u32,
     pub compress: f64,
     pub poll_ms: u64,
@@ -153,6 +159,7 @@ impl Plan {
             prequeue_seconds: cli.prequeue_seconds,
             seats: cli.seats,
             admit_rate_per_second: cli.admit_rate,
+            auto_rate: cli.auto_rate.then(|| auto_bounds(cli.admit_rate)),
             join_pow_bits: cli.join_pow_bits,
             compress: f,
             poll_ms: cli.poll_ms,
@@ -177,6 +184,15 @@ impl Plan {
     }
 }
 
+/// The automatic rate's bounds around a starting N: a tenth of it to four times it, within
+/// the server's 1 to 100,000.
+pub fn auto_bounds(n: u32) -> (u32, u32) {
+    (
+        (n / 10).clamp(1, 100_000),
+        n.saturating_mul(4).clamp(1, 100_000),
+    )
+}
+
 /// Where the night runs.
 pub struct Target {
     pub bases: Vec<String>,
@@ -199,6 +215,10 @@ pub async fn in_process(plan: &Plan) -> Target {
         .await
         .expect("the fake payment provider starts");
     let (ttl, compress) = (plan.admission_ttl_seconds, plan.compress);
+    // A compressed night's buyers shop and go away sooner, but a buyer polling every
+    // `poll_ms` is never taken for gone.
+    let deadline = (120.0 / compress).max(1.0).round() as u32;
+    let away = ((60.0 / compress).max(3.0 * plan.poll_ms as f64 / 1000.0)).ceil() as u32;
     let deployment = Deployment::start("onsale", plan.instances, |config: &mut Config| {
         config.ticker = true;
         // Every buyer comes from this one address; a compressed minute is shorter.
@@ -207,6 +227,8 @@ pub async fn in_process(plan: &Plan) -> Target {
         config.places_per_network = u32::MAX;
         config.hold_attempts_per_minute = (10.0 * compress) as u32;
         config.admission_ttl_seconds = ttl;
+        config.seatmap_deadline_seconds = deadline;
+        config.away_after_seconds = away;
         config.payments_url = Some(payments.clone());
     })
     .await;

@@ -184,6 +184,8 @@ struct Point {
     checkouts: u64,
     queue_length: u64,
     polls: u64,
+    /// The admission rate in force (what the ticker's leader steered; N when fixed).
+    rate: u64,
 }
 
 #[derive(Serialize)]
@@ -269,14 +271,14 @@ fn rate(values: impl Iterator<Item = u64>) -> Rate {
     }
 }
 
-/// The night as a chart: admissions, holds and checkouts a second (left axis) and the queue's
-/// length (right axis, dashed), one point a second.
+/// The night as a chart: admissions, holds and checkouts a second and the rate in force
+/// (dotted; left axis) and the queue's length (right axis, dashed), one point a second.
 fn svg(series: &[Point]) -> String {
     let (w, h, m) = (960.0, 400.0, 50.0);
     let last = series.last().map_or(1, |p| p.t.max(1)) as f64;
     let top_rate = series
         .iter()
-        .flat_map(|p| [p.admissions, p.holds, p.checkouts])
+        .flat_map(|p| [p.admissions, p.holds, p.checkouts, p.rate])
         .max()
         .unwrap_or(1)
         .max(1) as f64;
@@ -296,7 +298,7 @@ fn svg(series: &[Point]) -> String {
         fn(&Point) -> u64,
         f64,
     );
-    let lines: [Line; 4] = [
+    let lines: [Line; 5] = [
         (
             "admissions/s",
             "#1f77b4",
@@ -306,6 +308,7 @@ fn svg(series: &[Point]) -> String {
         ),
         ("holds/s", "#2ca02c", "none", |p| p.holds, top_rate),
         ("checkouts/s", "#d62728", "none", |p| p.checkouts, top_rate),
+        ("rate in force/s", "#1f77b4", "2 3", |p| p.rate, top_rate),
         (
             "queue length (right)",
             "#777",
@@ -354,12 +357,15 @@ impl Report {
         let r = self;
         let p = &r.plan;
         println!(
-            "\nThe night: {} buyers within {} s, {} seats, N = {}, {} instance(s), compressed {}x \
+            "\nThe night: {} buyers within {} s, {} seats, N = {}{}, {} instance(s), compressed {}x \
          (holds {} s, admissions {} s, payments {} ms), polls every {} ms",
             p.buyers,
             p.window_seconds,
             p.seats,
             p.admit_rate_per_second,
+            p.auto_rate
+                .map(|(min, max)| format!(" (automatic, {min} to {max})"))
+                .unwrap_or_default(),
             p.instances,
             p.compress,
             p.hold_ttl_seconds,
@@ -549,6 +555,7 @@ pub fn report(
                 checkouts: p.map_or(0, |p| p.checkouts),
                 queue_length: p.map_or(0, |p| p.queue_length),
                 polls,
+                rate: p.map_or(0, |p| p.admit_rate_per_second),
             }
         })
         .collect();

@@ -1,18 +1,34 @@
 //! `GET /api/admin/events/{id}/stats`: cluster-wide numbers of one event. The per-second
 //! counters are written to Redis by whichever instance did the work, so every instance reads
-//! the same series: one point a second for the last 10 minutes, quiet seconds as zeros.
+//! the same series: one point a second for the last 10 minutes, quiet seconds as zeros. The
+//! rate in force, its reason and the signals behind it come from the record the ticker's
+//! leader keeps in Redis (`admission::ticker`), so every instance shows the same.
 
-use app::wire::{SeatCounts, Stats, StatsPoint};
+use std::collections::HashMap;
+
+use app::wire::{RateFigures, SeatCounts, Stats, StatsPoint};
 use axum::{Json, extract::State};
 use chrono::{DateTime, Utc};
 
 use crate::{
-    error::Result, events, extract::EventId, redis::Counters, state::AppState, tokens::Admin,
+    admission::{rate::Limits, ticker},
+    error::Result,
+    events,
+    extract::EventId,
+    redis::Counters,
+    state::AppState,
+    tokens::Admin,
 };
 
-/// Queue length, admitted total, ticker holder, and per second the [`Counters::SERIES`]:
-/// admissions, holds, checkouts, queue length.
-type Snapshot = (u64, Option<u64>, Option<String>, Vec<[Option<u64>; 4]>);
+/// Queue length, admitted total, ticker holder, the rate's record, and per second the
+/// [`Counters::SERIES`]: admissions, holds, checkouts, queue length, rate in force.
+type Snapshot = (
+    u64,
+    Option<u64>,
+    Option<String>,
+    HashMap<String, String>,
+    Vec<[Option<u64>; 5]>,
+);
 
 /// Seconds in the series.
 pub const SERIES_SECONDS: i64 = 600;
@@ -22,29 +38,31 @@ pub async fn stats(
     State(state): State<AppState>,
     EventId(event_id): EventId,
 ) -> Result<Json<Stats>> {
-    events::get_event(&state.db, &event_id).await?;
+    let room = events::get_event(&state.db, &event_id).await?.room;
     let keys = &state.keys;
     let now = Utc::now().timestamp();
     let first = now - SERIES_SECONDS + 1;
     let mut pipe = redis::pipe();
     pipe.zcard(keys.queue(&event_id))
         .get(keys.admitted_total(&event_id))
-        .get(keys.ticker(&event_id));
+        .get(keys.ticker(&event_id))
+        .hgetall(keys.rate(&event_id));
     for t in first..=now {
         Counters::at(keys, &event_id, t).read_series(&mut pipe);
     }
     let mut redis = state.redis.clone();
-    let (queue_length, admitted_total, ticker_holder, points): Snapshot = {
+    let (queue_length, admitted_total, ticker_holder, record, points): Snapshot = {
         let mut reply: Vec<redis::Value> = pipe.query_async(&mut redis).await?;
         let points = reply
-            .split_off(3)
+            .split_off(4)
             .into_iter()
             .map(|v| redis::from_redis_value(&v))
-            .collect::<redis::RedisResult<Vec<[Option<u64>; 4]>>>()?;
+            .collect::<redis::RedisResult<Vec<[Option<u64>; 5]>>>()?;
         let queue_length = redis::from_redis_value(&reply[0])?;
         let admitted_total = redis::from_redis_value(&reply[1])?;
         let ticker_holder = redis::from_redis_value(&reply[2])?;
-        (queue_length, admitted_total, ticker_holder, points)
+        let record = redis::from_redis_value(&reply[3])?;
+        (queue_length, admitted_total, ticker_holder, record, points)
     };
     let seats: Vec<(String, i64)> =
         sqlx::query_as("select status, count(*) from seat where event_id = $1 group by status")
@@ -67,15 +85,44 @@ pub async fn stats(
     let seat_count = |s: &str| seats.iter().find(|(k, _)| k == s).map_or(0, |(_, n)| *n);
     let series = (first..=now)
         .zip(points)
-        .map(|(t, [admissions, holds, checkouts, queue])| StatsPoint {
-            t: DateTime::<Utc>::from_timestamp(t, 0).unwrap_or_default(),
-            admissions: admissions.unwrap_or(0),
-            holds: holds.unwrap_or(0),
-            checkouts: checkouts.unwrap_or(0),
-            queue_length: queue.unwrap_or(0),
-        })
+        .map(
+            |(t, [admissions, holds, checkouts, queue, rate])| StatsPoint {
+                t: DateTime::<Utc>::from_timestamp(t, 0).unwrap_or_default(),
+                admissions: admissions.unwrap_or(0),
+                holds: holds.unwrap_or(0),
+                checkouts: checkouts.unwrap_or(0),
+                queue_length: queue.unwrap_or(0),
+                admit_rate_per_second: rate.unwrap_or(0),
+            },
+        )
         .collect();
+    let in_force = ticker::read_in_force(&room, &record);
+    let config = &state.config;
+    let limits = Limits::of(
+        &room,
+        config.db_acquire_timeout_ms,
+        config.loop_lag_limit_ms,
+        config.admission_ttl_seconds,
+    );
+    let ms = |field: &str| record.get(field).and_then(|v| v.parse::<f64>().ok());
+    let rate = RateFigures {
+        auto_rate: room.auto_rate,
+        proposal: in_force.proposal,
+        min_admit_rate_per_second: room.min_admit_rate_per_second,
+        max_admit_rate_per_second: room.max_admit_rate_per_second,
+        hold_p99_ms: ms("hold_p99_ms"),
+        target_hold_p99_ms: room.target_hold_p99_ms,
+        acquire_wait_ms: ms("acquire_wait_ms"),
+        acquire_wait_limit_ms: limits.acquire_wait_limit_ms,
+        loop_lag_ms: ms("loop_lag_ms"),
+        loop_lag_limit_ms: config.loop_lag_limit_ms,
+        shopping: ms("shopping").map_or(0, |s| s as u64),
+        target_shoppers: limits.target_shoppers,
+    };
     Ok(Json(Stats {
+        admit_rate_per_second: in_force.rate,
+        rate_reason: in_force.reason,
+        rate,
         queue_length,
         admitted_total: admitted_before.max(0) as u64 + admitted_total.unwrap_or(0),
         holds_active,

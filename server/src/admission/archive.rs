@@ -17,7 +17,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
 use crate::{
-    admin::stats::SERIES_SECONDS, error::Result, queue::rate_in_force, redis::Counters,
+    admin::stats::SERIES_SECONDS, admission::rate_in_force, error::Result, redis::Counters,
     state::AppState,
 };
 
@@ -38,21 +38,28 @@ pub async fn keep(
     for t in from..=to {
         Counters::at(&state.keys, event_id, t).read_series(&mut pipe);
     }
-    let seconds: Vec<[Option<u64>; 4]> = pipe.query_async(&mut state.redis.clone()).await?;
+    let seconds: Vec<[Option<u64>; 5]> = pipe.query_async(&mut state.redis.clone()).await?;
     let column = |i: usize| -> Vec<i64> {
         seconds
             .iter()
             .map(|s| s[i].unwrap_or(0).min(i64::MAX as u64) as i64)
             .collect()
     };
+    // The rate each second had (the ticker's leader writes it into the series); a second
+    // without it (no leader then) has the rate in force now.
+    let now_rate = u64::from(rate_in_force(state, event_id, room));
+    let rates: Vec<i64> = seconds
+        .iter()
+        .map(|s| s[4].unwrap_or(now_rate).min(i64::MAX as u64) as i64)
+        .collect();
     let times: Vec<DateTime<Utc>> = (from..=to)
         .filter_map(|t| DateTime::from_timestamp(t, 0))
         .collect();
     sqlx::query(
         "insert into night_second as s (event_id, t, admissions, holds, checkouts, queue_length, \
              admit_rate_per_second) \
-         select $1, t, a, h, c, q, $7 from unnest($2::timestamptz[], $3::bigint[], \
-             $4::bigint[], $5::bigint[], $6::bigint[]) as x (t, a, h, c, q) \
+         select $1, t, a, h, c, q, r from unnest($2::timestamptz[], $3::bigint[], \
+             $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[]) as x (t, a, h, c, q, r) \
          on conflict (event_id, t) do update set admissions = excluded.admissions, \
              holds = excluded.holds, checkouts = excluded.checkouts, \
              queue_length = excluded.queue_length",
@@ -63,7 +70,7 @@ pub async fn keep(
     .bind(column(1))
     .bind(column(2))
     .bind(column(3))
-    .bind(i64::from(rate_in_force(room)))
+    .bind(rates)
     .execute(&state.db)
     .await?;
     Ok(times.len())

@@ -253,6 +253,12 @@ impl Rooms {
             .validate()
             .map_err(|e| Error::Unprocessable(e.message))?;
         let before = events::lock_event(tx, event_id).await?.room;
+        update
+            .validate_bounds(
+                before.min_admit_rate_per_second,
+                before.max_admit_rate_per_second,
+            )
+            .map_err(|e| Error::Unprocessable(e.message))?;
         let now = sqlx::query_scalar("select clock_timestamp()")
             .fetch_one(&mut *tx)
             .await?;
@@ -270,6 +276,10 @@ impl Rooms {
                 join_pow_bits = coalesce($9, join_pow_bits), \
                 opens_at = case when $10 then $11 else opens_at end, \
                 prequeue_seconds = coalesce($12, prequeue_seconds), \
+                auto_rate = coalesce($13, auto_rate), \
+                min_admit_rate_per_second = coalesce($14, min_admit_rate_per_second), \
+                max_admit_rate_per_second = coalesce($15, max_admit_rate_per_second), \
+                target_hold_p99_ms = coalesce($16, target_hold_p99_ms), \
                 updated_at = now() \
              where id = $1 returning id",
         )

@@ -31,7 +31,11 @@ use app::wire::Room;
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    admission::{archive, log},
+    admission::{
+        self, archive, log,
+        rate::{self, InForce, Limits, Signals},
+        signals::{self, Measured},
+    },
     error::Result,
     ids,
     opening::{self, Drawn},
@@ -44,6 +48,12 @@ use crate::{
 const RESOLUTION: Duration = Duration::from_millis(20);
 /// How often the heads that ticks moved are written to Postgres.
 pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
+/// How often every instance publishes its measurements and the leader steers the rate.
+pub const STEER_EVERY: Duration = Duration::from_secs(1);
+/// How long the rate's record outlives its last write (a line nobody ticks forgets it).
+const RATE_KEEP_SECS: i64 = 3600;
+/// The reason shown while the operator's N is in force.
+pub const SET_BY_OPERATOR: &str = "set by the operator";
 
 /// What one tick did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +76,42 @@ fn owner_token() -> String {
     format!("{host}/{}/{}", std::process::id(), ids::random_id(9))
 }
 
+/// What one steering step reads: (the report's write, its expiry), every instance's report,
+/// the buyers shopping, the ticker lock's holder, the rate's record.
+type Steering = (
+    (),
+    (),
+    HashMap<String, String>,
+    u64,
+    Option<String>,
+    HashMap<String, String>,
+);
+
+/// A figure for the rate's record: whole ms, or empty when nothing was measured.
+fn figure(ms: Option<f64>) -> String {
+    ms.map(|ms| format!("{ms:.1}")).unwrap_or_default()
+}
+
+/// The rate in force as the leader's record says (the room's N when it is off, or when the
+/// record is missing or from before `auto_rate` was turned on).
+pub fn read_in_force(room: &Room, record: &HashMap<String, String>) -> InForce {
+    let number = |field: &str| record.get(field).and_then(|v| v.parse::<u32>().ok());
+    let auto = record.get("auto").is_some_and(|a| a == "1");
+    let proposal = number("proposal").unwrap_or(room.admit_rate_per_second);
+    match number("rate") {
+        Some(rate) if room.auto_rate && auto => InForce {
+            rate,
+            reason: record.get("reason").cloned().unwrap_or_default(),
+            proposal,
+        },
+        _ => InForce {
+            rate: room.admit_rate_per_second,
+            reason: SET_BY_OPERATOR.into(),
+            proposal,
+        },
+    }
+}
+
 /// One instance's ticker, with its own owner token.
 pub struct Ticker {
     state: AppState,
@@ -78,6 +124,9 @@ pub struct Ticker {
     led: Mutex<HashMap<String, Room>>,
     /// The last second of each event's series this ticker kept in Postgres.
     kept: Mutex<HashMap<String, i64>>,
+    /// When this ticker last cut each event's rate for the hold path (the rule's cool-down).
+    /// A std Mutex, like `heads`.
+    cuts: Mutex<HashMap<String, Instant>>,
 }
 
 impl Ticker {
@@ -88,6 +137,7 @@ impl Ticker {
             heads: Mutex::default(),
             led: Mutex::default(),
             kept: Mutex::default(),
+            cuts: Mutex::default(),
         }
     }
 
@@ -247,8 +297,10 @@ impl Ticker {
         let credit = if room.paused || !inventory.admits() {
             0
         } else {
-            u64::from(room.admit_rate_per_second) * u64::from(room.tick_ms)
+            u64::from(admission::rate_in_force(&self.state, event_id, room))
+                * u64::from(room.tick_ms)
         };
+        let config = &self.state.config;
         let mut script = self.state.scripts.admit.prepare_invoke();
         script
             .key(lock.key())
@@ -264,6 +316,8 @@ impl Ticker {
             .key(keys.joins(event_id))
             .key(keys.admission_log(event_id))
             .key(keys.admission_seq(event_id))
+            .key(keys.seen(event_id))
+            .key(keys.away(event_id))
             .arg(lock.owner())
             .arg(credit)
             .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)
@@ -272,7 +326,9 @@ impl Ticker {
             .arg(Counter::QueueLength.field())
             .arg(if room.opens_at.is_some() { "1" } else { "0" })
             .arg(log::CAPACITY)
-            .arg(self.state.rooms.logged_through(event_id));
+            .arg(self.state.rooms.logged_through(event_id))
+            .arg(u64::from(config.away_after_seconds) * 1000)
+            .arg(u64::from(config.seatmap_deadline_seconds) * 1000);
         for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
             script.arg(field).arg(value);
         }
@@ -292,6 +348,139 @@ impl Ticker {
         })
     }
 
+    /// Once a second for one event: publishes this instance's `measured` hold path in the
+    /// event's `health` hash; if this ticker leads the event, combines every fresh report with
+    /// the buyers shopping, steers the rate by `rate::propose` and writes it, its reason and
+    /// the signals to the event's `rate` hash; then keeps what that hash says as this
+    /// instance's rate in force. The rate's write is not fenced like an admission: a stalled
+    /// leader may write one stale rate, which the next leader's step replaces within a second.
+    pub async fn steer(&self, event_id: &str, room: &Room, measured: &Measured) -> Result<InForce> {
+        let keys = &self.state.keys;
+        let now_ms = measured.at_ms;
+        let report = serde_json::to_string(measured).expect("numbers serialize");
+        let (_, _, reports, shopping, holder, record): Steering = redis::pipe()
+            .hset(keys.health(event_id), &self.owner, report)
+            .pexpire(keys.health(event_id), signals::KEEP.as_millis() as i64)
+            .hgetall(keys.health(event_id))
+            .zcount(keys.shopping(event_id), format!("({now_ms}"), "+inf")
+            .get(keys.ticker(event_id))
+            .hgetall(keys.rate(event_id))
+            .query_async(&mut self.state.redis.clone())
+            .await?;
+        let in_force = if holder.as_deref() == Some(self.owner.as_str()) {
+            let fresh_from = now_ms - signals::WINDOW.as_millis() as i64;
+            let (fresh, stale): (Vec<_>, Vec<_>) = reports
+                .iter()
+                .map(|(owner, json)| (owner, serde_json::from_str::<Measured>(json).ok()))
+                .partition(|(_, m)| m.is_some_and(|m| m.at_ms >= fresh_from));
+            let measured: Vec<Measured> = fresh.into_iter().filter_map(|(_, m)| m).collect();
+            let signals = Measured::combine(&measured, fresh_from, shopping);
+            let in_force = self.decide(event_id, room, &signals, &record);
+            let limits = self.limits(room);
+            self.show_limits(&signals, &limits);
+            let mut pipe = redis::pipe();
+            let fields = [
+                ("rate", in_force.rate.to_string()),
+                ("reason", in_force.reason.clone()),
+                ("proposal", in_force.proposal.to_string()),
+                ("auto", u8::from(room.auto_rate).to_string()),
+                ("hold_p99_ms", figure(signals.hold_p99_ms)),
+                ("acquire_wait_ms", figure(signals.acquire_wait_ms)),
+                ("loop_lag_ms", figure(Some(signals.loop_lag_ms))),
+                ("shopping", shopping.to_string()),
+                ("target_shoppers", limits.target_shoppers.to_string()),
+            ];
+            pipe.hset_multiple(keys.rate(event_id), &fields)
+                .ignore()
+                .expire(keys.rate(event_id), RATE_KEEP_SECS)
+                .ignore();
+            let rate = if room.paused { 0 } else { in_force.rate };
+            Counters::at(keys, event_id, now_ms.div_euclid(1000)).set(
+                &mut pipe,
+                Counter::Rate,
+                u64::from(rate),
+            );
+            for (owner, _) in stale {
+                pipe.hdel(keys.health(event_id), owner).ignore();
+            }
+            let _: () = pipe.query_async(&mut self.state.redis.clone()).await?;
+            in_force
+        } else {
+            read_in_force(room, &record)
+        };
+        self.state.rates.set(event_id, in_force.clone());
+        Ok(in_force)
+    }
+
+    fn limits(&self, room: &Room) -> Limits {
+        let config = &self.state.config;
+        Limits::of(
+            room,
+            config.db_acquire_timeout_ms,
+            config.loop_lag_limit_ms,
+            config.admission_ttl_seconds,
+        )
+    }
+
+    /// The leader's step: the proposal from the rate in force (or, when the operator's N was
+    /// in force, from N: turning `auto_rate` on starts there), and what is in force now.
+    fn decide(
+        &self,
+        event_id: &str,
+        room: &Room,
+        signals: &Signals,
+        record: &HashMap<String, String>,
+    ) -> InForce {
+        let was_auto = record.get("auto").is_some_and(|a| a == "1");
+        let previous = record
+            .get("rate")
+            .and_then(|r| r.parse().ok())
+            .filter(|_| was_auto && room.auto_rate)
+            .unwrap_or(room.admit_rate_per_second);
+        if room.paused && room.auto_rate {
+            return InForce {
+                rate: previous,
+                reason: "paused by the operator".into(),
+                proposal: previous,
+            };
+        }
+        let mut cuts = self.cuts.lock().expect("not poisoned");
+        let cooling = cuts
+            .get(event_id)
+            .is_some_and(|at| at.elapsed() < rate::COOL_DOWN);
+        let step = rate::propose(previous, signals, &self.limits(room), cooling);
+        if step.cut && room.auto_rate {
+            cuts.insert(event_id.to_owned(), Instant::now());
+        }
+        if room.auto_rate {
+            InForce {
+                rate: step.rate,
+                reason: step.reason,
+                proposal: step.rate,
+            }
+        } else {
+            InForce {
+                rate: room.admit_rate_per_second,
+                reason: SET_BY_OPERATOR.into(),
+                proposal: step.rate,
+            }
+        }
+    }
+
+    /// Sets the metrics of how close each signal is to its limit.
+    fn show_limits(&self, signals: &Signals, limits: &Limits) {
+        let ratio = &self.state.metrics.limit_ratio;
+        ratio
+            .with_label_values(&["hold_p99"])
+            .set(signals.hold_p99_ms.unwrap_or(0.0) / limits.target_hold_p99_ms);
+        ratio
+            .with_label_values(&["db_acquire_wait"])
+            .set(signals.acquire_wait_ms.unwrap_or(0.0) / limits.acquire_wait_limit_ms);
+        ratio
+            .with_label_values(&["loop_lag"])
+            .set(signals.loop_lag_ms / limits.loop_lag_limit_ms);
+    }
+
     /// Gives up the event's lock if this ticker holds it, so the next instance admits at once.
     pub async fn release(&self, event_id: &str) -> Result<()> {
         self.lock(event_id).release(&self.state.redis).await?;
@@ -304,6 +493,7 @@ impl Ticker {
     pub async fn run(self, shutdown: CancellationToken) {
         let mut due: HashMap<String, Instant> = HashMap::new();
         let mut flushed = Instant::now();
+        let mut steered = Instant::now();
         loop {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -327,6 +517,18 @@ impl Ticker {
                 let unix = chrono::Utc::now().timestamp();
                 if let Err(e) = self.tick(&event_id, &room, unix).await {
                     tracing::warn!(event = %event_id, error = %e, "admission tick failed");
+                }
+            }
+            if steered.elapsed() >= STEER_EVERY {
+                steered = Instant::now();
+                let measured = self
+                    .state
+                    .health
+                    .measure(chrono::Utc::now().timestamp_millis());
+                for (event_id, room) in self.state.rooms.ticking() {
+                    if let Err(e) = self.steer(&event_id, &room, &measured).await {
+                        tracing::warn!(event = %event_id, error = %e, "could not steer the admission rate");
+                    }
                 }
             }
             if flushed.elapsed() >= FLUSH_EVERY {

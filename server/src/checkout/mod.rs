@@ -236,7 +236,7 @@ async fn hand_back(db: &PgPool, payment: &PaymentRow) {
 }
 
 /// The order already made for this hold of this buyer, if any.
-async fn find_order(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Option<Order>> {
+pub async fn find_order(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Option<Order>> {
     let row: Option<(String, i64)> =
         sqlx::query_as("select id, total_cents from sale where hold_id = $1 and buyer_id = $2")
             .bind(hold_id)

@@ -50,6 +50,10 @@ struct EventRow {
     join_pow_bits: i32,
     opens_at: Option<DateTime<Utc>>,
     prequeue_seconds: i32,
+    auto_rate: bool,
+    min_admit_rate_per_second: i32,
+    max_admit_rate_per_second: i32,
+    target_hold_p99_ms: i32,
 }
 
 impl From<EventRow> for Event {
@@ -73,6 +77,10 @@ impl From<EventRow> for Event {
                 opens_at: r.opens_at,
                 prequeue_seconds: u(r.prequeue_seconds),
                 prequeue_opens_at: prequeue_opens_at(r.opens_at, u(r.prequeue_seconds)),
+                auto_rate: r.auto_rate,
+                min_admit_rate_per_second: u(r.min_admit_rate_per_second),
+                max_admit_rate_per_second: u(r.max_admit_rate_per_second),
+                target_hold_p99_ms: u(r.target_hold_p99_ms),
             },
         }
     }
@@ -80,7 +88,8 @@ impl From<EventRow> for Event {
 
 const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
     admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
-    room_epoch, join_pow_bits, opens_at, prequeue_seconds";
+    room_epoch, join_pow_bits, opens_at, prequeue_seconds, auto_rate, min_admit_rate_per_second, \
+    max_admit_rate_per_second, target_hold_p99_ms";
 
 /// Whether `id` can name an event at all; anything else is answered 404 without a query.
 pub fn is_event_id(id: &str) -> bool {
@@ -149,10 +158,12 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
     let sql = format!(
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
              admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
-             hold_sweep_seconds, join_pow_bits, opens_at, prequeue_seconds) \
+             hold_sweep_seconds, join_pow_bits, opens_at, prequeue_seconds, auto_rate, \
+             min_admit_rate_per_second, max_admit_rate_per_second, target_hold_p99_ms) \
          values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
              coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30), \
-             coalesce($11, 0), case when $12 then $13 end, coalesce($14, 900)) \
+             coalesce($11, 0), case when $12 then $13 end, coalesce($14, 900), \
+             coalesce($15, false), coalesce($16, 1), coalesce($17, 1000), coalesce($18, 50)) \
          on conflict (id) do nothing \
          returning {EVENT_COLUMNS}"
     );
@@ -168,10 +179,12 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
         opening::commit(&mut *tx, id).await?;
     }
     for section in &new.sections {
-        // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids.
+        // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids,
+        // and rows come in their real order (the seat map lists seats by id). The label has
+        // its own name: `order by r` would otherwise sort by the text, row 10 before row 2.
         sqlx::query(
             "insert into seat (event_id, section, row_label, number, price_cents) \
-             select $1, $2, r::text, n, $5 \
+             select $1, $2, r::text as row_label, n, $5 \
              from generate_series(1, $3) r cross join generate_series(1, $4) n \
              order by r, n",
         )
@@ -205,6 +218,10 @@ pub fn bind_room<'q, O>(
         .bind(room.opens_at.is_some())
         .bind(room.opens_at.flatten())
         .bind(room.prequeue_seconds.map(|v| v as i32))
+        .bind(room.auto_rate)
+        .bind(room.min_admit_rate_per_second.map(|v| v as i32))
+        .bind(room.max_admit_rate_per_second.map(|v| v as i32))
+        .bind(room.target_hold_p99_ms.map(|v| v as i32))
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.

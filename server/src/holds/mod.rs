@@ -1,5 +1,6 @@
-//! Holds: `POST /api/events/{id}/holds` (behind the admission gate), `GET` and `DELETE
-//! /api/holds/{id}` (owner only), and the expiry sweep.
+//! Holds: `POST /api/events/{id}/holds` (behind the admission gate), `GET
+//! /api/events/{id}/holds` (the session's own, newest first, at most [`LISTED`]), `GET` and
+//! `DELETE /api/holds/{id}` (owner only), and the expiry sweep.
 //!
 //! Invariants (DESIGN.md 8-10): a seat is never held or sold twice: the hold transaction
 //! locks the seat rows (FOR UPDATE in id order; best-available with SKIP LOCKED), checks them,
@@ -13,7 +14,7 @@
 pub mod expiry;
 mod transaction;
 
-use crate::extract::HoldId;
+use crate::extract::{EventId, HoldId};
 use std::time::Duration;
 
 use app::wire::{self, BuyerId, HeldSeat, Hold, HoldChoice, HoldRequest, HoldStatus};
@@ -41,7 +42,10 @@ pub use transaction::create;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/api/events/{event_id}/holds", post(create_handler))
+        .route(
+            "/api/events/{event_id}/holds",
+            post(create_handler).get(list_handler),
+        )
         .route(
             "/api/holds/{hold_id}",
             get(get_handler).delete(release_handler),
@@ -99,7 +103,7 @@ async fn create_handler(
         state.metrics.holds.with_label_values(&["limited"]).inc();
         return Err(e);
     }
-    let outcome = create(&state.db, buyer, event_id, room, &replay, &choice).await;
+    let outcome = create(&state, buyer, event_id, room, &replay, &choice).await;
     let label = match &outcome {
         Ok(_) => "ok",
         Err(Error::SeatUnavailable(_)) => "conflict",
@@ -154,6 +158,19 @@ async fn get_handler(
     Ok(Json(load(&state.db, &hold_id, &buyer.id).await?))
 }
 
+/// How many of a buyer's holds of one event `GET /api/events/{id}/holds` lists: a reloaded
+/// page needs the newest, and a buyer who held and released all night must not make one
+/// request read them all.
+pub const LISTED: i64 = 20;
+
+async fn list_handler(
+    State(state): State<AppState>,
+    buyer: Buyer,
+    EventId(event_id): EventId,
+) -> Result<Json<Vec<Hold>>> {
+    Ok(Json(list(&state.db, &buyer.id, &event_id).await?))
+}
+
 async fn release_handler(
     State(state): State<AppState>,
     buyer: Buyer,
@@ -183,12 +200,19 @@ struct HeldSeatRow {
     price_cents: i64,
 }
 
-impl From<HeldSeatRow> for HeldSeat {
-    fn from(r: HeldSeatRow) -> Self {
+#[derive(sqlx::FromRow)]
+struct HeldSeatOfHold {
+    hold_id: String,
+    #[sqlx(flatten)]
+    seat: HeldSeatRow,
+}
+
+impl From<&HeldSeatRow> for HeldSeat {
+    fn from(r: &HeldSeatRow) -> Self {
         HeldSeat {
             id: r.id.to_string(),
-            section: r.section,
-            row: r.row_label,
+            section: r.section.clone(),
+            row: r.row_label.clone(),
             number: r.number.max(0) as u32,
             price_cents: r.price_cents,
         }
@@ -228,18 +252,66 @@ pub async fn load(db: &PgPool, hold_id: &wire::HoldId, buyer: &BuyerId) -> Resul
     .await?;
     let row =
         row.ok_or_else(|| Error::NotFound(format!("you have no hold {:?}", hold_id.as_str())))?;
-    let seats: Vec<HeldSeatRow> = sqlx::query_as(
-        "select s.id, s.section, s.row_label, s.number, s.price_cents \
-         from hold_seat hs join seat s on s.id = hs.seat_id \
-         where hs.hold_id = $1 order by s.id",
+    Ok(with_seats(db, vec![row]).await?.remove(0))
+}
+
+/// `buyer`'s newest holds of `event_id` (at most [`LISTED`]), newest first.
+pub async fn list(db: &PgPool, buyer: &BuyerId, event_id: &str) -> Result<Vec<Hold>> {
+    let rows: Vec<HoldRow> = sqlx::query_as(
+        "select id, event_id, status, expires_at, total_cents from hold \
+         where buyer_id = $1 and event_id = $2 order by created_at desc, id limit $3",
     )
-    .bind(hold_id.as_str())
+    .bind(buyer.as_str())
+    .bind(event_id)
+    .bind(LISTED)
     .fetch_all(db)
     .await?;
-    Ok(to_hold(
-        row,
-        seats.into_iter().map(HeldSeat::from).collect(),
-    ))
+    with_seats(db, rows).await
+}
+
+/// What a reloaded page resumes: `buyer`'s newest hold of `event_id` if it is active or
+/// bought (a released or expired one is over: the page goes on from the line).
+pub async fn to_resume(db: &PgPool, buyer: &BuyerId, event_id: &str) -> Result<Option<Hold>> {
+    let newest: Option<HoldRow> = sqlx::query_as(
+        "select id, event_id, status, expires_at, total_cents from hold \
+         where buyer_id = $1 and event_id = $2 order by created_at desc, id limit 1",
+    )
+    .bind(buyer.as_str())
+    .bind(event_id)
+    .fetch_optional(db)
+    .await?;
+    let Some(row) = newest else {
+        return Ok(None);
+    };
+    let hold = with_seats(db, vec![row]).await?.remove(0);
+    Ok(matches!(hold.status, HoldStatus::Active | HoldStatus::Purchased).then_some(hold))
+}
+
+/// The holds of `rows` with their seats, read in one query, in the order of `rows`.
+async fn with_seats(db: &PgPool, rows: Vec<HoldRow>) -> Result<Vec<Hold>> {
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let seats: Vec<(String, HeldSeatRow)> = sqlx::query_as::<_, HeldSeatOfHold>(
+        "select hs.hold_id, s.id, s.section, s.row_label, s.number, s.price_cents \
+         from hold_seat hs join seat s on s.id = hs.seat_id \
+         where hs.hold_id = any($1) order by s.id",
+    )
+    .bind(&ids)
+    .fetch_all(db)
+    .await?
+    .into_iter()
+    .map(|r| (r.hold_id, r.seat))
+    .collect();
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let held = seats
+                .iter()
+                .filter(|(hold, _)| *hold == row.id)
+                .map(|(_, seat)| HeldSeat::from(seat))
+                .collect();
+            to_hold(row, held)
+        })
+        .collect())
 }
 
 /// A hold request's Idempotency-Key and the digest of what it asks for: the same key with

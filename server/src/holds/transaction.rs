@@ -10,17 +10,38 @@
 //! limit and Idempotency-Key are checked under a per-buyer advisory lock, so two tabs of one
 //! buyer cannot both pass the limit or both create a hold for one key.
 
+use std::time::{Duration, Instant};
+
 use app::wire::{
     BuyerId, EventId, HeldSeat, Hold, HoldChoice, HoldId, HoldRequest, HoldStatus, Room,
 };
 use chrono::{SubsecRound, Utc};
-use sqlx::{PgConnection, PgPool};
+use sqlx::{Acquire, PgConnection, PgPool};
 
 use crate::{
     error::{Error, Result},
     ids,
     sql::Text,
+    state::AppState,
 };
+
+/// Records a hold transaction's duration and connection wait when dropped, at whichever
+/// return the transaction ends.
+struct Timing<'a> {
+    state: &'a AppState,
+    waited: Duration,
+    started: Instant,
+}
+
+impl Drop for Timing<'_> {
+    fn drop(&mut self) {
+        let took = self.started.elapsed();
+        self.state.health.record(took, self.waited);
+        let metrics = &self.state.metrics;
+        metrics.hold_transaction.observe(took.as_secs_f64());
+        metrics.db_acquire_wait.observe(self.waited.as_secs_f64());
+    }
+}
 
 /// How many free seats best-available locks at most to find an adjacent run.
 const BEST_AVAILABLE_WINDOW: i64 = 24;
@@ -39,8 +60,11 @@ struct LockedSeat {
 /// Holds `choice` for `buyer`. Returns the hold and whether it is new (`false`: the same
 /// Idempotency-Key was used before for this event and request, and that hold is returned
 /// unchanged; with another request: 422).
+///
+/// The transaction's own duration and its wait for a connection are recorded however it ends
+/// (`state.health`, the automatic rate's signal, and the metrics).
 pub async fn create(
-    db: &PgPool,
+    state: &AppState,
     buyer: &BuyerId,
     event_id: &EventId,
     room: &Room,
@@ -48,7 +72,15 @@ pub async fn create(
     choice: &HoldChoice,
 ) -> Result<(Hold, bool)> {
     let wanted = HoldRequest::seat_count(choice);
-    let mut tx = db.begin().await?;
+    let db = &state.db;
+    let asked = Instant::now();
+    let mut conn = db.acquire().await?;
+    let _timing = Timing {
+        state,
+        waited: asked.elapsed(),
+        started: Instant::now(),
+    };
+    let mut tx = conn.begin().await?;
     // One hold transaction per buyer and event at a time: the limit check and the replay check
     // below cannot race the buyer's own other tab.
     sqlx::query("select pg_advisory_xact_lock(hashtextextended($1, 0))")

@@ -487,6 +487,10 @@ mod tests {
             opens_at,
             prequeue_seconds,
             prequeue_opens_at: prequeue_opens_at(opens_at, prequeue_seconds),
+            auto_rate: false,
+            min_admit_rate_per_second: 1,
+            max_admit_rate_per_second: 1000,
+            target_hold_p99_ms: 50,
         }
     }
 

@@ -1,9 +1,11 @@
-//! Response headers that keep tokens where they belong.
+//! Response headers that keep tokens where they belong, and the site's files where they are
+//! cheap.
 //!
-//! Invariant: an answer that carries a token (a session, an admission token, a place receipt,
+//! Invariants: an answer that carries a token (a session, an admission token, a place receipt,
 //! the admin cookie; in its body, its cookies, or a page's hydration data) says
 //! `Cache-Control: no-store`, so no browser or shared cache keeps it or hands it to the next
-//! person.
+//! person. A built file under `/pkg/` whose name carries its content hash is cached for a year
+//! (`immutable`: a new build has new names); one without a hash is revalidated each time.
 
 use axum::{
     extract::{MatchedPath, Request},
@@ -28,7 +30,21 @@ pub async fn no_store(req: Request, next: Next) -> Response {
         .extensions()
         .get::<MatchedPath>()
         .is_some_and(|p| TOKEN_ROUTES.contains(&p.as_str()));
+    let built_file = req.uri().path().strip_prefix("/pkg/").map(content_hashed);
     let mut response = next.run(req).await;
+    if let Some(hashed) = built_file
+        && response.status().is_success()
+    {
+        let policy = if hashed {
+            "public, max-age=31536000, immutable"
+        } else {
+            "no-cache"
+        };
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static(policy));
+        return response;
+    }
     let headers = response.headers();
     let page = headers
         .get(header::CONTENT_TYPE)
@@ -39,4 +55,32 @@ pub async fn no_store(req: Request, next: Next) -> Response {
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
     response
+}
+
+/// Whether a built file's name carries a content hash, as cargo-leptos writes it:
+/// `anteroom.<hash>.wasm`, the hash being at least 16 letters, digits, `-` or `_`.
+fn content_hashed(name: &str) -> bool {
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.len() >= 3
+        && !name.contains('/')
+        && parts[1..parts.len() - 1].iter().any(|p| {
+            p.len() >= 16
+                && p.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::content_hashed;
+
+    #[test]
+    fn only_names_with_a_content_hash_are_immutable() {
+        assert!(content_hashed("anteroom.Xy3_kq9ZbT0aL1m2N4p5.wasm"));
+        assert!(content_hashed("anteroom.Xy3_kq9ZbT0aL1m2N4p5.js"));
+        assert!(!content_hashed("anteroom.wasm"));
+        assert!(!content_hashed("anteroom_bg.wasm"));
+        assert!(!content_hashed("anteroom.short.css"));
+        assert!(!content_hashed("a/anteroom.Xy3_kq9ZbT0aL1m2N4p5.js"));
+    }
 }

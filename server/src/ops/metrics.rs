@@ -12,8 +12,8 @@ use axum::{
     response::Response,
 };
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
-    Registry, TextEncoder,
+    Encoder, Gauge, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec,
+    IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 use crate::state::AppState;
@@ -44,6 +44,30 @@ pub struct Metrics {
     /// Payments of every event by state, from Postgres (set when scraped): `pending` that
     /// stays above zero is money reconciliation has not settled.
     pub payments: IntGaugeVec,
+    /// The hold transaction's own duration (from its first statement to its commit), apart
+    /// from the route's.
+    pub hold_transaction: Histogram,
+    /// How long the hold transaction waited for a pooled Postgres connection.
+    pub db_acquire_wait: Histogram,
+    /// The tokio event loop's lag: how late a 100 ms sleep wakes (the last sample).
+    pub loop_lag: Gauge,
+    /// How close each signal of the hold path is to its limit (1 = at it), by signal:
+    /// `hold_p99` (against the lowest target of a ticking room), `db_acquire_wait` (against a
+    /// tenth of the acquire timeout), `loop_lag` (against `loop_lag_limit_ms`). Set once a
+    /// second by the ticker loop.
+    pub limit_ratio: GaugeVec,
+}
+
+fn histogram(registry: &Registry, name: &str, help: &str) -> Histogram {
+    let buckets = vec![
+        0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+    ];
+    let metric = Histogram::with_opts(HistogramOpts::new(name, help).buckets(buckets))
+        .expect("valid metric");
+    registry
+        .register(Box::new(metric.clone()))
+        .expect("registered once");
+    metric
 }
 
 fn counter_vec(registry: &Registry, name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
@@ -143,7 +167,37 @@ impl Metrics {
             "Payments by state (pending, succeeded, declined, refunded, failed)",
             &["state"],
         );
+        let hold_transaction = histogram(
+            &registry,
+            "hold_transaction_seconds",
+            "The hold transaction's own duration",
+        );
+        let db_acquire_wait = histogram(
+            &registry,
+            "db_acquire_wait_seconds",
+            "Wait for a pooled Postgres connection (hold transactions)",
+        );
+        let loop_lag = Gauge::new("event_loop_lag_seconds", "How late a 100 ms sleep wakes")
+            .expect("valid metric");
+        registry
+            .register(Box::new(loop_lag.clone()))
+            .expect("registered once");
+        let limit_ratio = GaugeVec::new(
+            Opts::new(
+                "limit_ratio",
+                "How close a signal of the hold path is to its limit (1 = at it)",
+            ),
+            &["signal"],
+        )
+        .expect("valid metric");
+        registry
+            .register(Box::new(limit_ratio.clone()))
+            .expect("registered once");
         Self {
+            hold_transaction,
+            db_acquire_wait,
+            loop_lag,
+            limit_ratio,
             payments,
             shed,
             queue_calls,

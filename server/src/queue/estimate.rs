@@ -1,5 +1,6 @@
 //! The estimate and its band (API.md "Queue", issue 18). The estimate is `ceil(position /
-//! rate)` with the rate from [`rate_in_force`], the one place that says which rate is in force.
+//! rate)` with the rate from [`rate_in_force`] (`crate::admission`), the one place that says which
+//! rate is in force.
 //! The band ([`app::wire::Band`]) says how far the real wait may stray from it: how the
 //! admission rate really moved over the last [`WINDOW_SECONDS`] (the per-second admissions of
 //! the operator's series, in [`SLICE_SECONDS`] slices while the line was never empty, so that
@@ -21,7 +22,10 @@ use std::{
 
 use app::wire::{Band, Room};
 
-use crate::{error::Result, queue::inventory::Inventory, redis::Counters, state::AppState};
+use crate::{
+    admission::rate_in_force, error::Result, queue::inventory::Inventory, redis::Counters,
+    state::AppState,
+};
 
 /// How far back the rate's movement is read.
 pub const WINDOW_SECONDS: i64 = 120;
@@ -34,12 +38,6 @@ const MIN_SLICES: usize = 3;
 /// Admissions needed before the share who came says anything.
 const MIN_ADMISSIONS: u64 = 20;
 
-/// The admission rate in force for a room: the one function every estimate asks (the
-/// automatic rate, when it comes, answers here).
-pub fn rate_in_force(room: &Room) -> u32 {
-    room.admit_rate_per_second.max(1)
-}
-
 /// The band's parts by event, as this instance last read them. A std Mutex: held to look up
 /// or store, never across an await.
 #[derive(Default)]
@@ -50,7 +48,7 @@ pub struct Bands {
 impl Bands {
     /// The band for `event_id` now, its rate the one in force in `room`.
     pub async fn get(&self, state: &AppState, event_id: &str, room: &Room) -> Band {
-        let rate = rate_in_force(room);
+        let rate = rate_in_force(state, event_id, room).max(1);
         let (stale, last) = {
             let mut known = self.known.lock().expect("not poisoned");
             match known.get_mut(event_id) {
@@ -99,7 +97,7 @@ async fn read(state: &AppState, event_id: &str, rate: u32, hold_seconds: u32) ->
         .split_off(1)
         .into_iter()
         .map(|v| ::redis::from_redis_value(&v))
-        .collect::<::redis::RedisResult<Vec<[Option<u64>; 4]>>>()?;
+        .collect::<::redis::RedisResult<Vec<[Option<u64>; 5]>>>()?;
     let inventory: Vec<Option<u64>> = ::redis::from_redis_value(&reply[0])?;
     let band = band(rate, &seconds);
     Ok(match Inventory::from_values(&inventory) {
@@ -123,7 +121,7 @@ pub fn with_seats(band: Band, inventory: &Inventory, hold_seconds: u32) -> Band 
 
 /// The band of `rate` from the series' `seconds` (admissions, holds, checkouts, queue length),
 /// oldest first.
-pub fn band(rate: u32, seconds: &[[Option<u64>; 4]]) -> Band {
+pub fn band(rate: u32, seconds: &[[Option<u64>; 5]]) -> Band {
     let exact = Band::exact(rate);
     let rates: Vec<u64> = seconds
         .chunks_exact(SLICE_SECONDS as usize)
@@ -158,8 +156,8 @@ pub fn band(rate: u32, seconds: &[[Option<u64>; 4]]) -> Band {
 mod tests {
     use super::*;
 
-    fn second(admissions: u64, holds: u64, queue: u64) -> [Option<u64>; 4] {
-        [Some(admissions), Some(holds), None, Some(queue)]
+    fn second(admissions: u64, holds: u64, queue: u64) -> [Option<u64>; 5] {
+        [Some(admissions), Some(holds), None, Some(queue), None]
     }
 
     #[test]

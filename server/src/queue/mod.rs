@@ -2,7 +2,7 @@
 //! script). Invariants (DESIGN.md 1, 2, 6): a buyer has at most one place per event and joining
 //! again never moves them (ZADD NX on the buyer id); arrival order is a per-event arrival
 //! number given inside the script, never an instance's clock; positions are 1-based; the
-//! estimate is `ceil(position / N)` (N: [`rate_in_force`]) with its band ([`estimate`]) while
+//! estimate is `ceil(position / N)` (N: [`admission::rate_in_force`]) with its band ([`estimate`]) while
 //! the room runs, and absent while it is paused; with the
 //! room off, every buyer is admitted at once, for a short while and in the room's epoch only
 //! (the gate refuses the token once the room is on), and uses up any place they had in the
@@ -40,8 +40,6 @@ pub mod estimate;
 pub mod inventory;
 pub mod proof;
 
-pub use estimate::rate_in_force;
-
 use app::wire::{Band, BuyerId, EventId, Outlook, QueueStatus, Room};
 use axum::{
     Json, Router,
@@ -54,11 +52,12 @@ use chrono::{DateTime, Utc};
 use redis::ScriptInvocation;
 
 use crate::{
+    admission,
     client::Client,
     error::{Error, Result},
     extract, ids,
     queue::inventory::Inventory,
-    redis::ratelimit,
+    redis::{Counter, Counters, ratelimit},
     state::AppState,
     tokens::{
         Buyer,
@@ -240,7 +239,7 @@ async fn locate(
     let proof = &Proof::from_headers(state, headers, buyer, event_id, &room);
     let now = Utc::now();
     if joiner.is_some() && room.prequeue_opens_at.is_some_and(|t| now < t) {
-        let band = Band::exact(rate_in_force(&room));
+        let band = Band::exact(admission::rate_in_force(state, event_id.as_str(), &room).max(1));
         return answer(state, &room, buyer, event_id, Place::NotOpen, proof, &band);
     }
     let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
@@ -335,6 +334,8 @@ pub fn locate_script<'a>(
         .key(keys.draw(event_id))
         .key(keys.joins(event_id))
         .key(keys.joined(event_id))
+        .key(keys.seen(event_id))
+        .key(keys.away(event_id))
         .arg(buyer.as_str())
         .arg(if new_place.is_some() { "1" } else { "0" })
         .arg(
@@ -508,9 +509,14 @@ async fn admitted_now(
         .key(state.keys.joins(event_id))
         .key(state.keys.admission_log(event_id))
         .key(state.keys.admission_seq(event_id))
+        .key(Counters::at(&state.keys, event_id, Utc::now().timestamp()).key())
+        .key(state.keys.admitted_while_off(event_id))
         .arg(buyer.as_str())
         .arg(crate::admission::log::CAPACITY)
         .arg(state.rooms.logged_through(event_id))
+        .arg(Counter::Admissions.field())
+        .arg(Counters::TTL_SECS)
+        .arg(u64::from(ROOM_OFF_ADMISSION_SECS) * 1000)
         .invoke_async(&mut state.redis.clone())
         .await;
     if let Err(e) = consumed {

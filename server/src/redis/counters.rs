@@ -27,6 +27,9 @@ pub enum Counter {
     Expiries,
     /// The line's length after the second's last tick (a gauge: set, not added to).
     QueueLength,
+    /// The admission rate in force in the second, as the ticker's leader steered it (a
+    /// gauge).
+    Rate,
 }
 
 impl Counter {
@@ -38,6 +41,7 @@ impl Counter {
             Self::Releases => "releases",
             Self::Expiries => "expiries",
             Self::QueueLength => "queue_length",
+            Self::Rate => "rate",
         }
     }
 }
@@ -52,11 +56,12 @@ impl Counters {
     /// How long a second's counters are kept: the 10 minutes the panel shows, and a bit.
     pub const TTL_SECS: i64 = 660;
     /// The counters of the operator's series, in the order [`Counters::read_series`] answers.
-    pub const SERIES: [Counter; 4] = [
+    pub const SERIES: [Counter; 5] = [
         Counter::Admissions,
         Counter::Holds,
         Counter::Checkouts,
         Counter::QueueLength,
+        Counter::Rate,
     ];
 
     /// The counters of `event_id` in `unix_second`.
@@ -78,8 +83,16 @@ impl Counters {
             .ignore();
     }
 
+    /// Adds to `pipe` what sets the gauge `counter` to `value` in this second.
+    pub fn set(&self, pipe: &mut Pipeline, counter: Counter, value: u64) {
+        pipe.hset(&self.key, counter.field(), value)
+            .ignore()
+            .expire(&self.key, Self::TTL_SECS)
+            .ignore();
+    }
+
     /// Adds to `pipe` the read of this second's [`Counters::SERIES`]: one reply, an array of
-    /// four `Option<u64>` (absent when nothing was counted).
+    /// five `Option<u64>` (absent when nothing was counted).
     pub fn read_series(&self, pipe: &mut Pipeline) {
         pipe.hget(&self.key, &Self::SERIES.map(Counter::field));
     }

@@ -53,6 +53,36 @@ impl Keys {
         self.event(event_id, "shopping")
     }
 
+    /// Buyers admitted at once while the room is off, scored by when that admission ends: each
+    /// is counted once in the admissions series (`consume.lua`).
+    pub fn admitted_while_off(&self, event_id: &str) -> String {
+        self.event(event_id, "admitted_while_off")
+    }
+
+    /// When each waiting buyer's page last asked for their place: a sorted set of buyer ->
+    /// epoch ms (written by the join and the poll, `locate.lua`; read by `admit.lua`).
+    pub fn seen(&self, event_id: &str) -> String {
+        self.event(event_id, "seen")
+    }
+
+    /// Waiting buyers skipped at their turn because they had gone away: a sorted set of
+    /// buyer -> arrival number, from which their next join or poll puts them back in line.
+    pub fn away(&self, event_id: &str) -> String {
+        self.event(event_id, "away")
+    }
+
+    /// The admission rate in force and why (a hash written by the ticker's leader once a
+    /// second: `admission::ticker`).
+    pub fn rate(&self, event_id: &str) -> String {
+        self.event(event_id, "rate")
+    }
+
+    /// Each instance's measurements of the hold path (a hash: owner token -> JSON, see
+    /// `admission::signals`).
+    pub fn health(&self, event_id: &str) -> String {
+        self.event(event_id, "health")
+    }
+
     /// What the line knows of the event's seats: a hash of `queue::inventory`'s fields,
     /// written by the ticker's lock holder.
     pub fn inventory(&self, event_id: &str) -> String {

@@ -44,8 +44,35 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn seats(State(state): State<AppState>, admitted: AdmittedBuyer) -> Result<Response> {
+    if let Some(claims) = &admitted.claims {
+        shops(
+            &state,
+            &admitted.event_id,
+            admitted.buyer.id.as_str(),
+            claims.exp,
+        )
+        .await;
+    }
     let json = read(&state, &admitted.event_id).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
+}
+
+/// An admitted buyer opened the seat map: if they still count as shopping (within the seat-map
+/// deadline, no hold yet), they do until their admission ends at `exp` (epoch s). Only raises
+/// a mark that exists, so a buyer who held or lapsed is not counted again. Best effort: a
+/// failure costs the automatic rate one shopper's accuracy, not the buyer their seat map.
+async fn shops(state: &AppState, event_id: &str, buyer: &str, exp: i64) {
+    let marked: redis::RedisResult<()> = redis::cmd("ZADD")
+        .arg(state.keys.shopping(event_id))
+        .arg("XX")
+        .arg("GT")
+        .arg(exp.saturating_mul(1000))
+        .arg(buyer)
+        .query_async(&mut state.redis.clone())
+        .await;
+    if let Err(e) = marked {
+        tracing::warn!(event = %event_id, error = %e, "could not mark a buyer shopping");
+    }
 }
 
 /// The seat map of `event_id` as JSON, from the cache when it can.

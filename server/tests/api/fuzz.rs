@@ -272,6 +272,10 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
             opens_at: None,
             prequeue_seconds: 0,
             prequeue_opens_at: None,
+            auto_rate: false,
+            min_admit_rate_per_second: 1,
+            max_admit_rate_per_second: 1000,
+            target_hold_p99_ms: 50,
         };
         let mut admitted = 0;
         for t in 0..ticks {

@@ -242,6 +242,13 @@ impl JsonBody for RequestBuilder {
 }
 
 impl TestApp {
+    /// An operator's audit, newest first, as `GET path` (`/api/admin/audit?...` or an event's).
+    pub async fn audit(&self, path: &str) -> Vec<serde_json::Value> {
+        self.admin(self.client.get(self.url(path)))
+            .json_body()
+            .await
+    }
+
     /// The Prometheus text of `/metrics`, from the metrics address.
     /// `POST /api/admin/session` with `token`, as the dashboard signs in.
     pub async fn sign_in(&self, token: &str) -> reqwest::Response {

@@ -471,3 +471,74 @@ async fn with_the_room_on_holds_and_the_seat_map_need_an_admission_token() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 }
+
+#[tokio::test]
+async fn a_buyer_lists_their_own_holds_of_an_event_newest_first_and_nobody_elses() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 10).await;
+    let (other_event, other_ids) = open_event(&app, 1, 4).await;
+    let (_, owner) = app.session().await;
+    let (_, stranger) = app.session().await;
+    let list = |event: String, session: String| {
+        let app = &app;
+        async move {
+            app.client
+                .get(app.url(&format!("/api/events/{event}/holds")))
+                .bearer_auth(&session)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let first: Value = hold(&app, &event, &owner, "a", hold_body(&ids[0..2]))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let url = app.url(&format!(
+        "/api/holds/{}",
+        first["hold_id"].as_str().unwrap()
+    ));
+    let r = app
+        .client
+        .delete(&url)
+        .bearer_auth(&owner)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let second: Value = hold(&app, &event, &owner, "b", hold_body(&ids[3..4]))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let r = hold(&app, &other_event, &owner, "c", hold_body(&other_ids[0..1])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+
+    let r = list(event.clone(), owner.clone()).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let holds: Vec<Value> = r.json().await.unwrap();
+    let ids_and_status: Vec<(&Value, &Value)> = holds
+        .iter()
+        .map(|h| (&h["hold_id"], &h["status"]))
+        .collect();
+    assert_eq!(
+        ids_and_status,
+        [
+            (&second["hold_id"], &json!("active")),
+            (&first["hold_id"], &json!("released"))
+        ]
+    );
+    assert_eq!(holds[0]["seat_ids"], second["seat_ids"]);
+    assert_eq!(holds[1]["seat_ids"], first["seat_ids"]);
+    // Another buyer sees none of them; without a session, 401.
+    let r = list(event.clone(), stranger).await;
+    assert_eq!(r.json::<Vec<Value>>().await.unwrap(), Vec::<Value>::new());
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/holds")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+}

@@ -3,6 +3,7 @@
 //! started on spare ports of this machine.
 
 mod admission;
+mod autorate;
 mod checkout;
 mod clients;
 mod cluster;

@@ -460,13 +460,7 @@ async fn opening_settings_are_checked_audited_and_the_commitment_made_once() {
         published_draw(&app, &event).await.1["commitment"],
         commitment
     );
-    let audit: Vec<Value> = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/events/{event}/audit"))),
-        )
-        .json_body()
-        .await;
+    let audit: Vec<Value> = app.audit(&format!("/api/admin/events/{event}/audit")).await;
     assert_eq!(audit.len(), 3, "{audit:?}");
     assert_eq!(audit[2]["change"]["prequeue_seconds"], 86_400);
     assert!(audit[1]["after"]["opens_at"].is_null());
@@ -484,11 +478,7 @@ async fn opening_settings_are_checked_audited_and_the_commitment_made_once() {
         StatusCode::OK
     );
     let audit: Vec<Value> = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/audit?event_id={event}"))),
-        )
-        .json_body()
+        .audit(&format!("/api/admin/audit?event_id={event}"))
         .await;
     assert_eq!(audit[0]["action"], "set_beacon");
     assert_eq!(

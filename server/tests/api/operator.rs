@@ -71,13 +71,7 @@ async fn room_changes_are_audited_with_who_and_when() {
         .await
         .unwrap();
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    let audit: Vec<Value> = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/events/{id}/audit"))),
-        )
-        .json_body()
-        .await;
+    let audit: Vec<Value> = app.audit(&format!("/api/admin/events/{id}/audit")).await;
     assert_eq!(audit.len(), 2, "a refused change is not recorded");
     assert_eq!(audit[0]["change"], json!({"paused": true}));
     assert_eq!(audit[1]["change"], json!({"admit_rate_per_second": 20}));
@@ -208,10 +202,7 @@ async fn every_operator_write_appears_in_the_audit_with_its_actor_and_the_state_
         .unwrap();
     assert_eq!(anonymous.status(), StatusCode::OK);
 
-    let audit: Vec<Value> = app
-        .admin(app.client.get(app.url("/api/admin/audit")))
-        .json_body()
-        .await;
+    let audit: Vec<Value> = app.audit("/api/admin/audit").await;
     let actions: Vec<&str> = audit
         .iter()
         .map(|e| e["action"].as_str().unwrap())
@@ -256,20 +247,10 @@ async fn every_operator_write_appears_in_the_audit_with_its_actor_and_the_state_
 
     // One event's entries; the event's own audit keeps its room changes only.
     let of_event: Vec<Value> = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/audit?event_id={id}&limit=1"))),
-        )
-        .json_body()
+        .audit(&format!("/api/admin/audit?event_id={id}&limit=1"))
         .await;
     assert_eq!(of_event.as_slice(), std::slice::from_ref(change));
-    let room_changes: Vec<Value> = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/events/{id}/audit"))),
-        )
-        .json_body()
-        .await;
+    let room_changes: Vec<Value> = app.audit(&format!("/api/admin/events/{id}/audit")).await;
     assert_eq!(room_changes.as_slice(), std::slice::from_ref(change));
 }
 

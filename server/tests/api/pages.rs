@@ -65,7 +65,40 @@ async fn the_waiting_room_is_rendered_with_the_real_place_and_keeps_it_on_reload
             join(&app, id, &other).await;
         }
     }
-    let (html, cookies) = page(&app, &format!("/events/{id}"), None).await;
+    // A first visit (no session cookie yet: a buyer, or a link previewer) only looks: the
+    // page says the browser is getting its place and reloads itself with its new cookie.
+    let line_length = || async {
+        let n: u64 = redis::cmd("ZCARD")
+            .arg(app.state.keys.queue(id))
+            .query_async(&mut app.state.redis.clone())
+            .await
+            .unwrap();
+        n
+    };
+    let (first, cookies) = page(&app, &format!("/events/{id}"), None).await;
+    assert!(first.contains("Getting your place"), "{first}");
+    assert!(
+        first.contains("http-equiv=\"refresh\" content=\"1\""),
+        "{first}"
+    );
+    assert_eq!(line_length().await, 4, "a first visit takes no place");
+    let session = cookies
+        .iter()
+        .find(|c| c.starts_with("anteroom_session="))
+        .unwrap();
+    // A prefetch with the cookie only looks too.
+    let r = app
+        .client
+        .get(app.url(&format!("/events/{id}")))
+        .header("cookie", session)
+        .header("sec-purpose", "prefetch;prerender")
+        .send()
+        .await
+        .unwrap();
+    assert!(r.text().await.unwrap().contains("Getting your place"));
+    assert_eq!(line_length().await, 4, "a prefetch takes no place");
+    // The browser comes back with its cookie: now it joins, and the first paint shows it.
+    let (html, cookies) = page(&app, &format!("/events/{id}"), Some(session)).await;
     assert!(
         html.contains("You are <strong>#5</strong> in line"),
         "{html}"
@@ -83,10 +116,6 @@ async fn the_waiting_room_is_rendered_with_the_real_place_and_keeps_it_on_reload
         !html.contains("data-seat-id"),
         "no seat data before admission"
     );
-    let session = cookies
-        .iter()
-        .find(|c| c.starts_with("anteroom_session="))
-        .unwrap();
     assert!(
         cookies
             .iter()
@@ -180,4 +209,47 @@ async fn before_the_opening_the_page_counts_down_and_in_the_pre_queue_shows_the_
     );
     let (again, _) = page(&app, &path, Some(session)).await;
     assert!(again.contains(ticket));
+}
+
+/// A reload during a hold comes back to the hold (not to the line, whatever the admission says
+/// by then), and a reload after paying to the order.
+#[tokio::test]
+async fn a_reload_resumes_the_hold_and_after_paying_shows_the_order() {
+    let (app, _) = crate::helpers::app_with_fake(crate::helpers::quick()).await;
+    let (event, ids) = crate::helpers::open_event(&app, 1, 4).await;
+    let (_, session) = app.session().await;
+    let cookie = format!("anteroom_session={session}");
+    let path = format!("/events/{event}");
+    let (before, _) = page(&app, &path, Some(&cookie)).await;
+    assert!(
+        before.contains("data-seat-id"),
+        "the room is off: the seat map"
+    );
+
+    let r = crate::helpers::hold(
+        &app,
+        &event,
+        &session,
+        "k",
+        crate::helpers::hold_body(&ids[0..2]),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let hold: serde_json::Value = r.json().await.unwrap();
+    let hold_id = hold["hold_id"].as_str().unwrap();
+    let (held, _) = page(&app, &path, Some(&cookie)).await;
+    assert!(held.contains("Your seats are held"), "{held}");
+    assert!(!held.contains("data-seat-id"), "the hold, not the map");
+
+    let r = crate::helpers::checkout(&app, &session, hold_id, "pay").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let order: serde_json::Value = r.json().await.unwrap();
+    let (paid, _) = page(&app, &path, Some(&cookie)).await;
+    assert!(paid.contains("You are going!"), "{paid}");
+    assert!(paid.contains(order["order_id"].as_str().unwrap()));
+
+    // Another buyer's reload knows nothing of it.
+    let (_, stranger) = app.session().await;
+    let (theirs, _) = page(&app, &path, Some(&format!("anteroom_session={stranger}"))).await;
+    assert!(!theirs.contains("Your seats are held") && !theirs.contains("You are going!"));
 }

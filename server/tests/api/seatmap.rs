@@ -124,3 +124,20 @@ async fn a_rebuild_that_raced_a_change_is_not_stored(backend: Backend) {
         "held"
     );
 }
+
+/// Rows come in their real order: row 10 after row 9, not between rows 1 and 2.
+#[tokio::test]
+async fn rows_are_listed_in_their_real_order() {
+    let app = spawn_on(Backend::Single).await;
+    let (event, _) = open_event(&app, 12, 2).await;
+    let (_, session) = app.session().await;
+    let map = seat_map(&app, &event, &session).await;
+    let labels: Vec<&str> = map["sections"][0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
+    assert_eq!(labels, expected);
+}

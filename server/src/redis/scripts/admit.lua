@@ -7,17 +7,19 @@
 -- KEYS[8] inventory (hash), KEYS[9] shopping (zset buyer -> admission expiry ms: admitted
 -- without a hold yet), KEYS[10] the draw's record (present once the draw is made), KEYS[11]
 -- joins (hash buyer -> how they joined, written by locate.lua), KEYS[12] the admission log
--- (list), KEYS[13] the last admission number given.
+-- (list), KEYS[13] the last admission number given, KEYS[14] seen (zset buyer -> when their
+-- page last asked, ms), KEYS[15] away (zset buyer -> arrival number: skipped at their turn).
 -- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms; 0 while admission waits),
 -- ARGV[3] admission ttl ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of
 -- admissions and of the queue length (all three from counters.rs, where the stats hash is
 -- defined), ARGV[7] '1' when the sale has an opening time, ARGV[8] the most entries the
 -- admission log may hold in Redis (beyond, an admission gets its number but no entry: the
 -- gap shows in the published log), ARGV[9] the last admission number of the lines retired
--- before (Postgres keeps it: the numbers go on after it once the key has expired), ARGV[10..]
--- the seats as the leader
--- just counted them, field and value pairs (from queue/inventory.rs): stored here so that
--- only the lock holder writes them.
+-- before (Postgres keeps it: the numbers go on after it once the key has expired), ARGV[10]
+-- the ms after which a buyer not seen is away, ARGV[11] the seat-map deadline ms (an
+-- admitted buyer counts as shopping until then, or until their admission ends if they open
+-- the seat map), ARGV[12..] the seats as the leader just counted them, field and value pairs
+-- (from queue/inventory.rs): stored here so that only the lock holder writes them.
 -- Returns {-1, 0, 0} when not the holder, {-2, queue length, 0} when the sale has an opening
 -- and its draw is still to be made, else {admitted, queue length after, head after} (the
 -- ticker keeps the head in Postgres too, where a failover cannot take it back).
@@ -29,7 +31,7 @@ local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
-redis.call('HSET', KEYS[8], unpack(ARGV, 10))
+redis.call('HSET', KEYS[8], unpack(ARGV, 12))
 -- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
 -- (the draw's record is written by the same kind of fenced script, so no tick falls between).
 if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
@@ -41,32 +43,57 @@ local n = math.floor(credit / 1000)
 redis.call('SET', KEYS[4], credit - n * 1000)
 local admitted = 0
 if n > 0 then
-  local popped = redis.call('ZPOPMIN', KEYS[2], n)
   local expiry = now_ms + tonumber(ARGV[3])
-  local room = tonumber(ARGV[8]) - redis.call('LLEN', KEYS[12])
+  local shopping_until = math.min(expiry, now_ms + tonumber(ARGV[11]))
+  local away_before = now_ms - tonumber(ARGV[10])
+  local last = nil
+  local log_room = tonumber(ARGV[8]) - redis.call('LLEN', KEYS[12])
   redis.call('SET', KEYS[13], ARGV[9], 'NX')
-  for i = 1, #popped, 2 do
-    redis.call('ZADD', KEYS[3], expiry, popped[i])
-    redis.call('ZADD', KEYS[9], expiry, popped[i])
-    -- The admission log's entry, in the same step as the admission: none is lost between.
-    local n = redis.call('INCR', KEYS[13])
-    local joined = redis.call('HGET', KEYS[11], popped[i]) or ''
-    redis.call('HDEL', KEYS[11], popped[i])
-    if room > 0 then
-      redis.call('RPUSH', KEYS[12], n .. ':' .. popped[i + 1] .. ':' .. now_ms .. ':' .. joined)
-      room = room - 1
+  -- A buyer whose page stopped asking is skipped and uses no admission: they go to the away
+  -- set with their arrival number (their next poll or join puts them back at it, ahead of
+  -- everyone behind). Nobody else moves: the rest are admitted in line order. A buyer never
+  -- seen (a place made before the marks existed) counts as present. The rounds are bounded,
+  -- so a line of the long gone costs a few ticks, not one long script.
+  for _ = 1, 8 do
+    local popped = redis.call('ZPOPMIN', KEYS[2], n - admitted)
+    if #popped == 0 then
+      break
+    end
+    for i = 1, #popped, 2 do
+      local buyer = popped[i]
+      local seen = tonumber(redis.call('ZSCORE', KEYS[14], buyer) or '')
+      if seen and seen < away_before then
+        redis.call('ZADD', KEYS[15], popped[i + 1], buyer)
+        redis.call('PERSIST', KEYS[15])
+      else
+        redis.call('ZADD', KEYS[3], expiry, buyer)
+        redis.call('ZADD', KEYS[9], shopping_until, buyer)
+        redis.call('ZREM', KEYS[14], buyer)
+        admitted = admitted + 1
+        last = popped[i + 1]
+        -- The admission log's entry, in the same step as the admission: none is lost between.
+        local number = redis.call('INCR', KEYS[13])
+        local joined = redis.call('HGET', KEYS[11], buyer) or ''
+        redis.call('HDEL', KEYS[11], buyer)
+        if log_room > 0 then
+          redis.call('RPUSH', KEYS[12], number .. ':' .. popped[i + 1] .. ':' .. now_ms .. ':' .. joined)
+          log_room = log_room - 1
+        end
+      end
+    end
+    if admitted >= n then
+      break
     end
   end
-  admitted = #popped / 2
   if admitted > 0 then
     -- A line retired (its keys expiring) and opened again lives on: SET drops a time to
     -- live by itself, ZADD does not.
     redis.call('PERSIST', KEYS[3])
     redis.call('PERSIST', KEYS[9])
     -- The head only grows: a place used up while the room was off (consume.lua) may lie
-    -- beyond the places popped now.
-    if tonumber(popped[#popped]) > tonumber(redis.call('GET', KEYS[7]) or '0') then
-      redis.call('SET', KEYS[7], popped[#popped])
+    -- beyond the places popped now, and a buyer back from away lies before them.
+    if tonumber(last) > tonumber(redis.call('GET', KEYS[7]) or '0') then
+      redis.call('SET', KEYS[7], last)
     end
   end
 end

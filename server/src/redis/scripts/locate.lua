@@ -12,6 +12,8 @@
 -- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made),
 -- KEYS[11] joins (hash buyer -> 'joined_ms:position:band' of the place's making, which the
 -- admission log takes at admission), KEYS[12] the count of places and entries ever made.
+-- KEYS[13] seen (zset buyer -> when their page last asked, ms), KEYS[14] away (zset buyer ->
+-- arrival number of the buyers the ticker skipped while they were gone).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
@@ -28,6 +30,8 @@
 -- restored is 1 when this call put back a lost admission or place; shopping counts the
 -- admissions without a hold that are live now; inventory holds the values of ARGV[13..] (nil
 -- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else ''.
+-- Every waiting answer marks the buyer seen (the ticker skips buyers not seen for a while), in
+-- this same step so that the poll stays one round trip.
 -- The inventory is read here so that the poll stays one round trip; the network's share and
 -- the proof's mark are checked here so that only the step that makes a place (or an entry in
 -- the pre-queue) spends them, and the join is recorded here (no other round trip) with the
@@ -80,6 +84,7 @@ local function waiting(arrival, restored, made)
     redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. ARGV[12])
     redis.call('INCR', KEYS[12])
   end
+  redis.call('ZADD', KEYS[13], now_ms, buyer)
   return reply('waiting', position, arrival, restored, ticket)
 end
 -- A new place or pre-queue entry spends the network's share and the join's proof of work:
@@ -95,6 +100,15 @@ local function spend()
   return nil
 end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)
+if not arrival then
+  arrival = redis.call('ZSCORE', KEYS[14], buyer)
+  if arrival then
+    -- Skipped at their turn while gone, and back: in line again at their own arrival number,
+    -- before everyone still in it, so the next tick admits them. They lose nothing.
+    redis.call('ZREM', KEYS[14], buyer)
+    redis.call('ZADD', KEYS[1], arrival, buyer)
+  end
+end
 if arrival then
   return waiting(tonumber(arrival), 0, false)
 end
