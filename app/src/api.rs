@@ -85,42 +85,65 @@ impl Api {
         }
         #[cfg(not(feature = "ssr"))]
         {
-            let event = self.event(event_id.clone()).await?;
-            let queue = match self.join(&event_id).await {
-                Ok(queue) => Some(queue),
-                // Not open yet: the page counts down (nothing was stored).
-                Err(e) if e.error == "not_open" => None,
-                Err(e) => return Err(e),
-            };
-            let seats = match queue {
-                Some(QueueStatus::Admitted { .. }) => Some(self.seats(&event_id).await?),
-                _ => None,
-            };
-            Ok(EventEntry {
-                event,
-                queue,
-                seats,
-                now: chrono::Utc::now(),
-                arriving: false,
-                hold: None,
-                order: None,
-            })
+            self.enter_joining(event_id, None).await
         }
+    }
+
+    /// [`Api::enter`] from the browser, joining the line; with the challenge of a proof of work
+    /// the server already gave (`asked`), the proof is made before the first join, which then
+    /// goes through at once.
+    #[cfg(not(feature = "ssr"))]
+    pub async fn enter_joining(
+        &self,
+        event_id: String,
+        asked: Option<ProofChallenge>,
+    ) -> Result<EventEntry, ErrorBody> {
+        let event = self.event(event_id.clone()).await?;
+        let queue = match self.join_proving(&event_id, asked).await {
+            Ok(queue) => Some(queue),
+            // Not open yet: the page counts down (nothing was stored).
+            Err(e) if e.error == "not_open" => None,
+            Err(e) => return Err(e),
+        };
+        let seats = match queue {
+            Some(QueueStatus::Admitted { .. }) => Some(self.seats(&event_id).await?),
+            _ => None,
+        };
+        Ok(EventEntry {
+            event,
+            queue,
+            seats,
+            now: chrono::Utc::now(),
+            arriving: false,
+            hold: None,
+            order: None,
+        })
     }
 
     /// Joins the line (or finds one's place). Where the room asks a proof of work for a new
     /// place, the browser makes it and joins again with it.
     pub async fn join(&self, event_id: &str) -> Result<QueueStatus, ErrorBody> {
+        self.join_proving(event_id, None).await
+    }
+
+    /// [`Api::join`], starting from the challenge `asked` when the page already has one.
+    pub async fn join_proving(
+        &self,
+        event_id: &str,
+        asked: Option<ProofChallenge>,
+    ) -> Result<QueueStatus, ErrorBody> {
         let path = format!("/api/events/{event_id}/queue");
-        match call("POST", &path, Some(&()), None).await {
-            Err(ErrorBody {
-                proof: Some(asked), ..
-            }) => {
-                let proof = format!("{}:{}", asked.challenge, solve(&asked).await);
-                call("POST", &path, Some(&()), Some((JOIN_PROOF, &proof))).await
-            }
-            answer => answer,
-        }
+        let asked = match asked {
+            Some(asked) => asked,
+            None => match call("POST", &path, Some(&()), None).await {
+                Err(ErrorBody {
+                    proof: Some(asked), ..
+                }) => *asked,
+                answer => return answer,
+            },
+        };
+        let proof = format!("{}:{}", asked.challenge, solve(&asked).await);
+        call("POST", &path, Some(&()), Some((JOIN_PROOF, &proof))).await
     }
 
     pub async fn poll(&self, event_id: &str) -> Result<QueueStatus, ErrorBody> {

@@ -12,7 +12,10 @@ use leptos_router::hooks::use_params_map;
 
 use crate::{
     api::Api,
-    wire::{EventEntry, Hold, HoldRequest, Order, Outlook, QueueStatus, Room, SeatMap, SeatStatus},
+    wire::{
+        ErrorBody, EventEntry, Hold, HoldRequest, Order, Outlook, ProofChallenge, QueueStatus,
+        Room, SeatMap, SeatStatus,
+    },
     words::{
         countdown, grouped, moment, money, outlook_in_words, wait_range_in_words, wait_to_announce,
     },
@@ -141,11 +144,11 @@ pub fn EventPage() -> impl IntoView {
                 let event_id = || params.read_untracked().get("id").unwrap_or_default();
                 match entry.await {
                     Ok(entry) if entry.arriving => {
-                        view! { <GettingPlace event_id=event_id() proof=false/> }.into_any()
+                        view! { <GettingPlace event_id=event_id() asked=None/> }.into_any()
                     }
                     Ok(entry) => view! { <OnSale entry/> }.into_any(),
-                    Err(e) if e.proof.is_some() => {
-                        view! { <GettingPlace event_id=event_id() proof=true/> }.into_any()
+                    Err(ErrorBody { proof: Some(asked), .. }) => {
+                        view! { <GettingPlace event_id=event_id() asked=Some(*asked)/> }.into_any()
                     }
                     Err(e) => view! {
                         <Title text="Anteroom"/>
@@ -163,16 +166,17 @@ pub fn EventPage() -> impl IntoView {
 /// server's rendering never joins, or (`proof`) while it makes the proof of work the room asks
 /// for a new place. The page says so, then shows the sale as usual.
 #[component]
-fn GettingPlace(event_id: String, proof: bool) -> impl IntoView {
+fn GettingPlace(event_id: String, asked: Option<ProofChallenge>) -> impl IntoView {
+    let proof = asked.is_some();
     let entry = RwSignal::new(None::<EventEntry>);
     let failed = RwSignal::new(None::<String>);
     let page = StoredValue::new(format!("/events/{event_id}"));
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]
         {
-            let (api, event_id) = (Api::current(), event_id.clone());
+            let (api, event_id, asked) = (Api::current(), event_id.clone(), asked.clone());
             leptos::task::spawn_local(async move {
-                match api.enter(event_id).await {
+                match api.enter_joining(event_id, asked).await {
                     Ok(found) => entry.set(Some(found)),
                     Err(e) => failed.set(Some(e.message)),
                 }

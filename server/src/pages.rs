@@ -139,10 +139,16 @@ impl PageBackend {
             // Only looking, and not in line: the browser joins next, unless the pre-queue is
             // still to open (the page counts down to it, as a join would have said).
             Err(Error::NotInQueue) if look_only => {
-                let closed = event
-                    .room
-                    .prequeue_opens_at
-                    .is_some_and(|at| at > chrono::Utc::now());
+                let now = chrono::Utc::now();
+                let closed = event.room.prequeue_opens_at.is_some_and(|at| at > now);
+                let bits = event.room.join_pow_bits;
+                if !closed && bits > 0 {
+                    // The place will cost a proof of work: the page gets its challenge now
+                    // (nothing is stored), as a join would have answered.
+                    let challenge =
+                        queue::proof::challenge(&state.sessions, buyer, event_id, bits, now);
+                    return Err(Error::ProofRequired(challenge));
+                }
                 arriving = !closed;
                 None
             }
