@@ -50,6 +50,8 @@ test('countdown, pre-queue ticket, draw, position and seat map', async () => {
     await plain.goto(`${BASE}/events/${event.id}`);
     assert.match(await plain.locator('[data-countdown="prequeue"]').innerText(), /^0:[0-2]\d$/);
     assert.equal(await plain.locator('meta[http-equiv="refresh"]').count(), 1);
+    // Closed now: its own refresh at the pre-queue's opening would join it (a third entrant).
+    await plain.close();
 
     // 2. The pre-queue opens: the page joins by itself and shows the ticket.
     const ticketShown = page.locator('.prequeue .ticket');
