@@ -343,7 +343,9 @@ async fn follow_the_line(
                 prequeue_opens_at, ..
             } => {
                 TimeoutFuture::new(1_000).await;
-                if now.get_untracked() < prequeue_opens_at.timestamp() {
+                // A second past it: the page's clock counts whole seconds and may be a second
+                // ahead of the server's, and a join a moment early is refused (409).
+                if now.get_untracked() <= prequeue_opens_at.timestamp() + 1 {
                     continue;
                 }
                 api.join(&event_id).await
