@@ -14,7 +14,10 @@
 
 use std::{
     collections::HashMap,
-    sync::{Mutex, RwLock},
+    sync::{
+        Mutex, RwLock,
+        atomic::{AtomicU64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -37,6 +40,9 @@ pub const MISSING_MAX: usize = 10_000;
 /// across `.await`.
 pub struct Rooms {
     map: RwLock<HashMap<String, Known>>,
+    /// Counts [`Rooms::remember`] calls: a refresh keeps what was remembered after its read
+    /// began (its rows may predate that write), so a change made here never flickers back.
+    remembered: AtomicU64,
     /// Ids Postgres did not know, and when it was asked.
     missing: Mutex<HashMap<String, Instant>>,
     /// Connections the look-ups of unknown ids may hold at once (`db_public_connections`).
@@ -54,12 +60,15 @@ struct Known {
     /// The last admission number of the lines retired so far (`admission::log`): a line made
     /// again numbers its admissions after it.
     logged_through: u64,
+    /// The `remembered` count when this came from [`Rooms::remember`] (0 from a refresh).
+    remembered_at: u64,
 }
 
 impl Rooms {
     pub fn new(config: &Config) -> Self {
         Self {
             map: RwLock::default(),
+            remembered: AtomicU64::new(0),
             missing: Mutex::default(),
             lookups: Semaphore::new(config.db_public_connections as usize),
             lookup_wait: Duration::from_millis(config.db_acquire_timeout_ms),
@@ -68,6 +77,7 @@ impl Rooms {
 
     /// Re-reads every event and what Postgres keeps of its line.
     pub async fn refresh(&self, db: &PgPool) -> Result<()> {
+        let began = self.remembered.load(Ordering::SeqCst);
         let all = events::list(db).await?;
         let lines: HashMap<String, (i64, i64)> = sqlx::query_as::<_, (String, i64, i64)>(
             "select event_id, admitted_through, logged_through from event_line",
@@ -77,7 +87,7 @@ impl Rooms {
         .into_iter()
         .map(|(event, admitted, logged)| (event, (admitted, logged)))
         .collect();
-        let fresh: HashMap<String, Known> = all
+        let mut fresh: HashMap<String, Known> = all
             .into_iter()
             .map(|event| {
                 let (admitted, logged) = lines.get(&event.id).copied().unwrap_or_default();
@@ -85,6 +95,7 @@ impl Rooms {
                     event,
                     admitted_through: admitted.max(0) as u64,
                     logged_through: logged.max(0) as u64,
+                    remembered_at: 0,
                 };
                 (known.event.id.clone(), known)
             })
@@ -93,7 +104,18 @@ impl Rooms {
             .lock()
             .expect("not poisoned")
             .retain(|id, _| !fresh.contains_key(id));
-        *self.map.write().expect("not poisoned") = fresh;
+        let mut map = self.map.write().expect("not poisoned");
+        for (id, known) in map.iter() {
+            if known.remembered_at > began {
+                let mut kept = known.clone();
+                if let Some(read) = fresh.get(id) {
+                    kept.admitted_through = kept.admitted_through.max(read.admitted_through);
+                    kept.logged_through = kept.logged_through.max(read.logged_through);
+                }
+                fresh.insert(id.clone(), kept);
+            }
+        }
+        *map = fresh;
         Ok(())
     }
 
@@ -169,6 +191,7 @@ impl Rooms {
     /// Keeps `event` as this instance's copy (a new event, or one just changed here).
     pub fn remember(&self, event: &Event) {
         let mut map = self.map.write().expect("not poisoned");
+        let remembered_at = self.remembered.fetch_add(1, Ordering::SeqCst) + 1;
         let (admitted_through, logged_through) = map
             .get(&event.id)
             .map_or((0, 0), |k| (k.admitted_through, k.logged_through));
@@ -178,6 +201,7 @@ impl Rooms {
                 event: event.clone(),
                 admitted_through,
                 logged_through,
+                remembered_at,
             },
         );
         drop(map);
