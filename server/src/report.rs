@@ -320,21 +320,17 @@ mod tests {
             paging(&q(&[("after", "5"), ("limit", "10000")])).unwrap(),
             (5, 10_000)
         );
-        assert!(matches!(
-            paging(&q(&[("limit", "0")])),
-            Err(Error::Unprocessable(_))
-        ));
-        assert!(matches!(
-            paging(&q(&[("limit", "10001")])),
-            Err(Error::Unprocessable(_))
-        ));
-        assert!(matches!(
-            paging(&q(&[("after", "-1")])),
-            Err(Error::BadRequest(_))
-        ));
-        assert!(matches!(
-            paging(&q(&[("limit", "x")])),
-            Err(Error::BadRequest(_))
-        ));
+        // Out of range: 422; not a number at all: 400.
+        for limit in ["0", "10001"] {
+            let refused = paging(&q(&[("limit", limit)]));
+            assert!(matches!(refused, Err(Error::Unprocessable(_))), "{limit}");
+        }
+        for (name, value) in [("after", "-1"), ("limit", "x")] {
+            let refused = paging(&q(&[(name, value)]));
+            assert!(
+                matches!(refused, Err(Error::BadRequest(_))),
+                "{name}={value}"
+            );
+        }
     }
 }

@@ -10,6 +10,18 @@ use crate::helpers::{
     spawn_app, spawn_with, test_config,
 };
 
+/// `DELETE` of the hold at `url` by its owner: 204.
+async fn release(app: &TestApp, url: &str, owner: &str) {
+    let r = app
+        .client
+        .delete(url)
+        .bearer_auth(owner)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+}
+
 async fn seat_status(app: &TestApp, seat: i64) -> (String, Option<String>) {
     sqlx::query_as("select status, hold_id from seat where id = $1")
         .bind(seat)
@@ -342,14 +354,7 @@ async fn a_released_hold_frees_its_seats_at_once_and_only_its_owner_sees_it() {
     assert_eq!(seat_status(&app, ids[0]).await.0, "held");
     let got: Value = app.client.get(&url).bearer_auth(&owner).json_body().await;
     assert_eq!(got, h);
-    let r = app
-        .client
-        .delete(&url)
-        .bearer_auth(&owner)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    release(&app, &url, &owner).await;
     assert_eq!(
         seat_status(&app, ids[0]).await,
         ("available".to_owned(), None)
@@ -499,14 +504,7 @@ async fn a_buyer_lists_their_own_holds_of_an_event_newest_first_and_nobody_elses
         "/api/holds/{}",
         first["hold_id"].as_str().unwrap()
     ));
-    let r = app
-        .client
-        .delete(&url)
-        .bearer_auth(&owner)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    release(&app, &url, &owner).await;
     let second: Value = hold(&app, &event, &owner, "b", hold_body(&ids[3..4]))
         .await
         .json()
