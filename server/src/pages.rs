@@ -103,9 +103,22 @@ impl PageBackend {
         let event = state.rooms.event(&state.db, event_id).await?;
         // The page's own join brings no proof of work: where the room asks one, the page
         // answers `proof_required` and the browser makes it.
+        // Where the buyer stands, without joining yet (one round trip to Redis, as a join).
+        let mut found = queue::poll(state, buyer, event_id, headers).await;
         // A buyer who holds seats, or bought them, comes back to them on a reload, whatever
-        // their admission says by now. Only a returning browser can have any.
-        if !look_only && let Some(hold) = holds::to_resume(&state.db, buyer, event_id).await? {
+        // their admission says by now. Only a returning browser that is not waiting can have
+        // any: the buyers in line (the many, refreshing) cost Postgres nothing here.
+        let in_line = matches!(
+            &found,
+            Ok(queue::Answer {
+                status: QueueStatus::Waiting { .. } | QueueStatus::PreQueue { .. },
+                ..
+            }) | Err(Error::NotOpen { .. })
+        );
+        if !look_only
+            && !in_line
+            && let Some(hold) = holds::to_resume(&state.db, buyer, event_id).await?
+        {
             let order = match hold.status {
                 HoldStatus::Purchased => {
                     checkout::find_order(&state.db, &hold.hold_id, buyer.as_str()).await?
@@ -125,12 +138,10 @@ impl PageBackend {
                 None,
             ));
         }
-        let joiner = queue::Joiner { client, work: None };
-        let found = if look_only {
-            queue::poll(state, buyer, event_id, headers).await
-        } else {
-            queue::join(state, buyer, event_id, headers, &joiner).await
-        };
+        if !look_only && matches!(found, Err(Error::NotInQueue)) {
+            let joiner = queue::Joiner { client, work: None };
+            found = queue::join(state, buyer, event_id, headers, &joiner).await;
+        }
         let mut arriving = false;
         let answer = match found {
             Ok(answer) => Some(answer),
