@@ -627,7 +627,7 @@ pub struct Night {
     pub id: i64,
     pub started_at: DateTime<Utc>,
     pub ended_at: DateTime<Utc>,
-    /// `room_off` or `operator`.
+    /// `room_off`, `operator`, or `line_empty` (the line quiet for `night_idle_seconds`).
     pub reason: String,
 }
 
@@ -1004,8 +1004,13 @@ pub struct Report {
     pub joined: u64,
     /// Admissions in the admission log.
     pub admitted: u64,
-    /// Admissions of a buyer who arrived before someone admitted earlier.
+    /// Admissions of a buyer who arrived before someone admitted earlier (buyers back from
+    /// away apart).
     pub fifo_inversions: u64,
+    /// Admissions of a buyer skipped at their turn while away and admitted ahead on return
+    /// (additive): after later arrivals by design, so neither inversions nor estimate samples.
+    #[serde(default)]
+    pub back_from_away: u64,
     pub estimate: EstimateReport,
     pub admission_log_url: String,
 }
@@ -1038,6 +1043,10 @@ pub struct AdmissionEntry {
     /// The arrival number the buyer had (a drawn entrant's: their place in the draw).
     pub arrival: u64,
     pub admitted_at: DateTime<Utc>,
+    /// The buyer was skipped at their turn while away and admitted ahead on return
+    /// (additive; absent: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub back_from_away: bool,
     /// When the buyer took their place, if the line recorded it (additive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joined_at: Option<DateTime<Utc>>,

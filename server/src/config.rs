@@ -285,6 +285,12 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub seatmap_deadline_seconds: u32,
 
+    /// A night is kept by itself (closed, like turning the room off) once the line has been
+    /// empty, with no admission, hold or checkout, for this many seconds.
+    #[arg(long, global = true, env = "ANTEROOM_NIGHT_IDLE_SECONDS", default_value_t = 600,
+          value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub night_idle_seconds: u32,
+
     /// The event-loop lag, in ms, counted as the limit of a healthy instance (the metrics'
     /// closeness to it, and the automatic rate's health signal).
     #[arg(long, global = true, env = "ANTEROOM_LOOP_LAG_LIMIT_MS", default_value_t = 100,

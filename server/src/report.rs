@@ -10,7 +10,10 @@
 //! when the real wait in whole seconds, rounded either way, lies in `[low, high]` (the band
 //! speaks in whole seconds); median and p90 are nearest-rank. A FIFO inversion is an admission
 //! whose arrival number is smaller than that of an admission before it (someone who came later
-//! went first).
+//! went first). A buyer back from away (skipped at their turn while their page was gone,
+//! admitted ahead on return: `admission::log`) is admitted after later arrivals by design: such
+//! an admission is counted in `back_from_away`, and is neither an inversion (FIFO holds among
+//! the buyers present) nor an estimate sample (their wait includes the time they were gone).
 //!
 //! Invariants: the report is computed from Postgres in one ordered read of the event's
 //! admissions (a night's worth: tens of bytes a row), at most once per [`FRESH`] per event and instance (one computation at a time;
@@ -90,6 +93,7 @@ impl Reports {
 
 type Row = (
     i64,
+    bool,
     DateTime<Utc>,
     Option<DateTime<Utc>>,
     Option<i64>,
@@ -111,18 +115,19 @@ pub async fn compute(state: &AppState, event_id: &str) -> Result<Report> {
             .await?
             .unwrap_or(0);
     let rows = sqlx::query_as::<_, Row>(
-        "select arrival, admitted_at, joined_at, estimate_seconds, estimate_low_seconds, \
-             estimate_high_seconds \
+        "select arrival, back_from_away, admitted_at, joined_at, estimate_seconds, \
+             estimate_low_seconds, estimate_high_seconds \
          from admission where event_id = $1 order by n",
     )
     .bind(event_id)
     .fetch_all(&state.db)
     .await?;
     let mut tally = Tally::default();
-    for (arrival, admitted_at, joined_at, estimate, low, high) in rows {
+    for (arrival, back_from_away, admitted_at, joined_at, estimate, low, high) in rows {
         let told = joined_at.zip(estimate).zip(low.zip(high));
         tally.add(
             arrival,
+            back_from_away,
             told.map(|((joined_at, estimate), (low, high))| Sample {
                 real_seconds: (admitted_at - joined_at).num_milliseconds() as f64 / 1000.0,
                 estimate: estimate as f64,
@@ -154,14 +159,19 @@ impl Sample {
 pub struct Tally {
     admitted: u64,
     inversions: u64,
+    back_from_away: u64,
     latest_arrival: Option<i64>,
     errors: Vec<f64>,
     within: u64,
 }
 
 impl Tally {
-    pub fn add(&mut self, arrival: i64, sample: Option<Sample>) {
+    pub fn add(&mut self, arrival: i64, back_from_away: bool, sample: Option<Sample>) {
         self.admitted += 1;
+        if back_from_away {
+            self.back_from_away += 1;
+            return;
+        }
         if self.latest_arrival.is_some_and(|a| arrival < a) {
             self.inversions += 1;
         }
@@ -184,6 +194,7 @@ impl Tally {
             joined,
             admitted: self.admitted,
             fifo_inversions: self.inversions,
+            back_from_away: self.back_from_away,
             estimate: EstimateReport {
                 samples,
                 median_abs_error_seconds: rank(0.5),
@@ -203,6 +214,7 @@ async fn report(State(state): State<AppState>, EventId(event_id): EventId) -> Re
 type EntryRow = (
     i64,
     i64,
+    bool,
     DateTime<Utc>,
     Option<DateTime<Utc>>,
     Option<i64>,
@@ -240,8 +252,8 @@ async fn admissions(
     let (after, limit) = paging(&query)?;
     state.rooms.event(&state.db, &event_id).await?;
     let mut rows: Vec<EntryRow> = sqlx::query_as(
-        "select n, arrival, admitted_at, joined_at, estimate_seconds, estimate_low_seconds, \
-             estimate_high_seconds \
+        "select n, arrival, back_from_away, admitted_at, joined_at, estimate_seconds, \
+             estimate_low_seconds, estimate_high_seconds \
          from admission where event_id = $1 and n > $2 order by n limit $3",
     )
     .bind(&event_id)
@@ -255,13 +267,16 @@ async fn admissions(
     let entries: Vec<AdmissionEntry> = rows
         .into_iter()
         .map(
-            |(n, arrival, admitted_at, joined_at, estimate, low, high)| AdmissionEntry {
-                n: n as u64,
-                arrival: arrival.max(0) as u64,
-                admitted_at,
-                joined_at,
-                estimated_wait_seconds: seconds(estimate),
-                estimate_range_seconds: seconds(low).zip(seconds(high)).map(|(l, h)| [l, h]),
+            |(n, arrival, back_from_away, admitted_at, joined_at, estimate, low, high)| {
+                AdmissionEntry {
+                    n: n as u64,
+                    arrival: arrival.max(0) as u64,
+                    back_from_away,
+                    admitted_at,
+                    joined_at,
+                    estimated_wait_seconds: seconds(estimate),
+                    estimate_range_seconds: seconds(low).zip(seconds(high)).map(|(l, h)| [l, h]),
+                }
             },
         )
         .collect();
@@ -285,7 +300,7 @@ mod tests {
     fn an_admission_behind_a_later_arrival_is_one_inversion() {
         let mut tally = Tally::default();
         for arrival in [1, 2, 5, 3, 4, 6] {
-            tally.add(arrival, None);
+            tally.add(arrival, false, None);
         }
         let report = tally.report(6, "e");
         assert_eq!((report.admitted, report.fifo_inversions), (6, 2));
@@ -294,12 +309,26 @@ mod tests {
     }
 
     #[test]
+    fn a_buyer_back_from_away_is_counted_apart_and_others_behind_them_still_invert() {
+        let mut tally = Tally::default();
+        tally.add(1, false, None);
+        tally.add(4, false, None);
+        // Back from away: before 4, by design; and not an estimate sample.
+        tally.add(2, true, sample(100.0, 5.0, [4.0, 6.0]));
+        // Present all along and admitted after 4: still an inversion.
+        tally.add(3, false, None);
+        let report = tally.report(4, "e");
+        assert_eq!((report.fifo_inversions, report.back_from_away), (1, 1));
+        assert_eq!(report.estimate.samples, 0);
+    }
+
+    #[test]
     fn errors_are_ranked_and_the_band_counts_in_whole_seconds() {
         let mut tally = Tally::default();
-        tally.add(1, sample(9.5, 10.0, [10.0, 10.0]));
-        tally.add(2, sample(12.0, 10.0, [9.0, 11.0]));
-        tally.add(3, sample(10.0, 10.0, [10.0, 12.0]));
-        tally.add(4, sample(7.0, 10.0, [8.0, 12.0]));
+        tally.add(1, false, sample(9.5, 10.0, [10.0, 10.0]));
+        tally.add(2, false, sample(12.0, 10.0, [9.0, 11.0]));
+        tally.add(3, false, sample(10.0, 10.0, [10.0, 12.0]));
+        tally.add(4, false, sample(7.0, 10.0, [8.0, 12.0]));
         let report = tally.report(4, "e");
         assert_eq!(report.estimate.samples, 4);
         assert_eq!(report.estimate.median_abs_error_seconds, Some(0.5));

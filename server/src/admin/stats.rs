@@ -103,6 +103,7 @@ pub async fn stats(
         config.db_acquire_timeout_ms,
         config.loop_lag_limit_ms,
         config.admission_ttl_seconds,
+        None,
     );
     let ms = |field: &str| record.get(field).and_then(|v| v.parse::<f64>().ok());
     let rate = RateFigures {
@@ -117,7 +118,8 @@ pub async fn stats(
         loop_lag_ms: ms("loop_lag_ms"),
         loop_lag_limit_ms: config.loop_lag_limit_ms,
         shopping: ms("shopping").map_or(0, |s| s as u64),
-        target_shoppers: limits.target_shoppers,
+        // The leader's target counts the seats left; before its first step, the room's slots.
+        target_shoppers: ms("target_shoppers").map_or(limits.target_shoppers, |t| t as u64),
     };
     Ok(Json(Stats {
         admit_rate_per_second: in_force.rate,

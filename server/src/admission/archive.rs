@@ -2,8 +2,9 @@
 //! queue length, from `redis::Counters`, and the admission rate in force) copied to Postgres
 //! (`night_second`) as the night goes, since Redis keeps a second only ten minutes; and the
 //! nights (`night`: from the end of the last one to the moment it was kept), closed when the
-//! room is turned off or on demand by the operator (`POST /api/admin/events/{id}/nights`,
-//! audited), which the panel browses and exports as CSV.
+//! room is turned off, on demand by the operator (`POST /api/admin/events/{id}/nights`,
+//! audited), or by the ticker's leader once the line has been quiet for
+//! `night_idle_seconds` ([`close_if_idle`]), which the panel browses and exports as CSV.
 //!
 //! Invariants: the ticker's leader keeps each second once it is over ([`keep`], called by its
 //! flush every second), at most [`SERIES_SECONDS`] seconds a call (what Redis still has);
@@ -76,9 +77,12 @@ pub async fn keep(
     Ok(times.len())
 }
 
+/// A second with something in it: a place in line, an admission, a hold or a checkout.
+const ACTIVE: &str = "(admissions > 0 or holds > 0 or checkouts > 0 or queue_length > 0)";
+
 /// Keeps the night of `event_id` so far: the last seconds Redis has, then (in `tx`, the
-/// caller's transaction) a night from the end of the last one kept (or its first second kept)
-/// to now.
+/// caller's transaction) a night from its first second with something in it after the last
+/// night kept (none: now) to now.
 pub async fn close(
     state: &AppState,
     tx: &mut PgConnection,
@@ -95,13 +99,14 @@ pub async fn close(
         now.timestamp(),
     )
     .await?;
-    let (id, started_at, ended_at): (i64, DateTime<Utc>, DateTime<Utc>) = sqlx::query_as(
+    let (id, started_at, ended_at): (i64, DateTime<Utc>, DateTime<Utc>) = sqlx::query_as(&format!(
         "with last as (select max(ended_at) as ended_at from night where event_id = $1) \
          insert into night (event_id, started_at, ended_at, reason) \
          select $1, least($2, coalesce((select min(t) from night_second, last \
-             where event_id = $1 and t > coalesce(last.ended_at, '-infinity')), $2)), $2, $3 \
-         returning id, started_at, ended_at",
-    )
+             where event_id = $1 and t > coalesce(last.ended_at, '-infinity') and {ACTIVE}), \
+             $2)), $2, $3 \
+         returning id, started_at, ended_at"
+    ))
     .bind(event_id)
     .bind(now)
     .bind(reason)
@@ -113,6 +118,36 @@ pub async fn close(
         ended_at,
         reason: reason.to_owned(),
     })
+}
+
+/// Closes `event_id`'s night (reason `line_empty`) when it has a second with something in it
+/// (a place in line, an admission, a hold or a checkout) after the last night kept, and none
+/// in the last `idle_seconds`. Returns the night closed. One statement decides and inserts,
+/// so a second call (another leader, the next second) finds nothing left to close.
+pub async fn close_if_idle(
+    state: &AppState,
+    event_id: &str,
+    room: &Room,
+    idle_seconds: u32,
+) -> Result<Option<Night>> {
+    let active = "(admissions > 0 or holds > 0 or checkouts > 0 or queue_length > 0)";
+    let last_active: Option<DateTime<Utc>> = sqlx::query_scalar(&format!(
+        "select max(t) from night_second where event_id = $1 and {active}          and t > coalesce((select max(ended_at) from night where event_id = $1), '-infinity')"
+    ))
+    .bind(event_id)
+    .fetch_one(&state.db)
+    .await?;
+    let quiet_since = Utc::now() - chrono::Duration::seconds(i64::from(idle_seconds));
+    // A second is over at its end: quiet since then.
+    match last_active {
+        Some(t) if t + chrono::Duration::seconds(1) <= quiet_since => {
+            let mut db = state.db.acquire().await?;
+            Ok(Some(
+                close(state, &mut db, event_id, room, "line_empty").await?,
+            ))
+        }
+        _ => Ok(None),
+    }
 }
 
 /// The nights kept of `event_id`, newest first (at most `limit`).

@@ -33,6 +33,8 @@ pub struct Entry {
     pub n: i64,
     pub arrival: i64,
     pub admitted_at: DateTime<Utc>,
+    /// The buyer was skipped at their turn while away and admitted ahead on return.
+    pub back_from_away: bool,
     pub joined: Option<Joined>,
 }
 
@@ -45,10 +47,11 @@ pub struct Joined {
 }
 
 impl Entry {
-    /// An entry as the scripts write it: `n:arrival:admitted_ms:` then, if recorded,
-    /// `joined_ms:position:` and the band's record.
+    /// An entry as the scripts write it: `n:arrival:admitted_ms:`, then `back:` when the
+    /// buyer came back from away (skipped at their turn, admitted ahead on return), then, if
+    /// recorded, `joined_ms:position:` and the band's record.
     pub fn parse(text: &str) -> Option<Self> {
-        let mut parts = text.splitn(6, ':');
+        let mut parts = text.splitn(4, ':');
         let n = parts.next()?.parse().ok()?;
         let arrival = parts.next()?;
         // Redis writes a score the size of an arrival number as an integer; a float is read too.
@@ -57,6 +60,12 @@ impl Entry {
             .ok()
             .or_else(|| arrival.parse::<f64>().ok().map(|a| a as i64))?;
         let admitted_at = DateTime::from_timestamp_millis(parts.next()?.parse().ok()?)?;
+        let rest = parts.next()?;
+        let (back_from_away, rest) = match rest.strip_prefix("back:") {
+            Some(rest) => (true, rest),
+            None => (false, rest),
+        };
+        let mut parts = rest.splitn(3, ':');
         let joined = match (parts.next(), parts.next(), parts.next()) {
             (Some(at), Some(position), Some(band)) if !at.is_empty() => {
                 let band = Band::from_record(band)?;
@@ -73,6 +82,7 @@ impl Entry {
             n,
             arrival,
             admitted_at,
+            back_from_away,
             joined,
         })
     }
@@ -128,9 +138,9 @@ async fn write(state: &AppState, event_id: &str, entries: &[Entry]) -> Result<()
     }
     sqlx::query(
         "insert into admission (event_id, n, arrival, admitted_at, joined_at, \
-             estimate_seconds, estimate_low_seconds, estimate_high_seconds) \
+             estimate_seconds, estimate_low_seconds, estimate_high_seconds, back_from_away) \
          select $1, * from unnest($2::bigint[], $3::bigint[], $4::timestamptz[], \
-             $5::timestamptz[], $6::bigint[], $7::bigint[], $8::bigint[]) \
+             $5::timestamptz[], $6::bigint[], $7::bigint[], $8::bigint[], $9::boolean[]) \
          on conflict (event_id, n) do nothing",
     )
     .bind(event_id)
@@ -146,6 +156,7 @@ async fn write(state: &AppState, event_id: &str, entries: &[Entry]) -> Result<()
     .bind(joined(|j| seconds(j.estimate)))
     .bind(joined(|j| seconds(j.range[0])))
     .bind(joined(|j| seconds(j.range[1])))
+    .bind(entries.iter().map(|e| e.back_from_away).collect::<Vec<_>>())
     .execute(&state.db)
     .await?;
     Ok(())
@@ -174,6 +185,20 @@ mod tests {
     fn an_entry_without_a_recorded_joining_has_no_estimate() {
         let entry = Entry::parse("3:2:1764000060000:").unwrap();
         assert_eq!((entry.n, entry.arrival, entry.joined), (3, 2, None));
+        assert!(!entry.back_from_away);
         assert_eq!(Entry::parse("x:2:3:"), None);
+    }
+
+    #[test]
+    fn a_buyer_back_from_away_is_marked_with_or_without_a_recorded_joining() {
+        let bare = Entry::parse("4:2:1764000060000:back:").unwrap();
+        assert!(bare.back_from_away && bare.joined.is_none());
+        let text = format!(
+            "5:3:1764000060000:back:1764000000000:2:{}",
+            Band::exact(10).record()
+        );
+        let told = Entry::parse(&text).unwrap();
+        assert!(told.back_from_away);
+        assert_eq!(told.joined.unwrap().estimate, Band::exact(10).wait(2).0);
     }
 }

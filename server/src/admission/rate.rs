@@ -4,10 +4,17 @@
 //! The rule is AIMD with a dead band, on two signals measured across every instance
 //! ([`Signals`]): the hold path's pressure (the worst of hold p99 against the room's target,
 //! the pool's acquire wait against its limit and the event-loop lag against its limit: 1.0 is
-//! at the limit) and the buyers shopping against a target: the slots the operator's starting
-//! rate opens at most, N times the admission's life (every admitted buyer shopping to the
-//! end of their admission). A buyer who holds, lapses or never opens the seat map frees
-//! their slot early; the rate rises to fill it.
+//! at the limit) and the buyers shopping against a target. The target is the smaller of two:
+//! - the slots the operator's starting rate opens at most, N times the admission's life
+//!   (every admitted buyer shopping to the end of their admission);
+//! - the holds the seats left can still make ([`seats_target`]): the free seats, and the held
+//!   seats in the share that came back so far (a held seat is a seat the night may still
+//!   sell, but only as often as holds have ended unpaid). Without it the rate climbs while
+//!   the map is empty and admits buyers into nothing; counting only the free seats instead
+//!   starves the seats that come back in a burst when holds lapse together.
+//!
+//! A buyer who holds, lapses or never opens the seat map frees their slot early; the rate
+//! rises to fill it.
 //! - Pressure above 1: cut by [`CUT`] (multiplicative), then no other cut for [`COOL_DOWN`],
 //!   the measurement window, so that one slow spell is not cut for again while its samples age.
 //! - More shoppers than the target: cut gently by [`EASE`] (the line is outrunning the shops).
@@ -21,6 +28,8 @@
 use std::{collections::HashMap, sync::RwLock, time::Duration};
 
 use app::wire::Room;
+
+use crate::queue::inventory::Inventory;
 
 /// The cut when the hold path is past its limits.
 pub const CUT: f64 = 0.7;
@@ -57,25 +66,51 @@ pub struct Limits {
 
 impl Limits {
     /// The limits of `room`, with this deployment's acquire timeout, loop-lag limit and
-    /// admission life.
+    /// admission life, and the seats as the line last counted them (`None`: not counted yet).
     pub fn of(
         room: &Room,
         acquire_timeout_ms: u64,
         loop_lag_limit_ms: u32,
         admission_secs: u32,
+        inventory: Option<&Inventory>,
     ) -> Self {
+        let slots = u64::from(room.admit_rate_per_second) * u64::from(admission_secs);
         Self {
             target_hold_p99_ms: f64::from(room.target_hold_p99_ms),
             // Waiting a tenth of the timeout is already queueing at the pool.
             acquire_wait_limit_ms: (acquire_timeout_ms as f64 / 10.0).max(1.0),
             loop_lag_limit_ms: f64::from(loop_lag_limit_ms),
-            target_shoppers: u64::from(room.admit_rate_per_second) * u64::from(admission_secs),
+            target_shoppers: inventory.map_or(slots, |i| slots.min(seats_target(i))),
             min: room.min_admit_rate_per_second,
             max: room
                 .max_admit_rate_per_second
                 .max(room.min_admit_rate_per_second),
         }
     }
+}
+
+/// The share of held seats assumed to come back before any hold has ended (DESIGN.md: a
+/// buyer who holds pays about as often as not).
+const BACK_BEFORE_ANY_END: (u64, u64) = (1, 2);
+
+/// The buyers worth having at the seat map for the seats left: the holds that the free seats
+/// and the held seats expected back can make, at the event's seats per hold so far. Exact in
+/// whole numbers; at least 1 while a seat is unsold, so that a night never stops itself.
+pub fn seats_target(inventory: &Inventory) -> u64 {
+    let (seats, holds) = inventory.seats_per_hold();
+    // Seats whose hold ended, and of those the ones that came back instead of selling.
+    let ended = inventory.hold_seats.saturating_sub(inventory.held);
+    let (back, of) = if ended == 0 {
+        BACK_BEFORE_ANY_END
+    } else {
+        (ended.saturating_sub(inventory.sold), ended)
+    };
+    // seats_left = available + held * back / of; holds = seats_left * holds / seats.
+    let seats_left = u128::from(inventory.available) * u128::from(of)
+        + u128::from(inventory.held) * u128::from(back);
+    let target = (seats_left * u128::from(holds)).div_ceil(u128::from(of) * u128::from(seats));
+    let unsold = inventory.available + inventory.held > 0;
+    (target as u64).max(u64::from(unsold))
 }
 
 /// The rule's answer: the rate, and why, in a short sentence for the operator.
@@ -217,6 +252,59 @@ mod tests {
             loop_lag_ms: 2.0,
             shopping,
         }
+    }
+
+    fn seats(available: u64, held: u64, sold: u64, holds: u64, hold_seats: u64) -> Inventory {
+        Inventory {
+            available,
+            held,
+            sold,
+            holds,
+            hold_seats,
+        }
+    }
+
+    #[test]
+    fn the_target_counts_free_seats_and_held_seats_in_the_share_that_came_back() {
+        // Before any hold: 2 seats a hold, 1000 free seats make 500 holds.
+        assert_eq!(seats_target(&seats(1000, 0, 0, 0, 0)), 500);
+        // All held, none ended yet: half expected back, 500 seats at 2.5 a hold.
+        assert_eq!(seats_target(&seats(0, 1000, 0, 400, 1000)), 200);
+        // 600 seats' holds ended, 150 sold: 3 in 4 came back; 100 free + 300 of 400 held,
+        // at 2.5 seats a hold.
+        assert_eq!(seats_target(&seats(100, 400, 150, 400, 1000)), 160);
+        // Every held seat so far was sold: only the free ones count; one unsold seat is 1.
+        assert_eq!(seats_target(&seats(0, 10, 990, 500, 1000)), 1);
+        assert_eq!(seats_target(&seats(0, 0, 1000, 500, 1000)), 0);
+    }
+
+    #[test]
+    fn the_seats_left_cap_the_operators_slots() {
+        let room = Room {
+            enabled: true,
+            paused: false,
+            admit_rate_per_second: 100,
+            tick_ms: 1000,
+            hold_ttl_seconds: 600,
+            seats_per_buyer: 4,
+            hold_sweep_seconds: 5,
+            epoch: 0,
+            join_pow_bits: 0,
+            opens_at: None,
+            prequeue_seconds: 0,
+            prequeue_opens_at: None,
+            auto_rate: true,
+            min_admit_rate_per_second: 1,
+            max_admit_rate_per_second: 400,
+            target_hold_p99_ms: 50,
+        };
+        let limits = |inventory: Option<&Inventory>| Limits::of(&room, 1000, 100, 60, inventory);
+        assert_eq!(limits(None).target_shoppers, 6000);
+        assert_eq!(limits(Some(&seats(1000, 0, 0, 0, 0))).target_shoppers, 500);
+        assert_eq!(
+            limits(Some(&seats(1_000_000, 0, 0, 0, 0))).target_shoppers,
+            6000
+        );
     }
 
     #[test]

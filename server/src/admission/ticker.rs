@@ -77,7 +77,8 @@ fn owner_token() -> String {
 }
 
 /// What one steering step reads: (the report's write, its expiry), every instance's report,
-/// the buyers shopping, the ticker lock's holder, the rate's record.
+/// the buyers shopping, the ticker lock's holder, the rate's record, the seats as the last
+/// tick counted them (the values of `Inventory::FIELDS`).
 type Steering = (
     (),
     (),
@@ -85,6 +86,7 @@ type Steering = (
     u64,
     Option<String>,
     HashMap<String, String>,
+    Vec<Option<u64>>,
 );
 
 /// A figure for the rate's record: whole ms, or empty when nothing was measured.
@@ -177,6 +179,10 @@ impl Ticker {
             .lock()
             .expect("not poisoned")
             .insert(event_id.to_owned(), last);
+        let idle = self.state.config.night_idle_seconds;
+        if let Some(night) = archive::close_if_idle(&self.state, event_id, room, idle).await? {
+            tracing::info!(event = %event_id, night = night.id, "the line was quiet: the night is kept");
+        }
         Ok(())
     }
 
@@ -358,15 +364,17 @@ impl Ticker {
         let keys = &self.state.keys;
         let now_ms = measured.at_ms;
         let report = serde_json::to_string(measured).expect("numbers serialize");
-        let (_, _, reports, shopping, holder, record): Steering = redis::pipe()
+        let (_, _, reports, shopping, holder, record, seats): Steering = redis::pipe()
             .hset(keys.health(event_id), &self.owner, report)
             .pexpire(keys.health(event_id), signals::KEEP.as_millis() as i64)
             .hgetall(keys.health(event_id))
             .zcount(keys.shopping(event_id), format!("({now_ms}"), "+inf")
             .get(keys.ticker(event_id))
             .hgetall(keys.rate(event_id))
+            .hget(keys.inventory(event_id), &Inventory::FIELDS[..])
             .query_async(&mut self.state.redis.clone())
             .await?;
+        let inventory = Inventory::from_values(&seats);
         let in_force = if holder.as_deref() == Some(self.owner.as_str()) {
             let fresh_from = now_ms - signals::WINDOW.as_millis() as i64;
             let (fresh, stale): (Vec<_>, Vec<_>) = reports
@@ -375,8 +383,8 @@ impl Ticker {
                 .partition(|(_, m)| m.is_some_and(|m| m.at_ms >= fresh_from));
             let measured: Vec<Measured> = fresh.into_iter().filter_map(|(_, m)| m).collect();
             let signals = Measured::combine(&measured, fresh_from, shopping);
-            let in_force = self.decide(event_id, room, &signals, &record);
-            let limits = self.limits(room);
+            let limits = self.limits(room, inventory.as_ref());
+            let in_force = self.decide(event_id, room, &signals, &record, &limits);
             self.show_limits(&signals, &limits);
             let mut pipe = redis::pipe();
             let fields = [
@@ -412,13 +420,14 @@ impl Ticker {
         Ok(in_force)
     }
 
-    fn limits(&self, room: &Room) -> Limits {
+    fn limits(&self, room: &Room, inventory: Option<&Inventory>) -> Limits {
         let config = &self.state.config;
         Limits::of(
             room,
             config.db_acquire_timeout_ms,
             config.loop_lag_limit_ms,
             config.admission_ttl_seconds,
+            inventory,
         )
     }
 
@@ -430,6 +439,7 @@ impl Ticker {
         room: &Room,
         signals: &Signals,
         record: &HashMap<String, String>,
+        limits: &Limits,
     ) -> InForce {
         let was_auto = record.get("auto").is_some_and(|a| a == "1");
         let previous = record
@@ -448,7 +458,7 @@ impl Ticker {
         let cooling = cuts
             .get(event_id)
             .is_some_and(|at| at.elapsed() < rate::COOL_DOWN);
-        let step = rate::propose(previous, signals, &self.limits(room), cooling);
+        let step = rate::propose(previous, signals, limits, cooling);
         if step.cut && room.auto_rate {
             cuts.insert(event_id.to_owned(), Instant::now());
         }

@@ -391,6 +391,36 @@ async fn an_absent_buyer_is_skipped_then_admitted_on_return_ahead_of_the_line_an
         .filter(|(x, y)| x > y)
         .count();
     assert_eq!(inversions, 0);
+
+    // The night's report says the same: the returning buyer's admission is marked in the
+    // published log and counted apart, not as an inversion.
+    ticker.flush().await.unwrap();
+    let log: Value = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/report/admissions")))
+        .json_body()
+        .await;
+    let marked: Vec<bool> = log["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.get("back_from_away") == Some(&json!(true)))
+        .collect();
+    assert_eq!(marked, vec![false, true, false, false, false], "{log}");
+    let report: Value = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/report")))
+        .json_body()
+        .await;
+    assert_eq!(
+        (
+            &report["admitted"],
+            &report["fifo_inversions"],
+            &report["back_from_away"]
+        ),
+        (&json!(5), &json!(0), &json!(1)),
+        "{report}"
+    );
 }
 
 #[tokio::test]

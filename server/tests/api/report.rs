@@ -347,6 +347,56 @@ async fn turning_the_room_off_keeps_the_night_and_its_csv_is_its_series() {
 }
 
 #[tokio::test]
+async fn a_line_quiet_for_the_idle_time_keeps_the_night_once() {
+    let mut config = test_config();
+    config.night_idle_seconds = 3;
+    let app = crate::helpers::spawn_with(config).await;
+    let event = event_at(&app, 50).await;
+    buyers_join(&app, &event, 3).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    let step = || async {
+        ticker
+            .tick(&event, &room, chrono::Utc::now().timestamp())
+            .await
+            .unwrap();
+        ticker.flush().await.unwrap();
+        admin_get(&app, &event, "")
+            .await
+            .json::<Vec<Value>>()
+            .await
+            .unwrap()
+    };
+    // Admitted just now: the night goes on.
+    assert_eq!(step().await, Vec::<Value>::new());
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    assert_eq!(step().await, Vec::<Value>::new(), "quiet for 1 s of 3");
+    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+    let nights = step().await;
+    assert_eq!(nights.len(), 1, "{nights:?}");
+    assert_eq!(nights[0]["reason"], "line_empty");
+    // Quiet on: nothing more to keep.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(step().await.len(), 1);
+    // A new buyer starts a new night, which is kept once it is quiet again.
+    buyers_join(&app, &event, 1).await;
+    step().await;
+    tokio::time::sleep(std::time::Duration::from_millis(4500)).await;
+    let nights = step().await;
+    assert_eq!(nights.len(), 2, "{nights:?}");
+    let at = |v: &Value| {
+        v.as_str()
+            .unwrap()
+            .parse::<chrono::DateTime<chrono::Utc>>()
+            .unwrap()
+    };
+    assert!(
+        at(&nights[0]["started_at"]) >= at(&nights[1]["ended_at"]),
+        "nights never overlap: {nights:?}"
+    );
+}
+
+#[tokio::test]
 async fn an_operator_keeps_a_night_on_demand_and_the_audit_says_so() {
     let app = spawn_app().await;
     let event = event_at(&app, 10).await;

@@ -11,7 +11,7 @@
 -- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
 -- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made),
 -- KEYS[11] joins (hash buyer -> 'joined_ms:position:band' of the place's making, which the
--- admission log takes at admission), KEYS[12] the count of places and entries ever made.
+-- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
 -- KEYS[13] seen (zset buyer -> when their page last asked, ms), KEYS[14] away (zset buyer ->
 -- arrival number of the buyers the ticker skipped while they were gone).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
@@ -107,6 +107,12 @@ if not arrival then
     -- before everyone still in it, so the next tick admits them. They lose nothing.
     redis.call('ZREM', KEYS[14], buyer)
     redis.call('ZADD', KEYS[1], arrival, buyer)
+    -- Their admission will come after later arrivals by design: the log marks it (the
+    -- report counts it apart from the line's order, admission::log).
+    local joined = redis.call('HGET', KEYS[11], buyer) or ''
+    if string.sub(joined, 1, 5) ~= 'back:' then
+      redis.call('HSET', KEYS[11], buyer, 'back:' .. joined)
+    end
   end
 end
 if arrival then
