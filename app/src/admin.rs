@@ -156,6 +156,8 @@ fn CreateEvent() -> impl IntoView {
         let new = NewEvent {
             name: name.get_untracked(),
             starts_at: starts,
+            time_zone: None,
+            currency: None,
             sections: sections
                 .get_untracked()
                 .into_iter()

@@ -14,7 +14,7 @@ use crate::{
     api::Api,
     wire::{
         ErrorBody, EventEntry, Hold, HoldRequest, Order, Outlook, ProofChallenge, QueueStatus,
-        Room, SeatMap, SeatStatus,
+        Room, SeatMap, SeatStatus, Zone,
     },
     words::{
         countdown, grouped, moment, money, outlook_in_words, wait_range_in_words, wait_to_announce,
@@ -215,9 +215,38 @@ fn GettingPlace(event_id: String, asked: Option<ProofChallenge>) -> impl IntoVie
     }
 }
 
+/// The venue's clock and currency, provided by [`OnSale`] to every stage below it.
+#[derive(Clone, Debug, Default)]
+struct Venue {
+    zone: Zone,
+    currency: String,
+}
+
+impl Venue {
+    /// The venue of the page being built (UTC and euros outside an event's page).
+    fn here() -> Self {
+        use_context::<Venue>().unwrap_or_else(|| Venue {
+            currency: crate::wire::DEFAULT_CURRENCY.into(),
+            ..Venue::default()
+        })
+    }
+
+    fn money(&self, minor: i64) -> String {
+        money(minor, &self.currency)
+    }
+
+    fn moment(&self, t: DateTime<Utc>, today: DateTime<Utc>) -> String {
+        moment(t, today, &self.zone)
+    }
+}
+
 #[component]
 fn OnSale(entry: EventEntry) -> impl IntoView {
     let event = entry.event.clone();
+    provide_context(Venue {
+        zone: event.zone.clone(),
+        currency: event.currency.clone(),
+    });
     let event_id = StoredValue::new(event.id.clone());
     let limit = event.room.seats_per_buyer;
     let paused = RwSignal::new(event.room.paused);
@@ -432,8 +461,9 @@ fn Countdowns(
     today: DateTime<Utc>,
 ) -> impl IntoView {
     let to = move |t: DateTime<Utc>| move || countdown(t.timestamp() - now.get());
-    let sale = moment(opens_at, today);
-    let prequeue = (prequeue_opens_at < opens_at).then(|| moment(prequeue_opens_at, today));
+    let venue = Venue::here();
+    let sale = venue.moment(opens_at, today);
+    let prequeue = (prequeue_opens_at < opens_at).then(|| venue.moment(prequeue_opens_at, today));
     let until_prequeue = prequeue_opens_at.timestamp() - now.get_untracked();
     view! {
         <section class="opening card" aria-labelledby="opening">
@@ -470,7 +500,8 @@ fn PreQueue(
     now: RwSignal<i64>,
     today: DateTime<Utc>,
 ) -> impl IntoView {
-    let sale = moment(opens_at, today);
+    let venue = Venue::here();
+    let sale = venue.moment(opens_at, today);
     let until_draw = opens_at.timestamp() - now.get_untracked();
     view! {
         <section class="prequeue card" aria-labelledby="prequeue">
@@ -488,7 +519,7 @@ fn PreQueue(
                 "Everyone who joins before {} has the same chance: joining early or at the last \
                  second makes no difference. At {0} a draw puts every ticket in a random order, and \
                  that is the order of the line, ahead of everyone who comes after {0}.",
-                moment(opens_at, today)
+                venue.moment(opens_at, today)
             )}</p>
             <p class="muted">"Keep this page open, or come back before the draw: your ticket stays \
                 yours, in every tab. It is random and says nothing about you; after the draw \
@@ -605,6 +636,7 @@ fn SeatPicker(
 ) -> impl IntoView {
     let selected = RwSignal::new(Vec::<String>::new());
     let busy = RwSignal::new(false);
+    let venue = StoredValue::new(Venue::here());
     let map = StoredValue::new(map);
     let event_id = StoredValue::new(event_id);
     let sections: Vec<String> =
@@ -695,7 +727,7 @@ fn SeatPicker(
                                         SeatStatus::Held => "held",
                                         SeatStatus::Sold => "sold",
                                     };
-                                    let label = format!("{} row {} seat {}, {}, {}", section_name, row.label, seat.number, money(seat.price_cents), status);
+                                    let label = format!("{} row {} seat {}, {}, {}", section_name, row.label, seat.number, venue.with_value(|v| v.money(seat.price_cents)), status);
                                     view! {
                                         <button
                                             class=move || {
@@ -762,6 +794,7 @@ fn HoldPanel(
     let now = clock(Utc::now().timestamp());
     let expires = hold.expires_at.timestamp();
     let busy = RwSignal::new(false);
+    let venue = Venue::here();
     let hold = StoredValue::new(hold);
     let event_id = hold.with_value(|h| h.event_id.clone());
     let event_id = StoredValue::new(event_id);
@@ -840,7 +873,7 @@ fn HoldPanel(
             <SeatList hold=hold.get_value()/>
             <div class="actions">
                 <button class="button" disabled=move || busy.get() on:click=pay>
-                    {format!("Pay {}", money(hold.with_value(|h| h.total_cents)))}
+                    {format!("Pay {}", venue.money(hold.with_value(|h| h.total_cents)))}
                 </button>
                 <button class="button secondary" disabled=move || busy.get() on:click=release>"Release seats"</button>
             </div>
@@ -876,12 +909,13 @@ async fn back_to_line(event_id: &str, stage: RwSignal<Stage>, message: RwSignal<
 
 #[component]
 fn SeatList(hold: Hold) -> impl IntoView {
+    let venue = Venue::here();
     view! {
         <ul class="seat-list">
             {hold.seats.into_iter().map(|s| view! {
-                <li>{format!("{} · row {} · seat {}", s.section, s.row, s.number)}<span>{money(s.price_cents)}</span></li>
+                <li>{format!("{} · row {} · seat {}", s.section, s.row, s.number)}<span>{venue.money(s.price_cents)}</span></li>
             }).collect_view()}
-            <li class="total">"Total"<span>{money(hold.total_cents)}</span></li>
+            <li class="total">"Total"<span>{venue.money(hold.total_cents)}</span></li>
         </ul>
     }
 }

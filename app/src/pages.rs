@@ -12,7 +12,8 @@ use crate::{
     admin::{AdminEventPage, AdminPage},
     api::Api,
     onsale::EventPage,
-    wire::{Event, Room},
+    wire::{Event, Room, Zone},
+    words::date_and_time,
 };
 
 /// The HTML document around the app.
@@ -149,10 +150,10 @@ fn EventsPage() -> impl IntoView {
     }
 }
 
-/// When a room's sale opens, and its pre-queue (written without "now", so that the server's
-/// rendering and the browser's agree).
-fn opening(room: &Room) -> Option<String> {
-    let at = |t: chrono::DateTime<chrono::Utc>| t.format("%A %-d %B, %H:%M UTC").to_string();
+/// When a room's sale opens, and its pre-queue, on the venue's clock (written without "now",
+/// so that the server's rendering and the browser's agree).
+fn opening(room: &Room, zone: &Zone) -> Option<String> {
+    let at = |t: chrono::DateTime<chrono::Utc>| date_and_time(t, zone);
     let opens_at = room.opens_at?;
     Some(match room.prequeue_opens_at.filter(|p| *p < opens_at) {
         Some(prequeue) => format!(
@@ -179,9 +180,9 @@ fn EventCard(event: Event, details: ReadSignal<bool>) -> impl IntoView {
             <a href=format!("/events/{}", event.id)>
                 <h2>{event.name.clone()}</h2>
             </a>
-            <p class="muted">{event.starts_at.format("%A %-d %B %Y, %H:%M UTC").to_string()}</p>
+            <p class="muted">{date_and_time(event.starts_at, &event.zone)}</p>
             <p class="state">{state}</p>
-            {opening(&event.room).map(|o| view! { <p class="opening-time">{o}</p> })}
+            {opening(&event.room, &event.zone).map(|o| view! { <p class="opening-time">{o}</p> })}
             <Show when=move || details.get()>
                 <dl class="room-details">
                     <dt>"Admitted per second"</dt><dd>{room.admit_rate_per_second}</dd>

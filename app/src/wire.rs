@@ -4,7 +4,7 @@
 
 use std::{fmt, ops::Deref};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, FixedOffset, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// A string id of one kind of thing. The JSON is the bare string (`serde(transparent)`); the
@@ -218,6 +218,69 @@ pub struct Event {
     pub name: String,
     pub starts_at: DateTime<Utc>,
     pub room: Room,
+    /// The venue's time zone, as pages show the event's times (additive; absent: UTC).
+    #[serde(default)]
+    pub zone: Zone,
+    /// The ISO 4217 code of the event's prices (additive; absent: EUR).
+    #[serde(default = "default_currency")]
+    pub currency: String,
+}
+
+/// The currency of an event made before events had one.
+pub const DEFAULT_CURRENCY: &str = "EUR";
+
+fn default_currency() -> String {
+    DEFAULT_CURRENCY.to_owned()
+}
+
+/// A venue's time zone as a page needs it: its name, and its UTC offset at the moments the
+/// page shows (the server knows the zone's rules; the page does not carry them).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Zone {
+    /// The IANA name ("Europe/Berlin").
+    pub name: String,
+    /// The offset in seconds east of UTC from each moment on, in time order: the show, the
+    /// sale's opening and its pre-queue, and the server's now when it answered.
+    pub offsets: Vec<ZoneOffset>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZoneOffset {
+    pub from: DateTime<Utc>,
+    pub seconds: i32,
+}
+
+impl Default for Zone {
+    fn default() -> Self {
+        Self {
+            name: "UTC".into(),
+            offsets: Vec::new(),
+        }
+    }
+}
+
+impl Zone {
+    /// `t` on the venue's clock: at the offset of the latest moment at or before `t` (before
+    /// all of them, the first one's; none: UTC).
+    pub fn local(&self, t: DateTime<Utc>) -> DateTime<FixedOffset> {
+        let seconds = self
+            .offsets
+            .iter()
+            .rev()
+            .find(|o| o.from <= t)
+            .or(self.offsets.first())
+            .map_or(0, |o| o.seconds);
+        let offset = FixedOffset::east_opt(seconds).unwrap_or(FixedOffset::east_opt(0).expect("0"));
+        t.with_timezone(&offset)
+    }
+
+    /// How a page names the zone: "Berlin time" for Europe/Berlin, "UTC" for UTC.
+    pub fn label(&self) -> String {
+        match self.name.rsplit('/').next() {
+            Some(city) if self.name.contains('/') => format!("{} time", city.replace('_', " ")),
+            _ => self.name.clone(),
+        }
+    }
 }
 
 /// One section of the layout in `POST /api/admin/events`.
@@ -236,6 +299,12 @@ pub struct NewSection {
 pub struct NewEvent {
     pub name: String,
     pub starts_at: DateTime<Utc>,
+    /// The venue's IANA time zone ("Europe/Berlin"; default UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    /// The ISO 4217 code of the prices (default EUR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
     pub sections: Vec<NewSection>,
     #[serde(default)]
     pub room: RoomUpdate,
@@ -792,6 +861,22 @@ impl NewEvent {
         if self.sections.is_empty() || self.sections.len() > 50 {
             return Err(unprocessable("an event needs 1 to 50 sections"));
         }
+        if let Some(currency) = &self.currency
+            && !(currency.len() == 3 && currency.bytes().all(|b| b.is_ascii_uppercase()))
+        {
+            return Err(unprocessable(
+                "currency must be an ISO 4217 code: three capital letters, like EUR",
+            ));
+        }
+        // Whether the zone exists is the server's to say (it has the zone rules); here only
+        // its shape.
+        if let Some(zone) = &self.time_zone
+            && !(1..=64).contains(&zone.len())
+        {
+            return Err(unprocessable(
+                "time_zone must be an IANA name, like Europe/Berlin",
+            ));
+        }
         let mut total: u64 = 0;
         let mut names = std::collections::HashSet::new();
         for s in &self.sections {
@@ -1066,6 +1151,8 @@ mod tests {
         NewEvent {
             name: "Night".into(),
             starts_at: Utc::now(),
+            time_zone: None,
+            currency: None,
             sections: vec![NewSection {
                 name: "A".into(),
                 rows,

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::wire::Outlook;
+use crate::wire::{Outlook, Zone};
 
 /// The outlook as one honest sentence.
 pub fn outlook_in_words(outlook: Outlook) -> &'static str {
@@ -97,9 +97,26 @@ pub fn grouped(n: u64) -> String {
     out
 }
 
-/// 8500 -> "€85.00".
-pub fn money(cents: i64) -> String {
-    format!("€{}.{:02}", cents / 100, cents % 100)
+/// An amount in the minor units of `currency` (ISO 4217) as people read it: 8500 EUR ->
+/// "€85.00", 8500 JPY -> "¥8500", 8500 CHF -> "CHF 85.00".
+pub fn money(minor: i64, currency: &str) -> String {
+    // Currencies without minor units; every other one has two (the few with three are not
+    // sold in here).
+    let whole = matches!(currency, "JPY" | "KRW" | "ISK" | "CLP" | "VND" | "HUF");
+    let amount = if whole {
+        minor.to_string()
+    } else {
+        let sign = if minor < 0 { "-" } else { "" };
+        let m = minor.unsigned_abs();
+        format!("{sign}{}.{:02}", m / 100, m % 100)
+    };
+    match currency {
+        "EUR" => format!("€{amount}"),
+        "USD" => format!("${amount}"),
+        "GBP" => format!("£{amount}"),
+        "JPY" => format!("¥{amount}"),
+        code => format!("{code} {amount}"),
+    }
 }
 
 /// 125 -> "2:05", 3725 -> "1:02:05", 2 days and a bit -> "2 days 3 h"; never below "0:00".
@@ -119,14 +136,25 @@ pub fn countdown(seconds: i64) -> String {
     }
 }
 
-/// A moment for people: "19:00 UTC" today (by the clock `now`), else "Tuesday 1 December,
-/// 19:00 UTC".
-pub fn moment(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    if t.date_naive() == now.date_naive() {
-        t.format("%H:%M UTC").to_string()
+/// A moment for people on the venue's clock: "19:00 Berlin time" today there (by the clock
+/// `now`), else "Tuesday 1 December, 19:00 Berlin time".
+pub fn moment(t: DateTime<Utc>, now: DateTime<Utc>, zone: &Zone) -> String {
+    let (local, today) = (zone.local(t), zone.local(now));
+    if local.date_naive() == today.date_naive() {
+        format!("{} {}", local.format("%H:%M"), zone.label())
     } else {
-        t.format("%A %-d %B, %H:%M UTC").to_string()
+        format!("{} {}", local.format("%A %-d %B, %H:%M"), zone.label())
     }
+}
+
+/// A date and time for people on the venue's clock: "Tuesday 1 December 2026, 19:00 Berlin
+/// time".
+pub fn date_and_time(t: DateTime<Utc>, zone: &Zone) -> String {
+    format!(
+        "{} {}",
+        zone.local(t).format("%A %-d %B %Y, %H:%M"),
+        zone.label()
+    )
 }
 
 #[cfg(test)]
@@ -174,12 +202,56 @@ mod tests {
         assert_eq!(grouped(6200), "6,200");
         assert_eq!(grouped(1_000_000), "1,000,000");
         assert_eq!(grouped(14), "14");
-        assert_eq!(money(8500), "€85.00");
-        assert_eq!(money(4005), "€40.05");
+        assert_eq!(money(8500, "EUR"), "€85.00");
+        assert_eq!(money(4005, "EUR"), "€40.05");
+        assert_eq!(money(4005, "USD"), "$40.05");
+        assert_eq!(money(8500, "JPY"), "¥8500");
+        assert_eq!(money(8500, "CHF"), "CHF 85.00");
+        assert_eq!(money(-5, "GBP"), "£-0.05");
         assert_eq!(countdown(125), "2:05");
         assert_eq!(countdown(-3), "0:00");
         assert_eq!(countdown(3725), "1:02:05");
         assert_eq!(countdown(86_400 + 3 * 3600 + 5), "1 day 3 h");
         assert_eq!(countdown(2 * 86_400), "2 days 0 h");
+    }
+
+    #[test]
+    fn moments_read_on_the_venues_clock_with_its_name() {
+        use crate::wire::ZoneOffset;
+        let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        // Berlin: +1 h in winter, +2 h from the last Sunday of March.
+        let berlin = Zone {
+            name: "Europe/Berlin".into(),
+            offsets: vec![
+                ZoneOffset {
+                    from: at("2026-03-01T10:00:00Z"),
+                    seconds: 3600,
+                },
+                ZoneOffset {
+                    from: at("2026-04-01T17:00:00Z"),
+                    seconds: 7200,
+                },
+            ],
+        };
+        let now = at("2026-03-01T09:00:00Z");
+        assert_eq!(
+            moment(at("2026-03-01T18:00:00Z"), now, &berlin),
+            "19:00 Berlin time"
+        );
+        assert_eq!(
+            moment(at("2026-04-01T17:00:00Z"), now, &berlin),
+            "Wednesday 1 April, 19:00 Berlin time"
+        );
+        // 23:30 UTC is already the next day in Berlin.
+        assert_eq!(
+            date_and_time(at("2026-02-28T23:30:00Z"), &berlin),
+            "Sunday 1 March 2026, 00:30 Berlin time"
+        );
+        let new_york = Zone {
+            name: "America/New_York".into(),
+            offsets: vec![],
+        };
+        assert_eq!(new_york.label(), "New York time");
+        assert_eq!(moment(now, now, &Zone::default()), "09:00 UTC");
     }
 }

@@ -148,6 +148,8 @@ fn bench_event(rows: u32, seats_per_row: u32, room: RoomUpdate) -> NewEvent {
     NewEvent {
         name: "Bench".into(),
         starts_at: chrono::Utc::now(),
+        time_zone: None,
+        currency: None,
         sections: vec![NewSection {
             name: "A".into(),
             rows,

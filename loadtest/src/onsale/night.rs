@@ -312,6 +312,8 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
     let new_event = NewEvent {
         name: "The night".into(),
         starts_at: Utc::now(),
+        time_zone: None,
+        currency: None,
         sections: layout(plan.seats),
         room,
     };

@@ -21,6 +21,13 @@ pub async fn create(
 ) -> Result<(StatusCode, Json<Event>)> {
     new.validate()
         .map_err(|e| Error::Unprocessable(e.message))?;
+    if let Some(zone) = &new.time_zone
+        && events::zone_rules(zone).is_none()
+    {
+        return Err(Error::Unprocessable(format!(
+            "there is no time zone {zone:?}: use an IANA name, like Europe/Berlin"
+        )));
+    }
     let mut tx = state.db.begin().await?;
     let event = events::create_in(&mut tx, &events::new_event_id(), &new)
         .await?

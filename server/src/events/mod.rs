@@ -5,9 +5,11 @@
 //! answered from the instance's copy (`admission::rooms`), never by a query per request.
 
 use crate::extract::EventId;
-use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate, prequeue_opens_at};
+use app::wire::{
+    Event, NewEvent, NewSection, Room, RoomUpdate, Zone, ZoneOffset, prequeue_opens_at,
+};
 use axum::{Json, Router, extract::State, routing::get};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, TimeZone, Utc};
 use rand::Rng;
 use sqlx::{PgConnection, PgExecutor, PgPool};
 
@@ -54,13 +56,50 @@ struct EventRow {
     min_admit_rate_per_second: i32,
     max_admit_rate_per_second: i32,
     target_hold_p99_ms: i32,
+    time_zone: String,
+    currency: String,
+}
+
+/// The rules of the IANA zone `name`, if there is such a zone.
+pub fn zone_rules(name: &str) -> Option<chrono_tz::Tz> {
+    name.parse().ok()
+}
+
+/// The zone `name` as a page needs it: its offsets at the moments `at` (sorted, the
+/// repeated dropped). An unknown name (none is stored: creation checks it) reads as UTC.
+fn zone(name: &str, mut at: Vec<DateTime<Utc>>) -> Zone {
+    use chrono::Offset;
+    let Some(rules) = zone_rules(name) else {
+        return Zone::default();
+    };
+    at.sort();
+    at.dedup();
+    Zone {
+        name: name.to_owned(),
+        offsets: at
+            .into_iter()
+            .map(|from| ZoneOffset {
+                from,
+                seconds: from.with_timezone(&rules).offset().fix().local_minus_utc(),
+            })
+            .collect(),
+    }
 }
 
 impl From<EventRow> for Event {
     fn from(r: EventRow) -> Self {
         // The table's check constraints keep these positive.
         let u = |v: i32| v.max(0) as u32;
+        let prequeue_opens_at = prequeue_opens_at(r.opens_at, u(r.prequeue_seconds));
+        let moments = [
+            Some(r.starts_at),
+            r.opens_at,
+            prequeue_opens_at,
+            Some(Utc::now()),
+        ];
         Event {
+            zone: zone(&r.time_zone, moments.into_iter().flatten().collect()),
+            currency: r.currency,
             id: r.id,
             name: r.name,
             starts_at: r.starts_at,
@@ -76,7 +115,7 @@ impl From<EventRow> for Event {
                 join_pow_bits: u(r.join_pow_bits),
                 opens_at: r.opens_at,
                 prequeue_seconds: u(r.prequeue_seconds),
-                prequeue_opens_at: prequeue_opens_at(r.opens_at, u(r.prequeue_seconds)),
+                prequeue_opens_at,
                 auto_rate: r.auto_rate,
                 min_admit_rate_per_second: u(r.min_admit_rate_per_second),
                 max_admit_rate_per_second: u(r.max_admit_rate_per_second),
@@ -89,7 +128,7 @@ impl From<EventRow> for Event {
 const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
     admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
     room_epoch, join_pow_bits, opens_at, prequeue_seconds, auto_rate, min_admit_rate_per_second, \
-    max_admit_rate_per_second, target_hold_p99_ms";
+    max_admit_rate_per_second, target_hold_p99_ms, time_zone, currency";
 
 /// Whether `id` can name an event at all; anything else is answered 404 without a query.
 pub fn is_event_id(id: &str) -> bool {
@@ -159,11 +198,13 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
              admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
              hold_sweep_seconds, join_pow_bits, opens_at, prequeue_seconds, auto_rate, \
-             min_admit_rate_per_second, max_admit_rate_per_second, target_hold_p99_ms) \
+             min_admit_rate_per_second, max_admit_rate_per_second, target_hold_p99_ms, \
+             time_zone, currency) \
          values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
              coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30), \
              coalesce($11, 0), case when $12 then $13 end, coalesce($14, 900), \
-             coalesce($15, false), coalesce($16, 1), coalesce($17, 1000), coalesce($18, 50)) \
+             coalesce($15, false), coalesce($16, 1), coalesce($17, 1000), coalesce($18, 50), \
+             coalesce($19, 'UTC'), coalesce($20, 'EUR')) \
          on conflict (id) do nothing \
          returning {EVENT_COLUMNS}"
     );
@@ -171,7 +212,11 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
         .bind(id)
         .bind(new.name.trim())
         .bind(new.starts_at);
-    let row: Option<EventRow> = bind_room(query, room).fetch_optional(&mut *tx).await?;
+    let row: Option<EventRow> = bind_room(query, room)
+        .bind(new.time_zone.as_deref())
+        .bind(new.currency.as_deref())
+        .fetch_optional(&mut *tx)
+        .await?;
     let Some(row) = row else {
         return Ok(None);
     };
@@ -247,7 +292,7 @@ pub fn demo_opening_event(now: DateTime<Utc>) -> NewEvent {
 
 pub const DEMO_OPENING_ID: &str = "demo-opening";
 
-/// 3 sections of 10 rows of 20 seats tonight at 19:00, room on, N = 50, and `room`'s settings.
+/// 3 sections of 10 rows of 20 seats tonight at 19:00 Berlin time, room on, N = 50, and `room`'s settings.
 fn demo_hall(name: &str, room: RoomUpdate) -> NewEvent {
     let section = |name: &str, price_cents| NewSection {
         name: name.into(),
@@ -255,13 +300,22 @@ fn demo_hall(name: &str, room: RoomUpdate) -> NewEvent {
         seats_per_row: 20,
         price_cents,
     };
+    // Tonight at 19:00 in Berlin, the demo hall's city.
+    let berlin = chrono_tz::Europe::Berlin;
     let tonight = Utc::now()
+        .with_timezone(&berlin)
         .date_naive()
         .and_hms_opt(19, 0, 0)
         .expect("a valid time");
+    let tonight = berlin
+        .from_local_datetime(&tonight)
+        .earliest()
+        .map_or_else(|| tonight.and_utc(), |t| t.with_timezone(&Utc));
     NewEvent {
         name: name.into(),
-        starts_at: tonight.and_utc(),
+        starts_at: tonight,
+        time_zone: Some("Europe/Berlin".into()),
+        currency: Some("EUR".into()),
         sections: vec![
             section("Stalls", 8500),
             section("Circle", 6500),

@@ -100,6 +100,30 @@ async fn invalid_events_are_refused_and_nothing_is_written() {
             StatusCode::UNPROCESSABLE_ENTITY,
         ),
         (
+            {
+                let mut b = event_body(1, 1, json!({}));
+                b["time_zone"] = json!("Mars/Olympus_Mons");
+                b
+            },
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            {
+                let mut b = event_body(1, 1, json!({}));
+                b["currency"] = json!("eur");
+                b
+            },
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
+            {
+                let mut b = event_body(1, 1, json!({}));
+                b["currency"] = json!("EURO");
+                b
+            },
+            StatusCode::UNPROCESSABLE_ENTITY,
+        ),
+        (
             json!({"name": "X", "starts_at": "tomorrow", "sections": []}),
             StatusCode::UNPROCESSABLE_ENTITY,
         ),

@@ -253,3 +253,45 @@ async fn a_reload_resumes_the_hold_and_after_paying_shows_the_order() {
     let (theirs, _) = page(&app, &path, Some(&format!("anteroom_session={stranger}"))).await;
     assert!(!theirs.contains("Your seats are held") && !theirs.contains("You are going!"));
 }
+
+#[tokio::test]
+async fn pages_show_the_venues_local_time_with_its_zone_and_prices_in_its_currency() {
+    let app = spawn_app().await;
+    let mut body = event_body(1, 2, json!({"enabled": false}));
+    body["time_zone"] = json!("Europe/Berlin");
+    body["currency"] = json!("USD");
+    // 18:00 UTC on 1 December is 19:00 in Berlin (winter, +1 h).
+    body["starts_at"] = json!("2026-12-01T18:00:00Z");
+    let event = app.create_event(body).await;
+    let id = event["id"].as_str().unwrap();
+    assert_eq!(event["zone"]["name"], "Europe/Berlin");
+    assert_eq!(event["currency"], "USD");
+
+    let home = app.client.get(app.url("/")).send().await.unwrap();
+    let home = home.text().await.unwrap();
+    assert!(
+        home.contains("Tuesday 1 December 2026, 19:00 Berlin time"),
+        "{home}"
+    );
+    assert!(!home.contains("UTC"), "{home}");
+    // No waiting with the room off: the seat map in the first paint, in dollars.
+    let (_, cookies) = page(&app, &format!("/events/{id}"), None).await;
+    let session = cookies
+        .iter()
+        .find(|c| c.starts_with("anteroom_session="))
+        .unwrap();
+    let (html, _) = page(&app, &format!("/events/{id}"), Some(session)).await;
+    assert!(html.contains("$50.00"), "{html}");
+    assert!(!html.contains('€'), "{html}");
+
+    // A sale opening in summer time reads +2 h on the event's page.
+    let r = put_room(
+        &app,
+        id,
+        json!({"enabled": true, "opens_at": "2027-06-01T17:00:00Z"}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let (html, _) = page(&app, &format!("/events/{id}"), Some(session)).await;
+    assert!(html.contains("19:00 Berlin time"), "{html}");
+}
