@@ -115,6 +115,10 @@ fn room_state(e: &Event) -> String {
     )
 }
 
+fn app_default_currency() -> String {
+    crate::wire::DEFAULT_CURRENCY.to_owned()
+}
+
 /// A `datetime-local` input's value, read as UTC; `None` when empty or malformed.
 fn utc_input(value: &str) -> Option<DateTime<Utc>> {
     ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"]
@@ -149,6 +153,8 @@ fn CreateEvent() -> impl IntoView {
     let auto = RwSignal::new(AutoRate::default());
     let opens_at = RwSignal::new(String::new());
     let prequeue_minutes = RwSignal::new(15u32);
+    let time_zone = RwSignal::new("UTC".to_owned());
+    let currency = RwSignal::new(app_default_currency());
     let result = RwSignal::new(None::<Result<Event, String>>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -156,8 +162,8 @@ fn CreateEvent() -> impl IntoView {
         let new = NewEvent {
             name: name.get_untracked(),
             starts_at: starts,
-            time_zone: None,
-            currency: None,
+            time_zone: Some(time_zone.get_untracked().trim().to_owned()),
+            currency: Some(currency.get_untracked().trim().to_uppercase()),
             sections: sections
                 .get_untracked()
                 .into_iter()
@@ -199,6 +205,10 @@ fn CreateEvent() -> impl IntoView {
             <h2>"New event"</h2>
             <label>"Name "<input required on:input=move |ev| name.set(event_target_value(&ev))/></label>
             <label>"Starts (UTC) "<input type="datetime-local" required on:input=move |ev| starts_at.set(event_target_value(&ev))/></label>
+            <label>"Venue time zone (pages show its local time) "<input value="UTC" placeholder="Europe/Berlin"
+                on:input=move |ev| time_zone.set(event_target_value(&ev))/></label>
+            <label>"Currency (ISO 4217) "<input value=app_default_currency() maxlength="3" size="3"
+                on:input=move |ev| currency.set(event_target_value(&ev))/></label>
             <label>"Admitted per second "<input type="number" min="1" max="100000" value="50"
                 on:input=move |ev| rate.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
             <AutoRateFields auto/>
