@@ -33,8 +33,9 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WB_VERSION"; then
   cargo install wasm-bindgen-cli --version "$WB_VERSION"
 fi
 
-if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/playwright-core ]; then
-  say "installing npm packages (wasm-opt from binaryen, playwright-core)"
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/playwright-core ] \
+  || [ ! -f end2end/node_modules/axe-core/axe.min.js ]; then
+  say "installing npm packages (wasm-opt from binaryen, playwright-core, axe-core)"
   (cd end2end && npm ci --no-audit --no-fund)
 fi
 
