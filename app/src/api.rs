@@ -117,6 +117,7 @@ impl Api {
             arriving: false,
             hold: None,
             order: None,
+            forms: None,
         })
     }
 

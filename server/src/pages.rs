@@ -38,7 +38,7 @@ use crate::{
     checkout,
     client::Client,
     error::{Error, Result},
-    holds, queue,
+    forms, holds, queue,
     redis::ratelimit,
     seatmap,
     state::AppState,
@@ -134,6 +134,7 @@ impl PageBackend {
                     arriving: false,
                     hold: Some(hold),
                     order,
+                    forms: Some(forms::page_forms(&state.sessions, buyer, event_id)),
                 },
                 None,
             ));
@@ -190,6 +191,7 @@ impl PageBackend {
                 arriving,
                 hold: None,
                 order: None,
+                forms: Some(forms::page_forms(&state.sessions, buyer, event_id)),
             },
             cookie,
         ))
