@@ -154,6 +154,8 @@ pub enum Note {
     AdmissionEnded,
     /// A hold asked for before the buyer's turn: they keep their place.
     NotYourTurn,
+    /// The buyer is admitted, but the form came without the admission cookie.
+    AdmissionMissing,
     /// The form came without the session cookie.
     NoSession,
     /// The form's token is not this session's (a page from an older session).
@@ -182,7 +184,7 @@ pub enum Note {
 }
 
 impl Note {
-    const ALL: [Note; 20] = [
+    const ALL: [Note; 21] = [
         Note::Released,
         Note::SeatTaken,
         Note::NotTogether,
@@ -191,6 +193,7 @@ impl Note {
         Note::BadForm,
         Note::AdmissionEnded,
         Note::NotYourTurn,
+        Note::AdmissionMissing,
         Note::NoSession,
         Note::StaleForm,
         Note::RateLimited,
@@ -216,6 +219,7 @@ impl Note {
             Note::BadForm => "bad_form",
             Note::AdmissionEnded => "admission_ended",
             Note::NotYourTurn => "not_your_turn",
+            Note::AdmissionMissing => "admission_missing",
             Note::NoSession => "no_session",
             Note::StaleForm => "stale_form",
             Note::RateLimited => "rate_limited",
@@ -270,6 +274,9 @@ impl Note {
             }
             Note::NotYourTurn => {
                 "It is not your turn to choose seats yet. You keep your place in line; this page lets you in when it is your turn.".into()
+            }
+            Note::AdmissionMissing => {
+                "Your browser sent that form without your admission, so nothing was held. Here is the seat map again; please try once more.".into()
             }
             Note::NoSession => {
                 "Your browser sent that form without our session cookie, so we could not tell it was you and changed nothing. Allow cookies for this site and try again.".into()

@@ -20,7 +20,7 @@
 use std::borrow::Cow;
 
 use app::{
-    wire::{BuyerId, EventId, HoldRequest, PageForms},
+    wire::{BuyerId, EventId, HoldRequest, PageForms, QueueStatus},
     words::Note,
 };
 use axum::{
@@ -36,8 +36,7 @@ use crate::{
     checkout,
     error::Error,
     extract::{self, HoldId},
-    holds,
-    queue::{self},
+    holds, queue,
     state::AppState,
     tokens::{Buyer, gate::AdmittedBuyer, session::Sessions},
 };
@@ -277,20 +276,16 @@ async fn hold_form(
     let admitted = match AdmittedBuyer::check(&state, buyer, event_id.clone(), &headers).await {
         Ok(admitted) => admitted,
         Err(Error::NotAdmitted { .. }) => {
-            // Waiting still: it is not their turn. Otherwise their turn ran out (the page
-            // joins them again).
-            let waiting = matches!(
-                queue::poll(&state, &buyer_id, &event_id, &headers).await,
-                Ok(queue::Answer {
-                    status: app::wire::QueueStatus::Waiting { .. }
-                        | app::wire::QueueStatus::PreQueue { .. },
-                    ..
-                })
-            );
-            let note = if waiting {
-                Note::NotYourTurn
-            } else {
-                Note::AdmissionEnded
+            // Why, by the line: still waiting (their turn has not come), admitted (the form
+            // came without the admission), or not in it (their turn ran out; the page joins
+            // them again).
+            let status = queue::poll(&state, &buyer_id, &event_id, &headers)
+                .await
+                .map(|answer| answer.status);
+            let note = match status {
+                Ok(QueueStatus::Waiting { .. } | QueueStatus::PreQueue { .. }) => Note::NotYourTurn,
+                Ok(QueueStatus::Admitted { .. }) => Note::AdmissionMissing,
+                _ => Note::AdmissionEnded,
             };
             return see_other(&page, Some((note, None)));
         }
