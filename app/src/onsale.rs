@@ -157,12 +157,25 @@ pub fn EventPage() -> impl IntoView {
                     Err(ErrorBody { proof: Some(asked), .. }) => {
                         view! { <GettingPlace event_id=event_id() asked=Some(*asked)/> }.into_any()
                     }
-                    Err(e) => view! {
-                        <Title text="Anteroom"/>
-                        <h1>"We could not open this sale"</h1>
-                        <p class="error" role="alert">{e.message}</p>
-                        <p><a href="/">"See all events"</a></p>
-                    }.into_any(),
+                    Err(e) => {
+                        // A refusal that passes (too many at once, a store down) has a way
+                        // on; a failure of ours is tried again by itself without script too
+                        // (a limit is not: each try would count against it).
+                        let passes = matches!(e.error.as_str(), "rate_limited" | "unavailable" | "internal");
+                        let again = e.error != "rate_limited";
+                        view! {
+                            <Title text="Anteroom"/>
+                            <h1>"We could not open this sale"</h1>
+                            <p class="error" role="alert">{e.message}</p>
+                            {passes.then(|| view! {
+                                <p><a class="button" href=format!("/events/{}", event_id())>"Try again"</a></p>
+                            })}
+                            {(passes && again).then(|| view! {
+                                <noscript><meta http-equiv="refresh" content="10"/></noscript>
+                            })}
+                            <p><a href="/">"See all events"</a></p>
+                        }.into_any()
+                    }
                 }
             })}
         </Suspense>
