@@ -209,20 +209,35 @@ fn forbidden() -> Response {
         .into_response()
 }
 
-/// What every form checks first: not cross-site, a session, the form's token. `Err` is the
-/// answer to give.
+/// Why a form is refused before anything is done.
+enum Refusal {
+    /// From another site: 403.
+    CrossSite,
+    /// Back to the page with a note.
+    Back(Note),
+}
+
+impl Refusal {
+    fn answer(self, page: &str) -> Response {
+        match self {
+            Refusal::CrossSite => forbidden(),
+            Refusal::Back(note) => see_other(page, Some((note, None))),
+        }
+    }
+}
+
+/// What every form checks first: not cross-site, a session, the form's token.
 fn check(
     state: &AppState,
     headers: &HeaderMap,
     event_id: &EventId,
     fields: &Fields<'_>,
-) -> Result<Buyer, Response> {
+) -> Result<Buyer, Refusal> {
     if cross_site(headers) {
-        return Err(forbidden());
+        return Err(Refusal::CrossSite);
     }
-    let page = page(event_id);
     let Some(id) = state.sessions.buyer_of(&state.config, headers) else {
-        return Err(see_other(&page, Some((Note::NoSession, None))));
+        return Err(Refusal::Back(Note::NoSession));
     };
     let token_ok = fields
         .one("token")
@@ -234,9 +249,9 @@ fn check(
             .get("sec-fetch-site")
             .is_some_and(|v| v.as_bytes() == b"same-origin");
         return Err(if ours {
-            see_other(&page, Some((Note::StaleForm, None)))
+            Refusal::Back(Note::StaleForm)
         } else {
-            forbidden()
+            Refusal::CrossSite
         });
     }
     Ok(Buyer { id })
@@ -270,7 +285,7 @@ async fn hold_form(
     };
     let buyer = match check(&state, &headers, &event_id, &fields) {
         Ok(buyer) => buyer,
-        Err(answer) => return answer,
+        Err(refusal) => return refusal.answer(&page),
     };
     let buyer_id = buyer.id.clone();
     let admitted = match AdmittedBuyer::check(&state, buyer, event_id.clone(), &headers).await {
@@ -352,12 +367,13 @@ async fn release_form(
 ) -> Response {
     let event_id = EventId::from(event_id);
     let page = page(&event_id);
-    let buyer = match Fields::parse(&body)
-        .map_err(|e| refused(&page, Form::Release, &e))
-        .and_then(|fields| check(&state, &headers, &event_id, &fields))
-    {
+    let fields = match Fields::parse(&body) {
+        Ok(fields) => fields,
+        Err(e) => return refused(&page, Form::Release, &e),
+    };
+    let buyer = match check(&state, &headers, &event_id, &fields) {
         Ok(buyer) => buyer,
-        Err(answer) => return answer,
+        Err(refusal) => return refusal.answer(&page),
     };
     match holds::release(&state, &hold_id, &buyer.id).await {
         Ok(()) => see_other(&page, Some((Note::Released, None))),
@@ -381,7 +397,7 @@ async fn pay_form(
     };
     let buyer = match check(&state, &headers, &event_id, &fields) {
         Ok(buyer) => buyer,
-        Err(answer) => return answer,
+        Err(refusal) => return refusal.answer(&page),
     };
     let answer = match key(&fields) {
         Ok(key) => checkout::pay(&state, &hold_id, &buyer.id, &key).await,
