@@ -444,12 +444,17 @@ async fn follow_the_line(
 }
 
 /// `<meta refresh>` for pages without JavaScript: reload in `seconds` (at least 1, at most a
-/// minute), when the page will have something new to say.
-fn refresh_in(seconds: i64) -> impl IntoView {
+/// minute), when the page will have something new to say; to `page` when given (the page
+/// without a form's note, which was said once).
+fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
     let seconds = seconds.clamp(1, 60);
+    let content = match page {
+        Some(page) => format!("{seconds}; url={page}"),
+        None => seconds.to_string(),
+    };
     view! {
         <noscript>
-            <meta http-equiv="refresh" content=seconds.to_string()/>
+            <meta http-equiv="refresh" content=content/>
             <p class="muted">"This page refreshes itself; its countdown is right each time it does."</p>
         </noscript>
     }
@@ -489,7 +494,7 @@ fn Countdowns(
                 }.into_any(),
             }}
             <p class="muted">"Keep this page open: it joins for you when the time comes."</p>
-            {refresh_in(until_prequeue)}
+            {refresh_in(until_prequeue, None)}
         </section>
     }
 }
@@ -525,7 +530,7 @@ fn PreQueue(
             <p class="muted">"Keep this page open, or come back before the draw: your ticket stays \
                 yours, in every tab. It is random and says nothing about you; after the draw \
                 anyone can check where each ticket was placed."</p>
-            {refresh_in(until_draw.min(30) + 1)}
+            {refresh_in(until_draw.min(30) + 1, None)}
         </section>
     }
 }
@@ -540,6 +545,8 @@ fn WaitingRoom(
     start: u64,
     paused: bool,
 ) -> impl IntoView {
+    // Without script: again in 3 s, at the page without a form's note (said once already).
+    let refresh = format!("3; url=/events/{event_id}");
     let done = start.saturating_sub(position) as f64;
     let progress = if start > 1 {
         (done / (start - 1) as f64 * 100.0).clamp(0.0, 100.0)
@@ -567,7 +574,7 @@ fn WaitingRoom(
             {drawn.map(|(ticket, place)| view! { <DrawnPlace ticket place event_id/> })}
             <p class="muted">"Keep this page open: it moves by itself, and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
             <noscript>
-                <meta http-equiv="refresh" content="3"/>
+                <meta http-equiv="refresh" content=refresh/>
                 <p class="muted">"This page refreshes itself every few seconds."</p>
             </noscript>
         </section>
@@ -845,7 +852,8 @@ fn HoldPanel(
     message: RwSignal<Option<String>>,
     forms: Option<PageForms>,
 ) -> impl IntoView {
-    let action = format!("/events/{}/holds/{}", hold.event_id, hold.hold_id);
+    let page = format!("/events/{}", hold.event_id);
+    let action = format!("{page}/holds/{}", hold.hold_id);
     let (pay_action, release_action) = (format!("{action}/pay"), format!("{action}/release"));
     let now = clock(Utc::now().timestamp());
     let expires = hold.expires_at.timestamp();
@@ -940,7 +948,7 @@ fn HoldPanel(
             </div>
             // Without JavaScript: the time left is right on each reload, and at the end the
             // page comes back as the seat map.
-            {refresh_in(expires - now.get_untracked() + 1)}
+            {refresh_in(expires - now.get_untracked() + 1, Some(page.clone()))}
         </section>
     }
 }
