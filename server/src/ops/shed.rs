@@ -202,8 +202,12 @@ pub async fn gate(
     let form = (req.method() == Method::POST)
         .then(|| forms::form_of(req.uri().path()))
         .flatten();
+    // And a page itself (a waiting room refreshing without script) with a page that says so
+    // and comes back by itself.
+    let page = req.method() == Method::GET && req.uri().path().starts_with("/events/");
     let refuse = |e: Error| match &form {
         Some((page, what)) => forms::refused(page, *what, &e),
+        None if page => busy_page(),
         None => e.into_response(),
     };
     let req = match extract::buffer_body(req, state.shed.body_deadline).await {
@@ -225,6 +229,26 @@ pub async fn gate(
             retry_after_secs: 1,
         })
     })
+}
+
+/// The answer to a shed page: 503 in HTML, which reloads itself in a second.
+fn busy_page() -> Response {
+    let mut response = (
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        axum::response::Html(
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <meta http-equiv=\"refresh\" content=\"2\"><title>Anteroom</title></head>\
+             <body><h1>One moment</h1><p>Anteroom is at capacity this instant; any place you \
+             have in line is kept. This page tries again in 2 seconds.</p></body></html>",
+        ),
+    )
+        .into_response();
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("2"),
+    );
+    response
 }
 
 #[cfg(test)]

@@ -442,3 +442,51 @@ async fn bad_form_input_is_refused_with_a_clear_note_and_changes_nothing() {
     let page = browser.page(&app, "?note=%3Cb%3Ehi%3C%2Fb%3E").await;
     assert!(!page.contains("<b>hi</b>"));
 }
+
+#[tokio::test]
+async fn when_anteroom_sheds_a_form_leads_back_with_the_wait_and_a_page_says_it_tries_again() {
+    let mut config = crate::helpers::test_config();
+    config.in_flight_general = 2;
+    let app = crate::helpers::spawn_with(config).await;
+    let (event, ids) = open_event(&app, 1, 4).await;
+    let (_, session) = app.session().await;
+    let mut browser = Browser::new(&event, &session);
+    let html = browser.page(&app, "").await;
+    let form = [
+        ("token", hidden(&html, "token", "")),
+        ("key", "k".to_owned()),
+        ("seat", ids[0].to_string()),
+    ];
+    // Every general permit taken, as by a storm of other requests.
+    let storm: Vec<_> = (0..2)
+        .map(|_| {
+            app.state
+                .shed
+                .try_enter(anteroom::ops::shed::Lane::General)
+                .unwrap()
+        })
+        .collect();
+    let to = browser
+        .post(&app, &format!("/events/{event}/hold"), &form)
+        .await;
+    assert_eq!(to, format!("/events/{event}?note=busy&retry=1"));
+    let r = browser
+        .client
+        .get(app.url(&format!("/events/{event}")))
+        .header("cookie", &browser.cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(r.headers().contains_key("retry-after"));
+    let text = r.text().await.unwrap();
+    assert!(text.contains("http-equiv=\"refresh\""), "{text}");
+    assert!(text.contains("at capacity this instant"), "{text}");
+    drop(storm);
+    assert_eq!(holds_of(&app, &event).await, 0);
+    let page = browser.page(&app, "?note=busy&retry=1").await;
+    assert!(
+        page.contains("Anteroom is at capacity this instant, so nothing was changed. Try again in about a second."),
+        "{page}"
+    );
+}
