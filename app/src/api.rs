@@ -117,6 +117,7 @@ impl Api {
             arriving: false,
             hold: None,
             order: None,
+            forms: None,
         })
     }
 
@@ -316,27 +317,42 @@ impl Api {
     }
 
     /// Why the page has no buyer: the session limit (then the answer is 429 with Retry-After,
-    /// and the page says when to come back), else a browser that did not keep our cookie.
+    /// and the page says when to come back), or a store that did not answer (503).
     #[cfg(feature = "ssr")]
     fn no_buyer(&self) -> ErrorBody {
-        let Some(SessionRefused { retry_after_secs }) = self.refused else {
-            return ErrorBody::new(
-                "unauthorized",
-                "Your browser refused our session cookie; allow cookies for this site.",
-            );
+        let (status, retry_after_secs, body) = match self.refused {
+            Some(SessionRefused::Limit { retry_after_secs }) => (
+                http::StatusCode::TOO_MANY_REQUESTS,
+                retry_after_secs,
+                ErrorBody::new(
+                    "rate_limited",
+                    format!(
+                        "Many visitors from your network arrived in the last minute, more than \
+                         we take from one address, so we could not give you a place in line \
+                         yet. Please come back in {retry_after_secs} seconds and reload this \
+                         page."
+                    ),
+                ),
+            ),
+            // The middleware names a buyer or a refusal for every page; without either, what
+            // failed was ours.
+            Some(SessionRefused::Unavailable) | None => (
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                RETRY_UNAVAILABLE_SECS,
+                ErrorBody::new(
+                    "unavailable",
+                    format!(
+                        "Part of Anteroom is not answering just now, so we could not give you \
+                         a place in line. Please try again in {RETRY_UNAVAILABLE_SECS} seconds."
+                    ),
+                ),
+            ),
         };
         if let Some(response) = &self.response {
-            response.set_status(http::StatusCode::TOO_MANY_REQUESTS);
+            response.set_status(status);
             response.insert_header(http::header::RETRY_AFTER, retry_after_secs.into());
         }
-        ErrorBody::new(
-            "rate_limited",
-            format!(
-                "Many visitors from your network arrived in the last minute, more than we take \
-                 from one address, so we could not give you a place in line yet. Please come \
-                 back in {retry_after_secs} seconds and reload this page."
-            ),
-        )
+        body
     }
 
     #[cfg(feature = "ssr")]
@@ -348,6 +364,9 @@ impl Api {
 }
 
 const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
+/// When a page that could not start a session (a store did not answer) tries again.
+#[cfg(feature = "ssr")]
+const RETRY_UNAVAILABLE_SECS: u64 = 5;
 const JOIN_PROOF: &str = "Join-Proof";
 
 /// The nonce that answers `asked`, found in steps of the shared search (`pow`), the page

@@ -29,10 +29,13 @@ pub type SharedBackend = Arc<dyn Backend>;
 #[derive(Clone, Debug)]
 pub struct PageBuyer(pub String);
 
-/// Why the request being rendered has no buyer: its client's address reached the limit of new
-/// sessions, for this many seconds more (put in the request's extensions by the server's
-/// session middleware, so that the page tells the truth rather than blame the cookies).
+/// Why the request being rendered has no buyer (put in the request's extensions by the
+/// server's session middleware, so that the page tells the truth rather than blame the
+/// cookies).
 #[derive(Clone, Copy, Debug)]
-pub struct SessionRefused {
-    pub retry_after_secs: u64,
+pub enum SessionRefused {
+    /// Its client's address reached the limit of new sessions, for this many seconds more.
+    Limit { retry_after_secs: u64 },
+    /// The store that counts new sessions did not answer.
+    Unavailable,
 }

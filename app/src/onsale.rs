@@ -4,20 +4,27 @@
 //! the real place, ticket or countdown); the hydrated page ticks its countdowns every second,
 //! polls every 3 s and moves on. Without JavaScript the page refreshes itself, and every
 //! countdown is right again on each reload (it is rendered from the server's clock).
+//!
+//! Progressive enhancement: hold, release and pay are HTML forms (`method="post"`) that work
+//! without JavaScript (the server answers 303 back to this page, which it renders at the stage
+//! they led to, with a note `?note=<code>` for a refusal); the hydrated page takes the same
+//! forms over (it prevents the post and calls the JSON API). Which stage shows is decided in
+//! one place, [`stage_of`], for the server's rendering and the browser alike.
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::{
     api::Api,
     wire::{
-        ErrorBody, EventEntry, Hold, HoldRequest, Order, Outlook, ProofChallenge, QueueStatus,
-        Room, SeatMap, SeatStatus, Zone,
+        ErrorBody, EventEntry, Hold, HoldRequest, Order, Outlook, PageForms, ProofChallenge,
+        QueueStatus, Room, SeatMap, SeatStatus, Zone,
     },
     words::{
-        countdown, grouped, moment, money, outlook_in_words, wait_range_in_words, wait_to_announce,
+        Note, countdown, grouped, moment, money, outlook_in_words, wait_range_in_words,
+        wait_to_announce,
     },
 };
 
@@ -150,12 +157,25 @@ pub fn EventPage() -> impl IntoView {
                     Err(ErrorBody { proof: Some(asked), .. }) => {
                         view! { <GettingPlace event_id=event_id() asked=Some(*asked)/> }.into_any()
                     }
-                    Err(e) => view! {
-                        <Title text="Anteroom"/>
-                        <h1>"We could not open this sale"</h1>
-                        <p class="error" role="alert">{e.message}</p>
-                        <p><a href="/">"See all events"</a></p>
-                    }.into_any(),
+                    Err(e) => {
+                        // A refusal that passes (too many at once, a store down) has a way
+                        // on; a failure of ours is tried again by itself without script too
+                        // (a limit is not: each try would count against it).
+                        let passes = matches!(e.error.as_str(), "rate_limited" | "unavailable" | "internal");
+                        let again = e.error != "rate_limited";
+                        view! {
+                            <Title text="Anteroom"/>
+                            <h1>"We could not open this sale"</h1>
+                            <p class="error" role="alert">{e.message}</p>
+                            {passes.then(|| view! {
+                                <p><a class="button" href=format!("/events/{}", event_id())>"Try again"</a></p>
+                            })}
+                            {(passes && again).then(|| view! {
+                                <noscript><meta http-equiv="refresh" content="10"/></noscript>
+                            })}
+                            <p><a href="/">"See all events"</a></p>
+                        }.into_any()
+                    }
                 }
             })}
         </Suspense>
@@ -262,7 +282,17 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
             start.set(Some(position));
         }
     });
-    let message = RwSignal::new(None::<String>);
+    // A form posted without JavaScript comes back here with a note: a fixed code, so only
+    // one of our sentences can show.
+    let query = use_query_map();
+    let note = query.with_untracked(|q| {
+        let retry = q.get("retry").and_then(|r| r.parse().ok());
+        q.get("note")
+            .and_then(|code| Note::from_code(&code))
+            .map(|n| n.sentence(retry))
+    });
+    let message = RwSignal::new(note);
+    let forms = StoredValue::new(entry.forms.clone());
 
     // The browser follows the line while the buyer waits (effects run only in the browser),
     // and again whenever the buyer is back in it (an admission that ran out).
@@ -310,9 +340,11 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
             }.into_any(),
             Stage::SoldOut => view! { <SoldOut/> }.into_any(),
             Stage::Choosing(map) => view! {
-                <SeatPicker map event_id=event_id.get_value() limit stage message/>
+                <SeatPicker map event_id=event_id.get_value() limit stage message forms=forms.get_value()/>
             }.into_any(),
-            Stage::Holding(hold) => view! { <HoldPanel hold stage message/> }.into_any(),
+            Stage::Holding(hold) => view! {
+                <HoldPanel hold stage message forms=forms.get_value()/>
+            }.into_any(),
             Stage::Confirmed(order, hold) => view! { <Confirmation order hold/> }.into_any(),
         }}
     }
@@ -441,12 +473,17 @@ async fn follow_the_line(
 }
 
 /// `<meta refresh>` for pages without JavaScript: reload in `seconds` (at least 1, at most a
-/// minute), when the page will have something new to say.
-fn refresh_in(seconds: i64) -> impl IntoView {
+/// minute), when the page will have something new to say; to `page` when given (the page
+/// without a form's note, which was said once).
+fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
     let seconds = seconds.clamp(1, 60);
+    let content = match page {
+        Some(page) => format!("{seconds}; url={page}"),
+        None => seconds.to_string(),
+    };
     view! {
         <noscript>
-            <meta http-equiv="refresh" content=seconds.to_string()/>
+            <meta http-equiv="refresh" content=content/>
             <p class="muted">"This page refreshes itself; its countdown is right each time it does."</p>
         </noscript>
     }
@@ -487,7 +524,7 @@ fn Countdowns(
                 }.into_any(),
             }}
             <p class="muted">"Keep this page open: it joins for you when the time comes."</p>
-            {refresh_in(until_prequeue)}
+            {refresh_in(until_prequeue, None)}
         </section>
     }
 }
@@ -524,7 +561,7 @@ fn PreQueue(
             <p class="muted">"Keep this page open, or come back before the draw: your ticket stays \
                 yours, in every tab. It is random and says nothing about you; after the draw \
                 anyone can check where each ticket was placed."</p>
-            {refresh_in(until_draw.min(30) + 1)}
+            {refresh_in(until_draw.min(30) + 1, None)}
         </section>
     }
 }
@@ -539,6 +576,8 @@ fn WaitingRoom(
     start: u64,
     paused: bool,
 ) -> impl IntoView {
+    // Without script: again in 3 s, at the page without a form's note (said once already).
+    let refresh = format!("3; url=/events/{event_id}");
     let done = start.saturating_sub(position) as f64;
     let progress = if start > 1 {
         (done / (start - 1) as f64 * 100.0).clamp(0.0, 100.0)
@@ -566,7 +605,7 @@ fn WaitingRoom(
             {drawn.map(|(ticket, place)| view! { <DrawnPlace ticket place event_id/> })}
             <p class="muted">"Keep this page open: it moves by itself, and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
             <noscript>
-                <meta http-equiv="refresh" content="3"/>
+                <meta http-equiv="refresh" content=refresh/>
                 <p class="muted">"This page refreshes itself every few seconds."</p>
             </noscript>
         </section>
@@ -626,6 +665,25 @@ fn new_key() -> String {
     return String::new();
 }
 
+/// The hidden fields of a form posted without JavaScript: the session's form token, and the
+/// idempotency key of this rendering with `suffix` (one per form, so that two forms of one
+/// page are two requests). Nothing when the browser built the page (it posts by script).
+fn hidden_fields(forms: &Option<PageForms>, suffix: Option<&str>) -> impl IntoView + use<> {
+    forms.as_ref().map(|f| {
+        let key = suffix.map(|s| format!("{}-{s}", f.key));
+        view! {
+            <input type="hidden" name="token" value=f.token.clone()/>
+            {key.map(|key| view! { <input type="hidden" name="key" value=key/> })}
+        }
+    })
+}
+
+/// Takes a form over in the browser: the post does not happen, `then` runs instead.
+fn by_script(ev: leptos::ev::SubmitEvent, then: impl FnOnce()) {
+    ev.prevent_default();
+    then();
+}
+
 #[component]
 fn SeatPicker(
     map: SeatMap,
@@ -633,7 +691,9 @@ fn SeatPicker(
     limit: u32,
     stage: RwSignal<Stage>,
     message: RwSignal<Option<String>>,
+    forms: Option<PageForms>,
 ) -> impl IntoView {
+    let hold_action = format!("/events/{event_id}/hold");
     let selected = RwSignal::new(Vec::<String>::new());
     let busy = RwSignal::new(false);
     let venue = StoredValue::new(Venue::here());
@@ -687,100 +747,132 @@ fn SeatPicker(
         });
     };
 
-    let toggle = move |id: String| {
+    // Whether the seat `id` is chosen now (`on`), as far as the limit allows: false when it
+    // refused.
+    let choose = move |id: String, on: bool| {
+        let mut taken = true;
         selected.update(|s| {
-            if let Some(i) = s.iter().position(|x| *x == id) {
-                s.remove(i);
-            } else if s.len() < limit as usize {
-                s.push(id);
+            let at = s.iter().position(|x| *x == id);
+            match (on, at) {
+                (false, Some(i)) => {
+                    s.remove(i);
+                }
+                (true, None) if s.len() < limit as usize => s.push(id),
+                (true, None) => taken = false,
+                _ => {}
             }
         });
+        taken || !on
     };
+    let hold_chosen = move || {
+        if selected.with(Vec::is_empty) {
+            message.set(Some(Note::NoSeats.sentence(None)));
+        } else {
+            request_hold(HoldRequest {
+                seat_ids: Some(selected.get()),
+                ..HoldRequest::default()
+            });
+        }
+    };
+    let best_action = hold_action.clone();
 
     view! {
         <section class="card picker">
             <p class="eyebrow admitted">"You're in: it is your turn."</p>
             <h2>"Choose your seats"</h2>
-            <p class="muted">{format!("Up to {limit} seats. Tap seats to choose them, or let us find the best ones together.")}</p>
+            <p class="muted">{format!("Up to {limit} seats. Tick seats to choose them, or let us find the best ones together.")}</p>
             <ul class="legend">
                 <li><span class="swatch available"></span>"Available"</li>
                 <li><span class="swatch chosen"></span>"Your choice"</li>
                 <li><span class="swatch held"></span>"Held"</li>
                 <li><span class="swatch sold"></span>"Sold"</li>
             </ul>
-            <div class="stage-mark">"Stage"</div>
-            {map.with_value(|m| m.sections.clone()).into_iter().map(|section| view! {
-                <fieldset class="section">
-                    <legend>{section.name.clone()}</legend>
-                    {section.rows.into_iter().map(|row| {
-                        let section_name = section.name.clone();
-                        view! {
-                            <div class="row" role="group" aria-label=format!("{} row {}", section_name, row.label)>
-                                <span class="row-label" aria-hidden="true">{row.label.clone()}</span>
-                                {row.seats.into_iter().map(|seat| {
-                                    let id = seat.id.clone();
-                                    let id_for_class = id.clone();
-                                    let id_for_pressed = id.clone();
-                                    let available = seat.status == SeatStatus::Available;
-                                    let status = match seat.status {
-                                        SeatStatus::Available => "available",
-                                        SeatStatus::Held => "held",
-                                        SeatStatus::Sold => "sold",
-                                    };
-                                    let label = format!("{} row {} seat {}, {}, {}", section_name, row.label, seat.number, venue.with_value(|v| v.money(seat.price_cents)), status);
-                                    view! {
-                                        <button
-                                            class=move || {
-                                                let chosen = selected.with(|s| s.contains(&id_for_class));
-                                                format!("seat {status}{}", if chosen { " chosen" } else { "" })
-                                            }
-                                            data-seat-id=seat.id.clone()
-                                            aria-label=label.clone()
-                                            title=label
-                                            aria-pressed=move || selected.with(|s| s.contains(&id_for_pressed)).to_string()
-                                            disabled=!available
-                                            on:click=move |_| toggle(id.clone())
-                                        >
-                                            {seat.number}
-                                        </button>
-                                    }
-                                }).collect_view()}
-                            </div>
-                        }
-                    }).collect_view()}
-                </fieldset>
-            }).collect_view()}
-            <div class="actions">
-                <button class="button" disabled=move || busy.get() || selected.with(Vec::is_empty)
-                    on:click=move |_| request_hold(HoldRequest { seat_ids: Some(selected.get()), ..HoldRequest::default() })>
-                    {move || match selected.with(Vec::len) {
-                        0 => "Choose seats to hold".to_owned(),
-                        1 => "Hold 1 seat".to_owned(),
-                        n => format!("Hold {n} seats"),
-                    }}
-                </button>
-            </div>
-            <div class="best">
+            <form method="post" action=hold_action class="chosen-seats"
+                on:submit=move |ev| by_script(ev, hold_chosen)>
+                {hidden_fields(&forms, Some("seats"))}
+                <div class="stage-mark">"Stage"</div>
+                {map.with_value(|m| m.sections.clone()).into_iter().map(|section| view! {
+                    <fieldset class="section">
+                        <legend>{section.name.clone()}</legend>
+                        {section.rows.into_iter().map(|row| {
+                            let section_name = section.name.clone();
+                            view! {
+                                <div class="row" role="group" aria-label=format!("{} row {}", section_name, row.label)>
+                                    <span class="row-label" aria-hidden="true">{row.label.clone()}</span>
+                                    {row.seats.into_iter().map(|seat| {
+                                        let id = seat.id.clone();
+                                        let id_for_class = id.clone();
+                                        let id_for_checked = id.clone();
+                                        let available = seat.status == SeatStatus::Available;
+                                        let status = match seat.status {
+                                            SeatStatus::Available => "available",
+                                            SeatStatus::Held => "held",
+                                            SeatStatus::Sold => "sold",
+                                        };
+                                        let label = format!("{} row {} seat {}, {}, {}", section_name, row.label, seat.number, venue.with_value(|v| v.money(seat.price_cents)), status);
+                                        let title = label.clone();
+                                        view! {
+                                            <label
+                                                class=move || {
+                                                    let chosen = selected.with(|s| s.contains(&id_for_class));
+                                                    format!("seat {status}{}", if chosen { " chosen" } else { "" })
+                                                }
+                                                data-seat-id=seat.id.clone()
+                                                title=title
+                                            >
+                                                <input type="checkbox" name="seat" value=seat.id.clone()
+                                                    aria-label=label
+                                                    disabled=!available
+                                                    prop:checked=move || selected.with(|s| s.contains(&id_for_checked))
+                                                    on:change=move |ev| {
+                                                        let on = event_target_checked(&ev);
+                                                        if !choose(id.clone(), on) {
+                                                            event_target::<leptos::web_sys::HtmlInputElement>(&ev).set_checked(false);
+                                                            message.set(Some(format!("You may hold up to {limit} seats; untick one to choose another.")));
+                                                        }
+                                                    }
+                                                />
+                                                <span aria-hidden="true">{seat.number}</span>
+                                            </label>
+                                        }
+                                    }).collect_view()}
+                                </div>
+                            }
+                        }).collect_view()}
+                    </fieldset>
+                }).collect_view()}
+                <div class="actions">
+                    <button type="submit" class="button" disabled=move || busy.get()>
+                        {move || match selected.with(Vec::len) {
+                            0 => "Hold the seats I ticked".to_owned(),
+                            1 => "Hold 1 seat".to_owned(),
+                            n => format!("Hold {n} seats"),
+                        }}
+                    </button>
+                </div>
+            </form>
+            <form method="post" action=best_action class="best"
+                on:submit=move |ev| by_script(ev, move || request_hold(HoldRequest {
+                    section: Some(best_section.get()),
+                    quantity: Some(best_quantity.get()),
+                    ..HoldRequest::default()
+                }))>
+                {hidden_fields(&forms, Some("best"))}
                 <h3>"Or: best available"</h3>
                 <label>"Section "
-                    <select on:change=move |ev| best_section.set(event_target_value(&ev))>
+                    <select name="section" on:change=move |ev| best_section.set(event_target_value(&ev))>
                         {sections.iter().map(|s| view! { <option value=s.clone()>{s.clone()}</option> }).collect_view()}
                     </select>
                 </label>
                 <label>" Seats "
-                    <select on:change=move |ev| best_quantity.set(event_target_value(&ev).parse().unwrap_or(1))>
+                    <select name="quantity" on:change=move |ev| best_quantity.set(event_target_value(&ev).parse().unwrap_or(1))>
                         {(1..=limit).map(|n| view! { <option value=n.to_string() selected=n == 2u32.min(limit)>{n}</option> }).collect_view()}
                     </select>
                 </label>
-                <button class="button secondary" disabled=move || busy.get()
-                    on:click=move |_| request_hold(HoldRequest {
-                        section: Some(best_section.get()),
-                        quantity: Some(best_quantity.get()),
-                        ..HoldRequest::default()
-                    })>
+                <button type="submit" class="button secondary" disabled=move || busy.get()>
                     "Find me seats"
                 </button>
-            </div>
+            </form>
         </section>
     }
 }
@@ -790,7 +882,11 @@ fn HoldPanel(
     hold: Hold,
     stage: RwSignal<Stage>,
     message: RwSignal<Option<String>>,
+    forms: Option<PageForms>,
 ) -> impl IntoView {
+    let page = format!("/events/{}", hold.event_id);
+    let action = format!("{page}/holds/{}", hold.hold_id);
+    let (pay_action, release_action) = (format!("{action}/pay"), format!("{action}/release"));
     let now = clock(Utc::now().timestamp());
     let expires = hold.expires_at.timestamp();
     let busy = RwSignal::new(false);
@@ -830,7 +926,7 @@ fn HoldPanel(
         }
     });
     let pay_key = StoredValue::new(new_key());
-    let pay = move |_| {
+    let pay = move || {
         busy.set(true);
         message.set(None);
         let api = Api::current();
@@ -849,7 +945,7 @@ fn HoldPanel(
             }
         });
     };
-    let release = move |_| {
+    let release = move || {
         busy.set(true);
         let api = Api::current();
         leptos::task::spawn_local(async move {
@@ -872,11 +968,20 @@ fn HoldPanel(
             </p>
             <SeatList hold=hold.get_value()/>
             <div class="actions">
-                <button class="button" disabled=move || busy.get() on:click=pay>
-                    {format!("Pay {}", venue.money(hold.with_value(|h| h.total_cents)))}
-                </button>
-                <button class="button secondary" disabled=move || busy.get() on:click=release>"Release seats"</button>
+                <form method="post" action=pay_action on:submit=move |ev| by_script(ev, pay)>
+                    {hidden_fields(&forms, Some("pay"))}
+                    <button type="submit" class="button" disabled=move || busy.get()>
+                        {format!("Pay {}", venue.money(hold.with_value(|h| h.total_cents)))}
+                    </button>
+                </form>
+                <form method="post" action=release_action on:submit=move |ev| by_script(ev, release)>
+                    {hidden_fields(&forms, None)}
+                    <button type="submit" class="button secondary" disabled=move || busy.get()>"Release seats"</button>
+                </form>
             </div>
+            // Without JavaScript: the time left is right on each reload, and at the end the
+            // page comes back as the seat map.
+            {refresh_in(expires - now.get_untracked() + 1, Some(page.clone()))}
         </section>
     }
 }

@@ -626,6 +626,21 @@ pub struct EventEntry {
     pub hold: Option<Hold>,
     #[serde(default)]
     pub order: Option<Order>,
+    /// What the page's forms carry, so that they work without JavaScript (server rendering
+    /// only; a page the browser built itself posts by script).
+    #[serde(default)]
+    pub forms: Option<PageForms>,
+}
+
+/// The hidden fields of the event page's forms (hold, release, pay) as server rendering writes
+/// them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageForms {
+    /// Signed for this session and event: a form posted from another site cannot carry it.
+    pub token: String,
+    /// New at each rendering: the idempotency key of its hold and pay forms, so that a double
+    /// submit holds (or pays) once, and a form from the next rendering is a new attempt.
+    pub key: String,
 }
 
 /// Seat counts by status.

@@ -1,4 +1,8 @@
-//! Numbers in words for people: waits, prices, places, the outlook.
+//! Numbers in words for people: waits, prices, places, the outlook; and the notes a form's
+//! answer leaves for the page it leads back to ([`Note`]).
+//!
+//! Invariant: a note travels as a fixed code (and at most a number of seconds), never as text,
+//! so a link crafted elsewhere can make the page say only one of the sentences written here.
 
 use chrono::{DateTime, Utc};
 
@@ -157,6 +161,189 @@ pub fn date_and_time(t: DateTime<Utc>, zone: &Zone) -> String {
     )
 }
 
+/// What a form posted without JavaScript tells the page its answer redirects to
+/// (`/events/{id}?note=<code>&retry=<seconds>`): one sentence each, true for every cause that
+/// leads to it, with a way on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// The buyer released their hold.
+    Released,
+    /// A chosen seat was taken before the hold.
+    SeatTaken,
+    /// Best available found too few seats together.
+    NotTogether,
+    /// The hold form named no seat.
+    NoSeats,
+    /// More seats than one buyer may hold.
+    TooManySeats,
+    /// A form we could not read (a seat id that names no seat, a missing field).
+    BadForm,
+    /// The admission ran out (or the room started over): the buyer is back in line.
+    AdmissionEnded,
+    /// A hold asked for before the buyer's turn: they keep their place.
+    NotYourTurn,
+    /// The buyer is admitted, but the form came without the admission cookie.
+    AdmissionMissing,
+    /// The form came without the session cookie.
+    NoSession,
+    /// The form's token is not this session's (a page from an older session).
+    StaleForm,
+    /// Too many attempts a minute; `retry` says when to try again.
+    RateLimited,
+    /// Anteroom is at capacity this instant (it shed the request).
+    Busy,
+    /// Redis or Postgres did not answer.
+    Unavailable,
+    /// The payment provider declined the charge.
+    Declined,
+    /// The payment did not complete now (the provider is not answering, or the payment is
+    /// still being confirmed); the hold stands and is never charged twice.
+    PayNotDone,
+    /// The hold had ended (expired or released) before it was paid.
+    HoldEnded,
+    /// The hold was paid for already, so it cannot be released.
+    AlreadyPaid,
+    /// No such hold of this buyer.
+    NoHold,
+    /// The sale has not opened.
+    NotOpen,
+    /// Anything else: our failure.
+    Failed,
+}
+
+impl Note {
+    const ALL: [Note; 21] = [
+        Note::Released,
+        Note::SeatTaken,
+        Note::NotTogether,
+        Note::NoSeats,
+        Note::TooManySeats,
+        Note::BadForm,
+        Note::AdmissionEnded,
+        Note::NotYourTurn,
+        Note::AdmissionMissing,
+        Note::NoSession,
+        Note::StaleForm,
+        Note::RateLimited,
+        Note::Busy,
+        Note::Unavailable,
+        Note::Declined,
+        Note::PayNotDone,
+        Note::HoldEnded,
+        Note::AlreadyPaid,
+        Note::NoHold,
+        Note::NotOpen,
+        Note::Failed,
+    ];
+
+    /// The code in the page's address.
+    pub fn code(self) -> &'static str {
+        match self {
+            Note::Released => "released",
+            Note::SeatTaken => "seat_taken",
+            Note::NotTogether => "not_together",
+            Note::NoSeats => "no_seats",
+            Note::TooManySeats => "too_many_seats",
+            Note::BadForm => "bad_form",
+            Note::AdmissionEnded => "admission_ended",
+            Note::NotYourTurn => "not_your_turn",
+            Note::AdmissionMissing => "admission_missing",
+            Note::NoSession => "no_session",
+            Note::StaleForm => "stale_form",
+            Note::RateLimited => "rate_limited",
+            Note::Busy => "busy",
+            Note::Unavailable => "unavailable",
+            Note::Declined => "declined",
+            Note::PayNotDone => "pay_not_done",
+            Note::HoldEnded => "hold_ended",
+            Note::AlreadyPaid => "already_paid",
+            Note::NoHold => "no_hold",
+            Note::NotOpen => "not_open",
+            Note::Failed => "failed",
+        }
+    }
+
+    /// The note of `code`; `None` for any other text.
+    pub fn from_code(code: &str) -> Option<Note> {
+        Note::ALL.into_iter().find(|n| n.code() == code)
+    }
+
+    /// Whether the sentence names a wait (`retry`).
+    pub fn waits(self) -> bool {
+        matches!(
+            self,
+            Note::RateLimited | Note::Busy | Note::Unavailable | Note::PayNotDone
+        )
+    }
+
+    /// The sentence; `retry` (seconds, clamped to 1..=3600) where the note says when to try
+    /// again.
+    pub fn sentence(self, retry: Option<u64>) -> String {
+        let wait = wait_in_words(retry.unwrap_or(1).clamp(1, 3600));
+        match self {
+            Note::Released => "Released. The seats are free for others again.".into(),
+            Note::SeatTaken => {
+                "Someone just took a seat you chose, so nothing was held. The map now shows what is left; choose again.".into()
+            }
+            Note::NotTogether => {
+                "There are not that many seats left together in that section, so nothing was held. Try fewer seats or another section.".into()
+            }
+            Note::NoSeats => {
+                "You had not chosen any seat. Tick the seats you want, or let us find the best ones.".into()
+            }
+            Note::TooManySeats => {
+                "That is more seats than one buyer may hold at this sale, so nothing was held. Choose fewer.".into()
+            }
+            Note::BadForm => {
+                "We could not read that form, so nothing was changed. Here is the page again; please try once more.".into()
+            }
+            Note::AdmissionEnded => {
+                "Your time to choose seats ran out, so you have joined the line again.".into()
+            }
+            Note::NotYourTurn => {
+                "It is not your turn to choose seats yet. You keep your place in line; this page lets you in when it is your turn.".into()
+            }
+            Note::AdmissionMissing => {
+                "Your browser sent that form without your admission, so nothing was held. Here is the seat map again; please try once more.".into()
+            }
+            Note::NoSession => {
+                "Your browser sent that form without our session cookie, so we could not tell it was you and changed nothing. Allow cookies for this site and try again.".into()
+            }
+            Note::StaleForm => {
+                "That form came from an older visit to this page, so nothing was changed. Here is the page again, up to date; please try once more.".into()
+            }
+            Note::RateLimited => format!(
+                "You tried that many times in the last minute, so nothing was changed. Try again in {wait}."
+            ),
+            Note::Busy => format!(
+                "Anteroom is at capacity this instant, so nothing was changed. Try again in {wait}."
+            ),
+            Note::Unavailable => format!(
+                "Part of Anteroom is not answering just now, so nothing was changed. Try again in {wait}."
+            ),
+            Note::Declined => {
+                "The payment was declined. Your seats are still held; you can try again.".into()
+            }
+            Note::PayNotDone => format!(
+                "Your payment has not gone through yet. Your seats are still held and are never charged twice; try again in {wait}."
+            ),
+            Note::HoldEnded => {
+                "Your hold had ended before it was paid, so nothing was charged and the seats went back on sale. Choose again if you like.".into()
+            }
+            Note::AlreadyPaid => "Those seats are paid for, so they cannot be released.".into(),
+            Note::NoHold => {
+                "We found no such hold of yours, so nothing was changed. Here is where you are now.".into()
+            }
+            Note::NotOpen => {
+                "The sale has not opened yet, so nothing was changed. This page counts down to it.".into()
+            }
+            Note::Failed => {
+                "Something went wrong on our side, so that did not go through. Please try again.".into()
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +382,19 @@ mod tests {
         assert_eq!(wait_to_announce(11 * 60 - 30), "about 15 minutes");
         assert_eq!(wait_to_announce(15 * 60), "about 15 minutes");
         assert_eq!(wait_to_announce(61 * 60), "about 1 hour 15 minutes");
+    }
+
+    #[test]
+    fn every_note_reads_back_from_its_code_and_nothing_else_does() {
+        for note in Note::ALL {
+            assert_eq!(Note::from_code(note.code()), Some(note));
+            assert!(!note.sentence(Some(7)).is_empty());
+        }
+        assert_eq!(Note::from_code("<script>"), None);
+        assert_eq!(
+            Note::RateLimited.sentence(Some(12)),
+            "You tried that many times in the last minute, so nothing was changed. Try again in about 12 seconds."
+        );
     }
 
     #[test]

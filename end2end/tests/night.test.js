@@ -41,7 +41,7 @@ test('the whole night for one buyer, and the next buyer sees the seats sold', as
 
     await setRoom(event.id, { paused: false });
     await page.locator('[data-seat-id]').first().waitFor({ timeout: 15_000 });
-    const seats = page.locator('button.seat.available');
+    const seats = page.locator('.seat.available');
     const chosen = [await seats.nth(0).getAttribute('data-seat-id'), await seats.nth(1).getAttribute('data-seat-id')];
     await seats.nth(0).click();
     await seats.nth(1).click();
@@ -62,7 +62,7 @@ test('the whole night for one buyer, and the next buyer sees the seats sold', as
     for (const id of chosen) {
       const seat = other.locator(`[data-seat-id="${id}"]`);
       assert.match(await seat.getAttribute('class'), /\bsold\b/);
-      assert.equal(await seat.isDisabled(), true);
+      assert.equal(await seat.locator('input').isDisabled(), true);
     }
   } finally {
     await first.close();

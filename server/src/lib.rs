@@ -20,6 +20,7 @@ pub mod devdata;
 pub mod error;
 pub mod events;
 pub mod extract;
+pub mod forms;
 pub mod holds;
 pub mod ids;
 pub mod opening;

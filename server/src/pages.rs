@@ -38,7 +38,7 @@ use crate::{
     checkout,
     client::Client,
     error::{Error, Result},
-    holds, queue,
+    forms, holds, queue,
     redis::ratelimit,
     seatmap,
     state::AppState,
@@ -134,6 +134,7 @@ impl PageBackend {
                     arriving: false,
                     hold: Some(hold),
                     order,
+                    forms: Some(forms::page_forms(&state.sessions, buyer, event_id)),
                 },
                 None,
             ));
@@ -190,6 +191,7 @@ impl PageBackend {
                 arriving,
                 hold: None,
                 order: None,
+                forms: Some(forms::page_forms(&state.sessions, buyer, event_id)),
             },
             cookie,
         ))
@@ -258,8 +260,9 @@ fn is_prefetch(headers: &http::HeaderMap) -> bool {
 }
 
 /// Middleware: names the page's client and buyer, issuing a session cookie on the first
-/// visit (which, like a prefetch, only looks: [`LookOnly`]). New sessions count against the same per-address limit as `POST /api/session`; above
-/// it the page renders without one and says when to come back ([`SessionRefused`]).
+/// visit (which, like a prefetch, only looks: [`LookOnly`]). New sessions count against the
+/// same per-address limit as `POST /api/session`; above it, or when Redis cannot count them,
+/// the page renders without one and says why and when to come back ([`SessionRefused`]).
 async fn page_session(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let client = match Client::from_request(req.extensions(), req.headers(), &state.config) {
         Ok(client) => client,
@@ -286,10 +289,15 @@ async fn page_session(State(state): State<AppState>, mut req: Request, next: Nex
                 }
                 Err(Error::RateLimited { retry_after_secs }) => {
                     req.extensions_mut()
-                        .insert(SessionRefused { retry_after_secs });
+                        .insert(SessionRefused::Limit { retry_after_secs });
                     None
                 }
-                Err(e) => return e.into_response(),
+                // Redis did not answer: the page says so, in HTML, and tries again.
+                Err(e) => {
+                    tracing::warn!(error = %e, "a page could not count a new session");
+                    req.extensions_mut().insert(SessionRefused::Unavailable);
+                    None
+                }
             }
         }
     };

@@ -42,7 +42,7 @@ use crate::{
     devdata::{self, Strictness},
     events,
     extract::BODY_LIMIT_BYTES,
-    holds, opening,
+    forms, holds, opening,
     ops::{self, metrics::Metrics, shed::Shed},
     pages,
     queue::{self, estimate::Bands},
@@ -295,6 +295,7 @@ pub fn router(state: AppState) -> Router {
         .merge(seatmap::router())
         .merge(holds::router())
         .merge(checkout::router())
+        .merge(forms::router())
         .merge(ops::router())
         .merge(pages::router(&state))
         .route_layer(middleware::from_fn_with_state(state.clone(), ops::shed::gate))

@@ -57,6 +57,17 @@ async fn checkout(
     headers: HeaderMap,
 ) -> Result<Json<Order>> {
     let key = idempotency_key(&headers)?;
+    pay(&state, &hold_id, &buyer.id, &key).await.map(Json)
+}
+
+/// Pays `buyer`'s hold `hold_id` (at most once, whatever `key`): the one path of `POST
+/// /api/holds/{id}/checkout` and of the event page's pay form.
+pub async fn pay(
+    state: &AppState,
+    hold_id: &app::wire::HoldId,
+    buyer: &app::wire::BuyerId,
+    key: &str,
+) -> Result<Order> {
     let config = &state.config;
     let answer_by = Instant::now()
         + Duration::from_millis(
@@ -65,10 +76,10 @@ async fn checkout(
                 + u64::from(config.payments_timeout_ms),
         );
     for _ in 0..MAX_ROUNDS {
-        if let Some(order) = find_order(&state.db, &hold_id, &buyer.id).await? {
-            return Ok(Json(order));
+        if let Some(order) = find_order(&state.db, hold_id, buyer).await? {
+            return Ok(order);
         }
-        let hold = holds::load(&state.db, &hold_id, &buyer.id).await?;
+        let hold = holds::load(&state.db, hold_id, buyer).await?;
         if hold.status != HoldStatus::Active {
             return Err(Error::Conflict(format!(
                 "this hold is {}; hold the seats again",
@@ -79,16 +90,16 @@ async fn checkout(
             )));
         }
         let claim_for = payments::request_bound(config);
-        match payments::claim(&state.db, &hold, &buyer.id, &key, claim_for).await? {
+        match payments::claim(&state.db, &hold, buyer, key, claim_for).await? {
             Claimed::Paid => continue,
             Claimed::Busy(id) => {
                 if let Some(answer) = wait_for(&state.db, id, answer_by).await? {
-                    return answer.map(Json);
+                    return answer;
                 }
             }
             Claimed::Drive(payment) => {
-                if let Some(answer) = drive(&state, &hold, &payment).await {
-                    return answer.map(Json);
+                if let Some(answer) = drive(state, &hold, &payment).await {
+                    return answer;
                 }
             }
         }

@@ -74,6 +74,18 @@ async fn create_handler(
     ApiJson(request): ApiJson<HoldRequest>,
 ) -> Result<Response> {
     let key = idempotency_key(&headers)?;
+    let hold = hold(&state, &admitted, &key, &request).await?;
+    Ok((StatusCode::CREATED, Json(hold)).into_response())
+}
+
+/// Holds what `request` asks for, for the buyer the gate let through, once per `key`: the
+/// one path of `POST /api/events/{id}/holds` and of the event page's hold form.
+pub async fn hold(
+    state: &AppState,
+    admitted: &AdmittedBuyer,
+    key: &str,
+    request: &HoldRequest,
+) -> Result<Hold> {
     let choice = request
         .choice()
         .map_err(|e| Error::Unprocessable(e.message))?;
@@ -87,12 +99,12 @@ async fn create_handler(
         )));
     }
     // A replay is answered before the rate limit: retrying a lost answer costs no attempt.
-    let replay = Replay::new(&key, &choice);
+    let replay = Replay::new(key, &choice);
     if let Some(hold) = find_replay(&state.db, buyer, event_id, &replay).await? {
-        return Ok((StatusCode::CREATED, Json(hold)).into_response());
+        return Ok(hold);
     }
     let limited = ratelimit::check(
-        &state,
+        state,
         "hold",
         buyer,
         state.config.hold_attempts_per_minute,
@@ -103,7 +115,7 @@ async fn create_handler(
         state.metrics.holds.with_label_values(&["limited"]).inc();
         return Err(e);
     }
-    let outcome = create(&state, buyer, event_id, room, &replay, &choice).await;
+    let outcome = create(state, buyer, event_id, room, &replay, &choice).await;
     let label = match &outcome {
         Ok(_) => "ok",
         Err(Error::SeatUnavailable(_)) => "conflict",
@@ -117,9 +129,9 @@ async fn create_handler(
         let mut pipe = redis::pipe();
         pipe.zrem(state.keys.shopping(event_id), buyer.as_str())
             .ignore();
-        send_after_change(&state, event_id, Counter::Holds, pipe).await;
+        send_after_change(state, event_id, Counter::Holds, pipe).await;
     }
-    Ok((StatusCode::CREATED, Json(hold)).into_response())
+    Ok(hold)
 }
 
 /// After a commit that changed seats: forget the cached seat map and count the change in this
@@ -176,10 +188,17 @@ async fn release_handler(
     buyer: Buyer,
     HoldId(hold_id): HoldId,
 ) -> Result<StatusCode> {
-    if let Some(event_id) = transaction::release(&state.db, &hold_id, &buyer.id).await? {
-        after_seat_change(&state, &event_id, Counter::Releases).await;
-    }
+    release(&state, &hold_id, &buyer.id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Releases `buyer`'s hold `hold_id`: the one path of `DELETE /api/holds/{id}` and of the
+/// event page's release form.
+pub async fn release(state: &AppState, hold_id: &wire::HoldId, buyer: &BuyerId) -> Result<()> {
+    if let Some(event_id) = transaction::release(&state.db, hold_id, buyer).await? {
+        after_seat_change(state, &event_id, Counter::Releases).await;
+    }
+    Ok(())
 }
 
 #[derive(sqlx::FromRow)]

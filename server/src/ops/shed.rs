@@ -28,7 +28,7 @@ use axum::{
 };
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::{config::Config, error::Error, extract, state::AppState};
+use crate::{config::Config, error::Error, extract, forms, state::AppState};
 
 /// The hot paths, each with its own bound (`Shed::paths[path as usize]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,27 +198,57 @@ pub async fn gate(
     let lane = route
         .map(|r| Lane::of(req.method(), r.as_str()))
         .unwrap_or(Lane::General);
+    // A page's form (no JavaScript) is answered with its page and a note, never with JSON.
+    let form = (req.method() == Method::POST)
+        .then(|| forms::form_of(req.uri().path()))
+        .flatten();
+    // And a page itself (a waiting room refreshing without script) with a page that says so
+    // and comes back by itself.
+    let page = req.method() == Method::GET && req.uri().path().starts_with("/events/");
+    let refuse = |e: Error| match &form {
+        Some((page, what)) => forms::refused(page, *what, &e),
+        None if page => busy_page(),
+        None => e.into_response(),
+    };
     let req = match extract::buffer_body(req, state.shed.body_deadline).await {
         Ok(req) => req,
-        Err(e) => return e.into_response(),
+        Err(e) => return refuse(e),
     };
     let Some(permits) = state.shed.try_enter(lane) else {
         state.metrics.shed.with_label_values(&[lane.label()]).inc();
-        return Error::Unavailable {
+        return refuse(Error::Unavailable {
             message: "Anteroom is at capacity this instant; try again in a second".into(),
             retry_after_secs: 1,
-        }
-        .into_response();
+        });
     };
     let response = tokio::time::timeout(state.shed.deadline(lane), next.run(req)).await;
     drop(permits);
     response.unwrap_or_else(|_| {
-        Error::Unavailable {
+        refuse(Error::Unavailable {
             message: "this took longer than it should; try again in a second".into(),
             retry_after_secs: 1,
-        }
-        .into_response()
+        })
     })
+}
+
+/// The answer to a shed page: 503 in HTML, which reloads itself in a second.
+fn busy_page() -> Response {
+    let mut response = (
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        axum::response::Html(
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <meta http-equiv=\"refresh\" content=\"2\"><title>Anteroom</title></head>\
+             <body><h1>One moment</h1><p>Anteroom is at capacity this instant; any place you \
+             have in line is kept. This page tries again in 2 seconds.</p></body></html>",
+        ),
+    )
+        .into_response();
+    response.headers_mut().insert(
+        axum::http::header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("2"),
+    );
+    response
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod cluster;
 mod events;
 mod failover;
 mod faults;
+mod forms;
 mod fuzz;
 mod hardening;
 mod helpers;
