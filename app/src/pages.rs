@@ -13,6 +13,7 @@ use crate::{
     api::Api,
     onsale::EventPage,
     wire::{Event, Room},
+    words::day_and_clock,
 };
 
 /// The HTML document around the app.
@@ -157,7 +158,7 @@ fn EventsPage() -> impl IntoView {
 /// When a room's sale opens, and its pre-queue (written without "now", so that the server's
 /// rendering and the browser's agree).
 fn opening(room: &Room) -> Option<String> {
-    let at = |t: chrono::DateTime<chrono::Utc>| t.format("%A %-d %B, %H:%M UTC").to_string();
+    let at = |t| day_and_clock(t, false);
     let opens_at = room.opens_at?;
     Some(match room.prequeue_opens_at.filter(|p| *p < opens_at) {
         Some(prequeue) => format!(
@@ -184,7 +185,7 @@ fn EventCard(event: Event, details: ReadSignal<bool>) -> impl IntoView {
             <a href=format!("/events/{}", event.id)>
                 <h2>{event.name.clone()}</h2>
             </a>
-            <p class="muted">{event.starts_at.format("%A %-d %B %Y, %H:%M UTC").to_string()}</p>
+            <p class="muted">{day_and_clock(event.starts_at, true)}</p>
             <p class="state">{state}</p>
             {opening(&event.room).map(|o| view! { <p class="opening-time">{o}</p> })}
             <Show when=move || details.get()>

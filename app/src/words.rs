@@ -1,6 +1,6 @@
 //! Numbers in words for people: waits, prices, places, the outlook.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 
 use crate::wire::Outlook;
 
@@ -123,15 +123,74 @@ pub fn countdown(seconds: i64) -> String {
 /// 19:00 UTC".
 pub fn moment(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
     if t.date_naive() == now.date_naive() {
-        t.format("%H:%M UTC").to_string()
+        clock(t)
     } else {
-        t.format("%A %-d %B, %H:%M UTC").to_string()
+        day_and_clock(t, false)
     }
+}
+
+/// "19:00 UTC".
+pub fn clock(t: DateTime<Utc>) -> String {
+    format!("{:02}:{:02} UTC", t.hour(), t.minute())
+}
+
+/// "Tuesday 1 December, 19:00 UTC", or with the year "Tuesday 1 December 2026, 19:00 UTC".
+/// Written out by hand: chrono's `format` would put its strftime parser in the buyer's WASM.
+pub fn day_and_clock(t: DateTime<Utc>, with_year: bool) -> String {
+    const DAYS: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let day = DAYS[t.weekday().num_days_from_monday() as usize];
+    let month = MONTHS[t.month0() as usize];
+    let year = if with_year {
+        format!(" {}", t.year())
+    } else {
+        String::new()
+    };
+    format!("{day} {} {month}{year}, {}", t.day(), clock(t))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn days_and_times_read_as_chrono_would_format_them() {
+        let mut t = "2026-01-01T00:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        // Every weekday and month, single- and double-digit days and hours.
+        for _ in 0..400 {
+            assert_eq!(
+                day_and_clock(t, false),
+                t.format("%A %-d %B, %H:%M UTC").to_string()
+            );
+            assert_eq!(
+                day_and_clock(t, true),
+                t.format("%A %-d %B %Y, %H:%M UTC").to_string()
+            );
+            assert_eq!(clock(t), t.format("%H:%M UTC").to_string());
+            t += chrono::Duration::minutes(24 * 60 + 7 * 60 + 13);
+        }
+    }
 
     #[test]
     fn waits_read_like_a_person_would_say_them() {
