@@ -84,6 +84,13 @@ test("a buyer downloads only the buyer's pieces, under the ceiling; an operator'
   assert.deepEqual(buyerFiles.filter(isChunk), [], "a buyer's page fetches no operator chunk");
   assert.ok(buyerFiles.some((f) => f.endsWith('.wasm')) && buyerFiles.some((f) => f.endsWith('.js')), buyerFiles.join(', '));
   assert.ok(operatorFiles.some(isChunk), `the operator's page fetches its chunk: ${operatorFiles}`);
+  // The chunks and the loader go out as the main files do: precompressed, cached for a year.
+  for (const name of [...operator.map((p) => p.name), ...buyerFiles.filter((f) => f.startsWith('__wasm_split'))]) {
+    const r = await fetch(`${BASE}/pkg/${name}`, { headers: { 'accept-encoding': 'br, gzip' } });
+    assert.equal(r.status, 200, name);
+    assert.equal(r.headers.get('content-encoding'), 'br', name);
+    assert.equal(r.headers.get('cache-control'), 'public, max-age=31536000, immutable', name);
+  }
   assert.ok(report.buyer_first_visit.gzip <= BUYER_CEILING_GZIP,
     `a buyer's first visit is ${report.buyer_first_visit.gzip} bytes gzipped, over ${BUYER_CEILING_GZIP}`);
 });
