@@ -1,11 +1,15 @@
 //! The operator's pages: `/admin` (sign in, the events, a new event) and `/admin/events/{id}`
 //! (the live panel and the controls). They run in the browser against the admin API; the
 //! admin cookie is HttpOnly, so the server renders only the frame and the sign-in form.
+//!
+//! Both routes are one lazy route, [`OperatorPages`]: in the browser its view is split out of
+//! the main WASM (`cargo leptos build --split`) into a chunk that only an operator's page
+//! fetches, so a buyer never downloads the dashboard. The server renders it as any page.
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::{LazyRoute, hooks::use_params_map, lazy_route};
 
 use crate::{
     api::Api,
@@ -16,6 +20,26 @@ use crate::{
     },
     words::{countdown, grouped},
 };
+
+/// `/admin` and `/admin/events/{id}`: one lazy route, so that both pages share one chunk.
+pub struct OperatorPages;
+
+#[lazy_route]
+impl LazyRoute for OperatorPages {
+    /// Nothing to load ahead of the view: the pages read the admin API once they run.
+    fn data() -> Self {
+        Self
+    }
+
+    fn view(_this: Self) -> AnyView {
+        let params = use_params_map();
+        if params.read_untracked().get("id").is_some() {
+            view! { <AdminEventPage/> }.into_any()
+        } else {
+            view! { <AdminPage/> }.into_any()
+        }
+    }
+}
 
 /// Signed in or not, checked once the page runs in the browser.
 fn use_sign_in() -> (RwSignal<Option<bool>>, RwSignal<Option<String>>) {
@@ -58,7 +82,7 @@ fn SignIn(signed_in: RwSignal<Option<bool>>, error: RwSignal<Option<String>>) ->
 
 /// `/admin`.
 #[component]
-pub fn AdminPage() -> impl IntoView {
+fn AdminPage() -> impl IntoView {
     let (signed_in, error) = use_sign_in();
     view! {
         <Title text="Operator · Anteroom"/>
@@ -252,7 +276,7 @@ fn CreateEvent() -> impl IntoView {
 
 /// `/admin/events/{id}`.
 #[component]
-pub fn AdminEventPage() -> impl IntoView {
+fn AdminEventPage() -> impl IntoView {
     let (signed_in, error) = use_sign_in();
     let params = use_params_map();
     let event_id = move || params.read().get("id").unwrap_or_default();

@@ -3,6 +3,10 @@
 //! talks to Redis, Postgres or signing keys; the server reaches the pages only through
 //! [`backend::Backend`].
 
+// The operator panel's view types nest deeper than the default limit allows; the lazy route
+// turns them into a view here (for the browser), no longer only in the frontend crate.
+#![recursion_limit = "256"]
+
 mod admin;
 pub mod api;
 #[cfg(feature = "ssr")]

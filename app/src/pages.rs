@@ -4,12 +4,12 @@
 use leptos::prelude::*;
 use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
 use leptos_router::{
-    ParamSegment, SsrMode, StaticSegment,
+    Lazy, ParamSegment, SsrMode, StaticSegment,
     components::{Route, Router, Routes},
 };
 
 use crate::{
-    admin::{AdminEventPage, AdminPage},
+    admin::OperatorPages,
     api::Api,
     onsale::EventPage,
     wire::{Event, Room, Zone},
@@ -87,12 +87,17 @@ pub fn App() -> impl IntoView {
                     <Route path=(StaticSegment("events"), ParamSegment("id")) view=EventPage ssr=SsrMode::Async/>
                     // Opening the seat map directly gives the same page: the waiting room unless
                     // this buyer has been admitted.
-                    <Route path=StaticSegment("admin") view=AdminPage/>
-                    <Route path=(StaticSegment("admin"), StaticSegment("events"), ParamSegment("id")) view=AdminEventPage/>
                     <Route
                         path=(StaticSegment("events"), ParamSegment("id"), StaticSegment("seats"))
                         view=EventPage
                         ssr=SsrMode::Async
+                    />
+                    // The operator's pages are lazy: their code is a WASM chunk of its own, fetched
+                    // when an operator's page opens, never part of what a buyer downloads.
+                    <Route path=StaticSegment("admin") view={Lazy::<OperatorPages>::new()}/>
+                    <Route
+                        path=(StaticSegment("admin"), StaticSegment("events"), ParamSegment("id"))
+                        view={Lazy::<OperatorPages>::new()}
                     />
                 </Routes>
             </main>

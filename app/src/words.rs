@@ -4,7 +4,7 @@
 //! Invariant: a note travels as a fixed code (and at most a number of seconds), never as text,
 //! so a link crafted elsewhere can make the page say only one of the sentences written here.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, TimeZone, Timelike, Utc};
 
 use crate::wire::{Outlook, Zone};
 
@@ -145,20 +145,16 @@ pub fn countdown(seconds: i64) -> String {
 pub fn moment(t: DateTime<Utc>, now: DateTime<Utc>, zone: &Zone) -> String {
     let (local, today) = (zone.local(t), zone.local(now));
     if local.date_naive() == today.date_naive() {
-        format!("{} {}", local.format("%H:%M"), zone.label())
+        format!("{} {}", clock(local), zone.label())
     } else {
-        format!("{} {}", local.format("%A %-d %B, %H:%M"), zone.label())
+        format!("{} {}", day_and_clock(local, false), zone.label())
     }
 }
 
 /// A date and time for people on the venue's clock: "Tuesday 1 December 2026, 19:00 Berlin
 /// time".
 pub fn date_and_time(t: DateTime<Utc>, zone: &Zone) -> String {
-    format!(
-        "{} {}",
-        zone.local(t).format("%A %-d %B %Y, %H:%M"),
-        zone.label()
-    )
+    format!("{} {}", day_and_clock(zone.local(t), true), zone.label())
 }
 
 /// What a form posted without JavaScript tells the page its answer redirects to
@@ -344,9 +340,70 @@ impl Note {
     }
 }
 
+/// "19:00" on `t`'s own clock.
+pub fn clock<Tz: TimeZone>(t: DateTime<Tz>) -> String {
+    format!("{:02}:{:02}", t.hour(), t.minute())
+}
+
+/// "Tuesday 1 December, 19:00", or with the year "Tuesday 1 December 2026, 19:00", on `t`'s
+/// own clock. Written out by hand: chrono's `format` would put its strftime parser in the
+/// buyer's WASM.
+pub fn day_and_clock<Tz: TimeZone>(t: DateTime<Tz>, with_year: bool) -> String {
+    const DAYS: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    const MONTHS: [&str; 12] = [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ];
+    let day = DAYS[t.weekday().num_days_from_monday() as usize];
+    let month = MONTHS[t.month0() as usize];
+    let year = if with_year {
+        format!(" {}", t.year())
+    } else {
+        String::new()
+    };
+    let date = format!("{day} {} {month}{year}, ", t.day());
+    date + &clock(t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn days_and_times_read_as_chrono_would_format_them() {
+        let mut t = "2026-01-01T00:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        // Every weekday and month, single- and double-digit days and hours.
+        for _ in 0..400 {
+            assert_eq!(
+                day_and_clock(t, false),
+                t.format("%A %-d %B, %H:%M").to_string()
+            );
+            assert_eq!(
+                day_and_clock(t, true),
+                t.format("%A %-d %B %Y, %H:%M").to_string()
+            );
+            assert_eq!(clock(t), t.format("%H:%M").to_string());
+            t += chrono::Duration::minutes(24 * 60 + 7 * 60 + 13);
+        }
+    }
 
     #[test]
     fn waits_read_like_a_person_would_say_them() {

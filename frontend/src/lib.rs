@@ -6,5 +6,6 @@
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    // Lazy: the operator's pages are a route whose code is loaded before it hydrates.
+    leptos::mount::hydrate_lazy(app::App);
 }

@@ -5,7 +5,8 @@
 //! the admin cookie; in its body, its cookies, or a page's hydration data) says
 //! `Cache-Control: no-store`, so no browser or shared cache keeps it or hands it to the next
 //! person. A built file under `/pkg/` whose name carries its content hash is cached for a year
-//! (`immutable`: a new build has new names); one without a hash is revalidated each time.
+//! (`immutable`: a new build has new names); one without a hash is revalidated each time. The
+//! same holds for the operator's WASM chunks that `--split` writes beside the main one.
 
 use axum::{
     extract::{MatchedPath, Request},
@@ -58,13 +59,17 @@ pub async fn no_store(req: Request, next: Next) -> Response {
 }
 
 /// Whether a built file's name carries a content hash, as cargo-leptos writes it:
-/// `anteroom.<hash>.wasm`, the hash being at least 16 letters, digits, `-` or `_`.
+/// `anteroom.<hash>.wasm`, and for the split WASM `split_<route>.<hash>.wasm`,
+/// `chunk_<n>.<hash>.wasm` and the loader `__wasm_split.<hash>.js`: the hash being at least 16
+/// letters, digits, `-` or `_`. The loader's name before hashing holds 22 underscores in the
+/// hash's place (`__wasm_split.______________________.js`); that is no hash.
 fn content_hashed(name: &str) -> bool {
     let parts: Vec<&str> = name.split('.').collect();
     parts.len() >= 3
         && !name.contains('/')
         && parts[1..parts.len() - 1].iter().any(|p| {
             p.len() >= 16
+                && p.bytes().any(|b| b != b'_')
                 && p.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
@@ -82,5 +87,18 @@ mod tests {
         assert!(!content_hashed("anteroom_bg.wasm"));
         assert!(!content_hashed("anteroom.short.css"));
         assert!(!content_hashed("a/anteroom.Xy3_kq9ZbT0aL1m2N4p5.js"));
+    }
+
+    #[test]
+    fn the_split_wasm_and_its_loader_are_immutable_once_hashed() {
+        assert!(content_hashed(
+            "split_operator_pages_view_12345678901234567.Xy3_kq9ZbT0aL1m2N4p5.wasm"
+        ));
+        assert!(content_hashed("chunk_2.Xy3_kq9ZbT0aL1m2N4p5.wasm"));
+        assert!(content_hashed("__wasm_split.Xy3_kq9ZbT0aL1m2N4p5.js"));
+        assert!(!content_hashed("__wasm_split.______________________.js"));
+        assert!(!content_hashed(
+            "split_operator_pages_view_12345678901234567.wasm"
+        ));
     }
 }
