@@ -18,3 +18,14 @@ pub mod wire;
 pub mod words;
 
 pub use pages::{App, shell};
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once the page in this browser has hydrated (never on the server, where effects do not
+/// run): what is built after it is built by script, not rendered by the server.
+static HYDRATED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the page has hydrated (see [`HYDRATED`]).
+pub(crate) fn hydrated() -> bool {
+    HYDRATED.load(Ordering::Relaxed)
+}

@@ -171,7 +171,7 @@ pub fn EventPage() -> impl IntoView {
                                 <p><a class="button" href=format!("/events/{}", event_id())>"Try again"</a></p>
                             })}
                             {(passes && again).then(|| view! {
-                                <noscript><meta http-equiv="refresh" content="10"/></noscript>
+                                {noscript_refresh("10".into(), "This page tries again by itself in 10 seconds.")}
                             })}
                             <p><a href="/">"See all events"</a></p>
                         }.into_any()
@@ -220,10 +220,7 @@ fn GettingPlace(event_id: String, asked: Option<ProofChallenge>) -> impl IntoVie
                     } else {
                         view! {
                             <p>"One moment: your browser is joining the line."</p>
-                            <noscript>
-                                <meta http-equiv="refresh" content="1"/>
-                                <p class="muted">"This page reloads itself in a second with your place."</p>
-                            </noscript>
+                            {noscript_refresh("1".into(), "This page reloads itself in a second with your place.")}
                         }.into_any()
                     }}
                     {move || failed.get().map(|m| view! {
@@ -473,18 +470,29 @@ async fn follow_the_line(
 }
 
 /// `<meta refresh>` for pages without JavaScript: reload in `seconds` (at least 1, at most a
-/// minute), when the page will have something new to say; to `page` when given (the page
-/// without a form's note, which was said once).
+/// minute), at `page` if given, with the sentence that says so.
 fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
     let seconds = seconds.clamp(1, 60);
     let content = match page {
         Some(page) => format!("{seconds}; url={page}"),
         None => seconds.to_string(),
     };
+    noscript_refresh(
+        content,
+        "This page refreshes itself; its countdown is right each time it does.",
+    )
+}
+
+/// A `<noscript>` that reloads a page without JavaScript (`content` as `<meta refresh>` has it)
+/// and says so. Only in what the server renders (and its hydration): a `<noscript>` that the
+/// hydrated page builds later is not inert, and its `<meta refresh>` would reload a page that
+/// keeps itself current (axe-core's `meta-refresh`, critical).
+fn noscript_refresh(content: String, sentence: &'static str) -> impl IntoView {
+    let meta = (!crate::hydrated()).then(|| view! { <meta http-equiv="refresh" content=content/> });
     view! {
         <noscript>
-            <meta http-equiv="refresh" content=content/>
-            <p class="muted">"This page refreshes itself; its countdown is right each time it does."</p>
+            {meta}
+            <p class="muted">{sentence}</p>
         </noscript>
     }
 }
@@ -604,10 +612,7 @@ fn WaitingRoom(
             </div>
             {drawn.map(|(ticket, place)| view! { <DrawnPlace ticket place event_id/> })}
             <p class="muted">"Keep this page open: it moves by itself, and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
-            <noscript>
-                <meta http-equiv="refresh" content=refresh/>
-                <p class="muted">"This page refreshes itself every few seconds."</p>
-            </noscript>
+            {noscript_refresh(refresh, "This page refreshes itself every few seconds.")}
         </section>
     }
 }

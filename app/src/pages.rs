@@ -69,6 +69,7 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     // Effects run only in the browser, so this attribute says "hydrated" to people and tests.
     Effect::new(move |_| {
+        crate::HYDRATED.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(body) = document().body() {
             let _ = body.set_attribute("data-hydrated", "true");
         }

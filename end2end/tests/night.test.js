@@ -77,8 +77,11 @@ test('a second buyer queued behind the first sees a larger place and is admitted
   try {
     const pageA = await a.context.newPage();
     const pageB = await b.context.newPage();
+    // A first visit joins by script once the page has loaded: A's place before B's visit.
     await pageA.goto(`${BASE}/events/${event.id}`);
+    await pageA.locator('.place').waitFor();
     await pageB.goto(`${BASE}/events/${event.id}`);
+    await pageB.locator('.place').waitFor();
     assert.match(await pageA.locator('.place').innerText(), /#1/);
     assert.match(await pageB.locator('.place').innerText(), /#2/);
     await setRoom(event.id, { paused: false });
