@@ -257,6 +257,20 @@ fn check(
     Ok(Buyer { id })
 }
 
+/// A form's post read and checked ([`check`]): its fields and its buyer, or the answer that
+/// refuses it (back to `page` for the `form`).
+fn read<'b>(
+    state: &AppState,
+    headers: &HeaderMap,
+    event_id: &EventId,
+    body: &'b [u8],
+    (page, form): (&str, Form),
+) -> Result<(Fields<'b>, Buyer), Box<Response>> {
+    let fields = Fields::parse(body).map_err(|e| Box::new(refused(page, form, &e)))?;
+    let buyer = check(state, headers, event_id, &fields).map_err(|r| Box::new(r.answer(page)))?;
+    Ok((fields, buyer))
+}
+
 /// The form's idempotency key, as the JSON API's header would carry it.
 fn key(fields: &Fields<'_>) -> Result<String, Error> {
     let mut headers = HeaderMap::new();
@@ -279,13 +293,9 @@ async fn hold_form(
 ) -> Response {
     let event_id = EventId::from(event_id);
     let page = page(&event_id);
-    let fields = match Fields::parse(&body) {
-        Ok(fields) => fields,
-        Err(e) => return refused(&page, Form::Hold, &e),
-    };
-    let buyer = match check(&state, &headers, &event_id, &fields) {
-        Ok(buyer) => buyer,
-        Err(refusal) => return refusal.answer(&page),
+    let (fields, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Hold)) {
+        Ok(read) => read,
+        Err(refusal) => return *refusal,
     };
     let buyer_id = buyer.id.clone();
     let admitted = match AdmittedBuyer::check(&state, buyer, event_id.clone(), &headers).await {
@@ -367,13 +377,9 @@ async fn release_form(
 ) -> Response {
     let event_id = EventId::from(event_id);
     let page = page(&event_id);
-    let fields = match Fields::parse(&body) {
-        Ok(fields) => fields,
-        Err(e) => return refused(&page, Form::Release, &e),
-    };
-    let buyer = match check(&state, &headers, &event_id, &fields) {
-        Ok(buyer) => buyer,
-        Err(refusal) => return refusal.answer(&page),
+    let (_, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Release)) {
+        Ok(read) => read,
+        Err(refusal) => return *refusal,
     };
     match holds::release(&state, &hold_id, &buyer.id).await {
         Ok(()) => see_other(&page, Some((Note::Released, None))),
@@ -391,13 +397,9 @@ async fn pay_form(
 ) -> Response {
     let event_id = EventId::from(event_id);
     let page = page(&event_id);
-    let fields = match Fields::parse(&body) {
-        Ok(fields) => fields,
-        Err(e) => return refused(&page, Form::Pay, &e),
-    };
-    let buyer = match check(&state, &headers, &event_id, &fields) {
-        Ok(buyer) => buyer,
-        Err(refusal) => return refusal.answer(&page),
+    let (fields, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Pay)) {
+        Ok(read) => read,
+        Err(refusal) => return *refusal,
     };
     let answer = match key(&fields) {
         Ok(key) => checkout::pay(&state, &hold_id, &buyer.id, &key).await,
