@@ -23,17 +23,18 @@ use crate::{
 };
 
 /// Copies the seconds `from..=to` (unix, at most the last [`SERIES_SECONDS`]) of `event_id`'s
-/// series to Postgres, with the rate in force in `room`. Returns the seconds written.
+/// series to Postgres, with the rate in force in `room`. Returns the last of the seconds
+/// written that had something in it (the four counts of [`ACTIVE`]), if any.
 pub async fn keep(
     state: &AppState,
     event_id: &str,
     room: &Room,
     from: i64,
     to: i64,
-) -> Result<usize> {
+) -> Result<Option<i64>> {
     let from = from.max(to - SERIES_SECONDS + 1);
     if from > to {
-        return Ok(0);
+        return Ok(None);
     }
     let mut pipe = ::redis::pipe();
     for t in from..=to {
@@ -74,7 +75,13 @@ pub async fn keep(
     .bind(rates)
     .execute(&state.db)
     .await?;
-    Ok(times.len())
+    // The series' fields: admissions, holds, checkouts, queue length, then the rate.
+    let last_active = (from..=to)
+        .zip(&seconds)
+        .filter(|(_, s)| s[..4].iter().any(|n| n.unwrap_or(0) > 0))
+        .map(|(t, _)| t)
+        .last();
+    Ok(last_active)
 }
 
 /// A second with something in it: a place in line, an admission, a hold or a checkout.
@@ -121,21 +128,24 @@ pub async fn close(
 }
 
 /// Closes `event_id`'s night (reason `line_empty`) when it has a second with something in it
-/// (a place in line, an admission, a hold or a checkout) after the last night kept, and none
-/// in the last `idle_seconds`. Returns the night closed. One statement decides and inserts,
-/// so a second call (another leader, the next second) finds nothing left to close.
+/// (see [`ACTIVE`]) after the last night kept, and none in the last `idle_seconds`. Returns the
+/// night closed. A second call (another leader, the next second) finds nothing left to close.
+/// The caller asks only when the seconds it has just kept were quiet for `idle_seconds`, so a
+/// busy night costs no query; this one reads the event's seconds backwards along their key and stops at the first
+/// with something in it.
 pub async fn close_if_idle(
     state: &AppState,
     event_id: &str,
     room: &Room,
     idle_seconds: u32,
 ) -> Result<Option<Night>> {
-    let active = "(admissions > 0 or holds > 0 or checkouts > 0 or queue_length > 0)";
     let last_active: Option<DateTime<Utc>> = sqlx::query_scalar(&format!(
-        "select max(t) from night_second where event_id = $1 and {active}          and t > coalesce((select max(ended_at) from night where event_id = $1), '-infinity')"
+        "select t from night_second where event_id = $1 and {ACTIVE} \
+         and t > coalesce((select max(ended_at) from night where event_id = $1), '-infinity') \
+         order by t desc limit 1"
     ))
     .bind(event_id)
-    .fetch_one(&state.db)
+    .fetch_optional(&state.db)
     .await?;
     let quiet_since = Utc::now() - chrono::Duration::seconds(i64::from(idle_seconds));
     // A second is over at its end: quiet since then.

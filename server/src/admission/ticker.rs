@@ -174,12 +174,17 @@ impl Ticker {
             .expect("not poisoned")
             .get(event_id)
             .map_or(i64::MIN, |k| k + 1);
-        archive::keep(&self.state, event_id, room, from, last).await?;
+        let active = archive::keep(&self.state, event_id, room, from, last).await?;
         self.kept
             .lock()
             .expect("not poisoned")
             .insert(event_id.to_owned(), last);
         let idle = self.state.config.night_idle_seconds;
+        if active.is_some_and(|t| t + i64::from(idle) >= last) {
+            // Something happened within the idle time in the seconds just kept: the night goes
+            // on, no need to ask Postgres.
+            return Ok(());
+        }
         if let Some(night) = archive::close_if_idle(&self.state, event_id, room, idle).await? {
             tracing::info!(event = %event_id, night = night.id, "the line was quiet: the night is kept");
         }
