@@ -14,9 +14,9 @@ use leptos_router::{LazyRoute, hooks::use_params_map, lazy_route};
 use crate::{
     api::Api,
     wire::{
-        AuditEntry, DEFAULT_MAX_ADMIT_RATE, DEFAULT_MIN_ADMIT_RATE, DEFAULT_TARGET_HOLD_P99_MS,
-        Draw, DrawState, Event, NewEvent, NewSection, Night, NightPoint, Payments, RoomUpdate,
-        Stats, StatsPoint,
+        AuditEntry, DEFAULT_CURRENCY, DEFAULT_MAX_ADMIT_RATE, DEFAULT_MIN_ADMIT_RATE,
+        DEFAULT_TARGET_HOLD_P99_MS, Draw, DrawState, Event, NewEvent, NewSection, Night,
+        NightPoint, Payments, RoomUpdate, Stats, StatsPoint,
     },
     words::{countdown, grouped},
 };
@@ -139,10 +139,6 @@ fn room_state(e: &Event) -> String {
     )
 }
 
-fn app_default_currency() -> String {
-    crate::wire::DEFAULT_CURRENCY.to_owned()
-}
-
 /// A `datetime-local` input's value, read as UTC; `None` when empty or malformed.
 fn utc_input(value: &str) -> Option<DateTime<Utc>> {
     ["%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M"]
@@ -178,7 +174,7 @@ fn CreateEvent() -> impl IntoView {
     let opens_at = RwSignal::new(String::new());
     let prequeue_minutes = RwSignal::new(15u32);
     let time_zone = RwSignal::new("UTC".to_owned());
-    let currency = RwSignal::new(app_default_currency());
+    let currency = RwSignal::new(DEFAULT_CURRENCY.to_owned());
     let result = RwSignal::new(None::<Result<Event, String>>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -231,7 +227,7 @@ fn CreateEvent() -> impl IntoView {
             <label>"Starts (UTC) "<input type="datetime-local" required on:input=move |ev| starts_at.set(event_target_value(&ev))/></label>
             <label>"Venue time zone (pages show its local time) "<input value="UTC" placeholder="Europe/Berlin"
                 on:input=move |ev| time_zone.set(event_target_value(&ev))/></label>
-            <label>"Currency (ISO 4217) "<input value=app_default_currency() maxlength="3" size="3"
+            <label>"Currency (ISO 4217) "<input value=DEFAULT_CURRENCY maxlength="3" size="3"
                 on:input=move |ev| currency.set(event_target_value(&ev))/></label>
             <label>"Admitted per second "<input type="number" min="1" max="100000" value="50"
                 on:input=move |ev| rate.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
