@@ -11,6 +11,7 @@ mod admin;
 pub mod api;
 #[cfg(feature = "ssr")]
 pub mod backend;
+pub mod dpop;
 mod onsale;
 mod pages;
 pub mod pow;

@@ -184,6 +184,10 @@ pub struct Room {
     /// The hold transaction's p99 the automatic rate keeps under.
     #[serde(default = "default_target_hold_p99_ms")]
     pub target_hold_p99_ms: u32,
+    /// Whether admission tokens are bound to the buyer's device key (API.md "Tokens bound to
+    /// the device"): joins and gated requests carry a DPoP proof.
+    #[serde(default)]
+    pub bind_tokens: bool,
 }
 
 /// A room's automatic-rate settings before the operator sets them (as the migration has them).
@@ -348,6 +352,8 @@ pub struct RoomUpdate {
     pub max_admit_rate_per_second: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_hold_p99_ms: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bind_tokens: Option<bool>,
 }
 
 /// A field that may be sent as null, told apart from one not sent: `Some(None)` is a null.
@@ -443,6 +449,16 @@ pub struct AdmissionClaims {
     /// in that epoch. Absent (0) in tokens minted before epochs were.
     #[serde(default)]
     pub epc: u32,
+    /// In a room that binds tokens: the thumbprint of the device key the token is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnf: Option<Confirmation>,
+}
+
+/// The `cnf` claim of a bound token (RFC 9449 section 6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confirmation {
+    /// The RFC 7638 thumbprint of the key (base64url SHA-256).
+    pub jkt: String,
 }
 
 /// A seat's state on the map.
@@ -681,6 +697,20 @@ pub struct Stats {
     /// The automatic rate, its proposal (what it would admit, shown while the operator's N
     /// is in force too) and its bounds.
     pub rate: RateFigures,
+    /// In a room that binds tokens: the buyers refused because their browser could not bind
+    /// a place to the device.
+    #[serde(default)]
+    pub device_refusals: DeviceRefusals,
+}
+
+/// Buyers a room that binds tokens turned away, by why (API.md "Tokens bound to the device").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceRefusals {
+    /// Joins that came without a proof: the browser could not make or keep a key (WebCrypto
+    /// blocked), or a client that does not bind.
+    pub no_key: u64,
+    /// Pages opened without JavaScript.
+    pub no_script: u64,
 }
 
 /// The automatic rate on the panel: the proposal, the bounds, and the signals against their
@@ -1188,6 +1218,7 @@ mod tests {
             exp: 2,
             jti: "j".into(),
             epc: 3,
+            cnf: None,
         };
         let json = serde_json::to_value(&claims).unwrap();
         assert_eq!(json["sub"], "b1");

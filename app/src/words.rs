@@ -203,12 +203,18 @@ pub enum Note {
     NoHold,
     /// The sale has not opened.
     NotOpen,
+    /// The room binds tokens to the device, which takes the page's script: a form cannot.
+    NeedsDevice,
     /// Anything else: our failure.
     Failed,
 }
 
+/// Why a browser that cannot make a device key (no JavaScript, or WebCrypto blocked) cannot
+/// buy in a room that binds tokens: the one sentence the event page shows it.
+pub const NEEDS_DEVICE: &str = "This sale ties each place in line to the device that took it, which needs JavaScript and a browser that can make a key (WebCrypto); this browser cannot, so it cannot take a place here. Open this page in an up-to-date browser with JavaScript on.";
+
 impl Note {
-    const ALL: [Note; 21] = [
+    const ALL: [Note; 22] = [
         Note::Released,
         Note::SeatTaken,
         Note::NotTogether,
@@ -229,6 +235,7 @@ impl Note {
         Note::AlreadyPaid,
         Note::NoHold,
         Note::NotOpen,
+        Note::NeedsDevice,
         Note::Failed,
     ];
 
@@ -255,6 +262,7 @@ impl Note {
             Note::AlreadyPaid => "already_paid",
             Note::NoHold => "no_hold",
             Note::NotOpen => "not_open",
+            Note::NeedsDevice => "needs_device",
             Note::Failed => "failed",
         }
     }
@@ -299,6 +307,7 @@ impl Note {
             Note::NotYourTurn => {
                 "It is not your turn to choose seats yet. You keep your place in line; this page lets you in when it is your turn.".into()
             }
+            Note::NeedsDevice => NEEDS_DEVICE.into(),
             Note::AdmissionMissing => {
                 "Your browser sent that form without your admission, so nothing was held. Here is the seat map again; please try once more.".into()
             }

@@ -20,6 +20,13 @@ pub enum Error {
     Unauthorized(String),
     #[error("you have not been admitted from the waiting room yet")]
     NotAdmitted { event_id: String },
+    /// In a room that binds tokens: the admission token came without a proof that passes
+    /// (`tokens::dpop`); `reason` says which part failed.
+    #[error("you have not been admitted on this device: {reason}")]
+    NotProven {
+        event_id: String,
+        reason: &'static str,
+    },
     #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
@@ -70,7 +77,9 @@ impl Error {
         match self {
             Error::BadRequest(_) => StatusCode::BAD_REQUEST,
             Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Error::NotAdmitted { .. } | Error::Forbidden(_) => StatusCode::FORBIDDEN,
+            Error::NotAdmitted { .. } | Error::NotProven { .. } | Error::Forbidden(_) => {
+                StatusCode::FORBIDDEN
+            }
             Error::NotFound(_) | Error::NotInQueue => StatusCode::NOT_FOUND,
             Error::SeatUnavailable(_) | Error::Conflict(_) | Error::NotOpen { .. } => {
                 StatusCode::CONFLICT
@@ -95,7 +104,7 @@ impl Error {
     /// of their own beside their status's general one.
     fn code(&self) -> &'static str {
         match self {
-            Error::NotAdmitted { .. } => "not_admitted",
+            Error::NotAdmitted { .. } | Error::NotProven { .. } => "not_admitted",
             Error::NotInQueue => "not_in_queue",
             Error::SeatUnavailable(_) => "seat_unavailable",
             Error::NotOpen { .. } => "not_open",
@@ -125,7 +134,7 @@ impl Error {
         };
         let mut body = ErrorBody::new(self.code(), message);
         match self {
-            Error::NotAdmitted { event_id } => {
+            Error::NotAdmitted { event_id } | Error::NotProven { event_id, .. } => {
                 body.queue_url = Some(format!("/api/events/{event_id}/queue"));
             }
             Error::SeatUnavailable(ids) => body.seat_ids = Some(ids.clone()),

@@ -298,8 +298,14 @@ async fn hold_form(
         Err(refusal) => return *refusal,
     };
     let buyer_id = buyer.id.clone();
-    let admitted = match AdmittedBuyer::check(&state, buyer, event_id.clone(), &headers).await {
+    let path = format!("/events/{event_id}/hold");
+    let request = (&axum::http::Method::POST, path.as_str());
+    let admitted = match AdmittedBuyer::check(&state, buyer, event_id.clone(), request, &headers)
+        .await
+    {
         Ok(admitted) => admitted,
+        // A form carries no proof of the device: a bound room needs the page's script.
+        Err(Error::NotProven { .. }) => return see_other(&page, Some((Note::NeedsDevice, None))),
         Err(Error::NotAdmitted { .. }) => {
             // Why, by the line: still waiting (their turn has not come), admitted (the form
             // came without the admission), or not in it (their turn ran out; the page joins

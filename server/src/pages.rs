@@ -101,6 +101,10 @@ impl PageBackend {
     ) -> Result<(EventEntry, Option<String>)> {
         let state = &self.0;
         let event = state.rooms.event(&state.db, event_id).await?;
+        // A room that binds tokens takes places only from a page that can prove its device
+        // key (a navigation carries no proof): the browser joins by script, and asks for the
+        // seat map with a proof.
+        let bound = event.room.enabled && event.room.bind_tokens;
         // The page's own join brings no proof of work: where the room asks one, the page
         // answers `proof_required` and the browser makes it.
         // Where the buyer stands, without joining yet (one round trip to Redis, as a join).
@@ -139,7 +143,7 @@ impl PageBackend {
                 None,
             ));
         }
-        if !look_only && matches!(found, Err(Error::NotInQueue)) {
+        if !look_only && !bound && matches!(found, Err(Error::NotInQueue)) {
             let joiner = queue::Joiner { client, work: None };
             found = queue::join(state, buyer, event_id, headers, &joiner).await;
         }
@@ -150,7 +154,7 @@ impl PageBackend {
             Err(Error::NotOpen { .. }) => None,
             // Only looking, and not in line: the browser joins next, unless the pre-queue is
             // still to open (the page counts down to it, as a join would have said).
-            Err(Error::NotInQueue) if look_only => {
+            Err(Error::NotInQueue) if look_only || bound => {
                 let now = chrono::Utc::now();
                 let closed = event.room.prequeue_opens_at.is_some_and(|at| at > now);
                 let bits = event.room.join_pow_bits;
@@ -173,8 +177,9 @@ impl PageBackend {
             .and_then(|a| queue::answer_cookie(event_id, a))
             .and_then(|c| c.header(&state.config).to_str().ok().map(str::to_owned));
         let seats = match answer.as_ref().map(|a| &a.status) {
-            // The line itself says this buyer is in: show the map.
-            Some(QueueStatus::Admitted { .. }) => {
+            // The line itself says this buyer is in: show the map (in a bound room, the
+            // page asks for it with its proof).
+            Some(QueueStatus::Admitted { .. }) if !bound => {
                 let json = seatmap::read(state, event_id).await?;
                 let map = serde_json::from_str(&json)
                     .map_err(|e| Error::Internal(format!("seat map JSON: {e}")))?;

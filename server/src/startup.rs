@@ -289,6 +289,7 @@ pub fn router(state: AppState) -> Router {
         .merge(tokens::router())
         .merge(events::router())
         .merge(queue::router())
+        .merge(queue::device::router())
         .merge(opening::router())
         .merge(report::router())
         .merge(admin::router())

@@ -3,6 +3,8 @@
 //!
 //! - [`scratch`]: a database, a Redis key prefix and a data folder of a run's own, and their
 //!   removal (also of what killed runs left).
+//! - [`device`]: a device key that makes DPoP proofs as a browser does, for rooms that bind
+//!   tokens.
 //! - [`deployment`]: Anteroom started in this process on a scratch deployment, one instance or
 //!   several.
 //! - [`cluster`]: real Redis Clusters on free ports.
@@ -11,5 +13,6 @@
 
 pub mod cluster;
 pub mod deployment;
+pub mod device;
 pub mod procs;
 pub mod scratch;

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use app::wire::{RateFigures, SeatCounts, Stats, StatsPoint};
+use app::wire::{DeviceRefusals, RateFigures, SeatCounts, Stats, StatsPoint};
 use axum::{Json, extract::State};
 use chrono::{DateTime, Utc};
 
@@ -15,6 +15,7 @@ use crate::{
     error::Result,
     events,
     extract::EventId,
+    queue,
     redis::Counters,
     state::AppState,
     tokens::Admin,
@@ -121,7 +122,10 @@ pub async fn stats(
         // The leader's target counts the seats left; before its first step, the room's slots.
         target_shoppers: ms("target_shoppers").map_or(limits.target_shoppers, |t| t as u64),
     };
+    let (no_key, no_script) =
+        queue::device::refusals(&state, &app::wire::EventId::from(event_id.as_str())).await?;
     Ok(Json(Stats {
+        device_refusals: DeviceRefusals { no_key, no_script },
         admit_rate_per_second: in_force.rate,
         rate_reason: in_force.reason,
         rate,

@@ -297,6 +297,7 @@ mod tests {
             min_admit_rate_per_second: 1,
             max_admit_rate_per_second: 400,
             target_hold_p99_ms: 50,
+            bind_tokens: false,
         };
         let limits = |inventory: Option<&Inventory>| Limits::of(&room, 1000, 100, 60, inventory);
         assert_eq!(limits(None).target_shoppers, 6000);

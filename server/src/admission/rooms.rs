@@ -304,6 +304,7 @@ impl Rooms {
                 min_admit_rate_per_second = coalesce($14, min_admit_rate_per_second), \
                 max_admit_rate_per_second = coalesce($15, max_admit_rate_per_second), \
                 target_hold_p99_ms = coalesce($16, target_hold_p99_ms), \
+                bind_tokens = coalesce($17, bind_tokens), \
                 updated_at = now() \
              where id = $1 returning id",
         )

@@ -56,6 +56,7 @@ struct EventRow {
     min_admit_rate_per_second: i32,
     max_admit_rate_per_second: i32,
     target_hold_p99_ms: i32,
+    bind_tokens: bool,
     time_zone: String,
     currency: String,
 }
@@ -120,6 +121,7 @@ impl From<EventRow> for Event {
                 min_admit_rate_per_second: u(r.min_admit_rate_per_second),
                 max_admit_rate_per_second: u(r.max_admit_rate_per_second),
                 target_hold_p99_ms: u(r.target_hold_p99_ms),
+                bind_tokens: r.bind_tokens,
             },
         }
     }
@@ -128,7 +130,7 @@ impl From<EventRow> for Event {
 const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
     admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
     room_epoch, join_pow_bits, opens_at, prequeue_seconds, auto_rate, min_admit_rate_per_second, \
-    max_admit_rate_per_second, target_hold_p99_ms, time_zone, currency";
+    max_admit_rate_per_second, target_hold_p99_ms, bind_tokens, time_zone, currency";
 
 /// Whether `id` can name an event at all; anything else is answered 404 without a query.
 pub fn is_event_id(id: &str) -> bool {
@@ -199,12 +201,12 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
              admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
              hold_sweep_seconds, join_pow_bits, opens_at, prequeue_seconds, auto_rate, \
              min_admit_rate_per_second, max_admit_rate_per_second, target_hold_p99_ms, \
-             time_zone, currency) \
+             bind_tokens, time_zone, currency) \
          values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
              coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30), \
              coalesce($11, 0), case when $12 then $13 end, coalesce($14, 900), \
              coalesce($15, false), coalesce($16, 1), coalesce($17, 1000), coalesce($18, 50), \
-             coalesce($19, 'UTC'), coalesce($20, 'EUR')) \
+             coalesce($19, false), coalesce($20, 'UTC'), coalesce($21, 'EUR')) \
          on conflict (id) do nothing \
          returning {EVENT_COLUMNS}"
     );
@@ -267,6 +269,7 @@ pub fn bind_room<'q, O>(
         .bind(room.min_admit_rate_per_second.map(|v| v as i32))
         .bind(room.max_admit_rate_per_second.map(|v| v as i32))
         .bind(room.target_hold_p99_ms.map(|v| v as i32))
+        .bind(room.bind_tokens)
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.

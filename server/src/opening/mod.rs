@@ -491,6 +491,7 @@ mod tests {
             min_admit_rate_per_second: 1,
             max_admit_rate_per_second: 1000,
             target_hold_p99_ms: 50,
+            bind_tokens: false,
         }
     }
 

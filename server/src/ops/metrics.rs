@@ -30,6 +30,9 @@ pub struct Metrics {
     pub checkouts: IntCounterVec,
     /// Queue calls by kind: join, poll.
     pub queue_calls: IntCounterVec,
+    /// DPoP proofs checked in rooms that bind tokens, by outcome: ok, missing, invalid,
+    /// replayed.
+    pub proofs: IntCounterVec,
     /// Buyers admitted by this instance's ticker, per event.
     pub admissions: IntCounterVec,
     /// The line's length per event, as the last tick saw it.
@@ -141,6 +144,12 @@ impl Metrics {
             .register(Box::new(http_duration.clone()))
             .expect("registered once");
         let queue_calls = counter_vec(&registry, "queue_calls_total", "Joins and polls", &["call"]);
+        let proofs = counter_vec(
+            &registry,
+            "dpop_proofs_total",
+            "DPoP proofs checked in rooms that bind tokens",
+            &["outcome"],
+        );
         let admissions = counter_vec(&registry, "admissions_total", "Buyers admitted", &["event"]);
         let queue_length = gauge_vec(&registry, "queue_length", "Buyers in line", &["event"]);
         let ticker_lock_held = gauge_vec(
@@ -201,6 +210,7 @@ impl Metrics {
             payments,
             shed,
             queue_calls,
+            proofs,
             admissions,
             queue_length,
             ticker_lock_held,

@@ -36,6 +36,7 @@
 //! same script, like arrival order (DESIGN.md 2); a join the instance's own clock already sees
 //! before the pre-queue is refused without asking Redis.
 
+pub mod device;
 pub mod estimate;
 pub mod inventory;
 pub mod proof;
@@ -44,7 +45,7 @@ use app::wire::{Band, BuyerId, EventId, Outlook, QueueStatus, Room};
 use axum::{
     Json, Router,
     extract::State,
-    http::{HeaderMap, StatusCode},
+    http::{HeaderMap, Method, StatusCode},
     response::{IntoResponse, Response},
     routing::post,
 };
@@ -133,6 +134,9 @@ pub fn outlook(inventory: &Inventory, ahead: u64) -> Outlook {
 pub struct Proof {
     receipt: Option<Receipt>,
     admitted_until: Option<DateTime<Utc>>,
+    /// In a room that binds tokens: the thumbprint of the device key the place is bound to
+    /// (`device`), which a token minted for it carries.
+    pub device: Option<String>,
 }
 
 impl Proof {
@@ -160,6 +164,7 @@ impl Proof {
         Self {
             receipt,
             admitted_until,
+            device: None,
         }
     }
 }
@@ -236,7 +241,21 @@ async fn locate(
             receipt: None,
         });
     }
-    let proof = &Proof::from_headers(state, headers, buyer, event_id, &room);
+    let mut proof = Proof::from_headers(state, headers, buyer, event_id, &room);
+    let request = (
+        if joiner.is_some() { &Method::POST } else { &Method::GET },
+        format!("/api/events/{event_id}/queue"),
+    );
+    proof.device = device::bind(
+        state,
+        &room,
+        buyer,
+        event_id,
+        headers,
+        (request.0, &request.1),
+    )
+    .await?;
+    let proof = &proof;
     let now = Utc::now();
     if joiner.is_some() && room.prequeue_opens_at.is_some_and(|t| now < t) {
         let band = Band::exact(admission::rate_in_force(state, event_id.as_str(), &room).max(1));
@@ -420,7 +439,7 @@ fn answer(
             status: state
                 .admission
                 .current()
-                .mint(buyer, event_id, room.epoch, expires_at, restored),
+                .mint(buyer, event_id, room.epoch, expires_at, restored, proof.device.clone()),
             receipt: None,
         }),
         Place::Waiting {
@@ -532,7 +551,7 @@ async fn admitted_now(
     state
         .admission
         .current()
-        .mint(buyer, event_id, room.epoch, expires_at, false)
+        .mint(buyer, event_id, room.epoch, expires_at, false, None)
 }
 
 /// The life of an admission handed out at once while the room is off.

@@ -71,6 +71,25 @@ impl Keys {
         self.event(event_id, "away")
     }
 
+    /// In a room that binds tokens: the device key each place is bound to, a hash of buyer ->
+    /// the key's RFC 7638 thumbprint (`tokens::dpop`), written when the place is made or
+    /// claimed.
+    pub fn bound(&self, event_id: &str) -> String {
+        self.event(event_id, "bound")
+    }
+
+    /// Buyers refused a place because their browser could not bind it to a device, by kind
+    /// (a hash: `queue::device`), for the operator's panel.
+    pub fn refusals(&self, event_id: &str) -> String {
+        self.event(event_id, "refusals")
+    }
+
+    /// The `jti`s of the DPoP proofs made in one minute (`minute` = iat / 60) that passed: a
+    /// set, which expires once no proof of that minute can pass (`tokens::dpop`).
+    pub fn proofs(&self, event_id: &str, minute: i64) -> String {
+        self.event(event_id, &format!("proofs:{minute}"))
+    }
+
     /// The admission rate in force and why (a hash written by the ticker's leader once a
     /// second: `admission::ticker`).
     pub fn rate(&self, event_id: &str) -> String {

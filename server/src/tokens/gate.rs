@@ -8,12 +8,17 @@
 //! anything else is 403 `not_admitted` with the queue URL, 401 without a session, 404 for an
 //! unknown event. With the room off, every buyer passes. No other code decides who is
 //! admitted: [`admission`] is the one check of a presented token.
+//!
+//! In a room that binds tokens (`bind_tokens`, API.md "Tokens bound to the device") a token
+//! passes only with its `cnf.jkt` and a fresh DPoP proof of this request made with that very
+//! key, bound to that very token (`tokens::dpop`); a token without `cnf` (minted before the
+//! room bound tokens) does not pass there, and the buyer's next poll mints a bound one.
 
 use app::wire::{AdmissionClaims, BuyerId, EventId, Room};
 use axum::{
     Json, Router,
     extract::FromRequestParts,
-    http::{HeaderMap, request::Parts},
+    http::{HeaderMap, Method, request::Parts},
     routing::get,
 };
 use chrono::{DateTime, Utc};
@@ -27,6 +32,7 @@ use crate::{
     tokens::{
         Buyer,
         cookies::{self, admission_cookie_name},
+        dpop::{self, ProofFor},
     },
 };
 
@@ -82,23 +88,41 @@ pub struct AdmittedBuyer {
 
 impl AdmittedBuyer {
     /// The gate itself: whether `buyer`, with the admission token in `headers`, may pass into
-    /// `event_id`.
+    /// `event_id` by a `method` request of `path`.
     pub async fn check(
         state: &AppState,
         buyer: Buyer,
         event_id: EventId,
+        (method, path): (&Method, &str),
         headers: &HeaderMap,
     ) -> Result<Self> {
         let room = state.rooms.get(&state.db, &event_id).await?;
         let claims = if room.enabled {
-            match admission(state, headers, &event_id, &buyer.id, &room) {
-                Some(claims) => Some(claims),
-                None => {
-                    return Err(Error::NotAdmitted {
+            let Some(claims) = admission(state, headers, &event_id, &buyer.id, &room) else {
+                return Err(Error::NotAdmitted {
+                    event_id: event_id.into(),
+                });
+            };
+            if room.bind_tokens {
+                let request = ProofFor {
+                    method,
+                    path,
+                    headers,
+                    token: presented(
+                        &state.config,
+                        headers,
+                        ADMISSION_HEADER,
+                        &admission_cookie_name(&event_id),
+                    ),
+                };
+                if let Err(reason) = bound(state, &event_id, &claims, &request).await? {
+                    return Err(Error::NotProven {
                         event_id: event_id.into(),
+                        reason,
                     });
                 }
             }
+            Some(claims)
         } else {
             None
         };
@@ -111,13 +135,50 @@ impl AdmittedBuyer {
     }
 }
 
+/// Whether the bound token `claims` comes with a proof of `request` made by the key it is bound
+/// to; else the reason it does not pass.
+async fn bound(
+    state: &AppState,
+    event_id: &EventId,
+    claims: &AdmissionClaims,
+    request: &ProofFor<'_>,
+) -> Result<std::result::Result<(), &'static str>> {
+    let Some(cnf) = &claims.cnf else {
+        return Ok(Err(
+            "this admission token is not bound to a device; ask for your place again",
+        ));
+    };
+    let outcome = match dpop::check(state, event_id, request).await? {
+        Ok(jkt) if jkt == cnf.jkt => Ok(()),
+        Ok(_) => Err(dpop::Refused::Invalid(
+            "the DPoP proof was made with another key than the token is bound to",
+        )),
+        Err(refused) => Err(refused),
+    };
+    let label = match outcome {
+        Ok(()) => "ok",
+        Err(dpop::Refused::Missing) => "missing",
+        Err(dpop::Refused::Invalid(_)) => "invalid",
+        Err(dpop::Refused::Replayed) => "replayed",
+    };
+    state.metrics.proofs.with_label_values(&[label]).inc();
+    Ok(outcome.map_err(dpop::Refused::reason))
+}
+
 impl FromRequestParts<AppState> for AdmittedBuyer {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
         let buyer = Buyer::from_request_parts(parts, state).await?;
         let extract::EventId(event_id) = extract::EventId::from_request_parts(parts, state).await?;
-        Self::check(state, buyer, event_id.into(), &parts.headers).await
+        Self::check(
+            state,
+            buyer,
+            event_id.into(),
+            (&parts.method, parts.uri.path()),
+            &parts.headers,
+        )
+        .await
     }
 }
 

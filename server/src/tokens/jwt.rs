@@ -8,7 +8,7 @@
 //! buyer asked about. [`AdmissionKeys::mint`] is the one function that mints a token, whatever
 //! admitted the buyer (the ticker, the room off, a place put back after a failover).
 
-use app::wire::{AdmissionClaims, BuyerId, EventId, QueueStatus};
+use app::wire::{AdmissionClaims, BuyerId, Confirmation, EventId, QueueStatus};
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, Header, Validation};
 
@@ -17,7 +17,8 @@ use crate::{ids, tokens::keys::AdmissionKeys};
 impl AdmissionKeys {
     /// The answer that admits `buyer` to `event` until `expires_at`, in the room's `epoch`,
     /// with its fresh token; `recovered` when the line had lost the admission and marked it
-    /// again.
+    /// again; `jkt`, in a room that binds tokens, the thumbprint of the device key the place
+    /// is bound to (the token's `cnf`).
     pub fn mint(
         &self,
         buyer: &BuyerId,
@@ -25,10 +26,12 @@ impl AdmissionKeys {
         epoch: u32,
         expires_at: DateTime<Utc>,
         recovered: bool,
+        jkt: Option<String>,
     ) -> QueueStatus {
+        let cnf = jkt.map(|jkt| Confirmation { jkt });
         QueueStatus::Admitted {
             admitted: true,
-            admission_token: self.sign(buyer, event, epoch, expires_at),
+            admission_token: self.sign(buyer, event, epoch, expires_at, cnf),
             expires_at,
             recovered,
         }
@@ -42,6 +45,7 @@ impl AdmissionKeys {
         event: &EventId,
         epoch: u32,
         expires_at: DateTime<Utc>,
+        cnf: Option<Confirmation>,
     ) -> String {
         let claims = AdmissionClaims {
             sub: buyer.clone(),
@@ -51,6 +55,7 @@ impl AdmissionKeys {
             exp: expires_at.timestamp(),
             jti: ids::random_id(12),
             epc: epoch,
+            cnf,
         };
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.signing_kid.clone());
@@ -115,7 +120,7 @@ mod tests {
     #[test]
     fn a_token_verifies_for_its_event_and_buyer_only() {
         let (_, keys) = fresh_keys();
-        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon());
+        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon(), None);
         let claims = keys
             .verify(&token, &e("evt"), &b("buyer"))
             .expect("verifies");
@@ -137,7 +142,7 @@ mod tests {
     #[test]
     fn tampered_expired_unsigned_foreign_and_garbage_tokens_are_refused() {
         let (_, keys) = fresh_keys();
-        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon());
+        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon(), None);
         let parts: Vec<&str> = token.split('.').collect();
 
         let forged_claims = URL_SAFE_NO_PAD.encode(
@@ -161,11 +166,12 @@ mod tests {
             &e("evt"),
             0,
             Utc::now() - chrono::Duration::seconds(5),
+            None,
         );
         assert!(keys.verify(&expired, &e("evt"), &b("buyer")).is_none());
 
         let (_, stranger) = fresh_keys();
-        let foreign = stranger.sign(&b("buyer"), &e("evt"), 0, soon());
+        let foreign = stranger.sign(&b("buyer"), &e("evt"), 0, soon(), None);
         assert!(
             keys.verify(&foreign, &e("evt"), &b("buyer")).is_none(),
             "unknown kid"
@@ -185,7 +191,7 @@ mod tests {
             "anteroom",
         )
         .unwrap();
-        let token = before.sign(&b("b"), &e("e"), 0, soon());
+        let token = before.sign(&b("b"), &e("e"), 0, soon(), None);
         let new = KeyMaterial::generate();
         let new_kid = new.kid.clone();
         let after = AdmissionKeys::new(&[old.public_only(), new], None, "anteroom").unwrap();
@@ -193,7 +199,7 @@ mod tests {
             after.verify(&token, &e("e"), &b("b")).is_some(),
             "old tokens still pass"
         );
-        let fresh = after.sign(&b("b"), &e("e"), 0, soon());
+        let fresh = after.sign(&b("b"), &e("e"), 0, soon(), None);
         assert_eq!(
             jsonwebtoken::decode_header(&fresh).unwrap().kid.unwrap(),
             new_kid
@@ -212,7 +218,7 @@ mod tests {
             "anteroom",
         )
         .unwrap();
-        let token = first.sign(&b("b"), &e("e"), 0, soon());
+        let token = first.sign(&b("b"), &e("e"), 0, soon(), None);
         let second = AdmissionKeys::new(
             &load_or_generate(&dir, Strictness::Refuse).unwrap(),
             None,

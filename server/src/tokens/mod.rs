@@ -8,6 +8,7 @@
 
 pub mod admin;
 pub mod cookies;
+pub mod dpop;
 pub mod gate;
 pub mod jwt;
 pub mod keys;
