@@ -91,6 +91,33 @@ pub struct ErrorBody {
     /// other error stays small).
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
     pub proof: Option<Box<ProofChallenge>>,
+    /// The place was moved to another device (only with `not_in_queue`: API.md "Moving a
+    /// place to another device").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<bool>,
+    /// When it moved (with `moved`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_at: Option<DateTime<Utc>>,
+}
+
+/// `POST /api/events/{id}/queue/move`'s answer: the one-time code that moves the place to
+/// another device, until `expires_at`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveCode {
+    /// What the other device types (or scans): short, unambiguous letters and digits.
+    pub code: String,
+    pub expires_at: DateTime<Utc>,
+    /// The event page's address that claims the code when opened (what the QR code holds).
+    pub claim_url: String,
+    /// `claim_url` as a QR code, an SVG image drawn on the server.
+    pub qr_svg: String,
+}
+
+/// `POST /api/events/{id}/queue/claim`'s body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimRequest {
+    pub code: String,
 }
 
 /// When a sale that has not opened opens, and its pre-queue (a `not_open` answer's fields).
@@ -119,6 +146,8 @@ impl ErrorBody {
             seat_ids: None,
             opening: None,
             proof: None,
+            moved: None,
+            moved_at: None,
         }
     }
 }
