@@ -11,6 +11,8 @@ mod admin;
 pub mod api;
 #[cfg(feature = "ssr")]
 pub mod backend;
+#[cfg(feature = "hydrate")]
+pub mod device;
 pub mod dpop;
 mod onsale;
 mod pages;
