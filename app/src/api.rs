@@ -9,9 +9,9 @@ use serde::{Serialize, de::DeserializeOwned};
 use crate::{
     pow,
     wire::{
-        AuditEntry, BeaconUpdate, Draw, ErrorBody, Event, EventEntry, Hold, HoldRequest, NewEvent,
-        Night, NightPoint, Order, Payments, ProofChallenge, QueueStatus, Room, RoomUpdate, SeatMap,
-        Stats,
+        AuditEntry, BeaconUpdate, ClaimRequest, Draw, ErrorBody, Event, EventEntry, Hold,
+        HoldRequest, MoveCode, NewEvent, Night, NightPoint, Order, Payments, ProofChallenge,
+        QueueStatus, Room, RoomUpdate, SeatMap, Stats,
     },
 };
 
@@ -60,14 +60,14 @@ impl Api {
         #[cfg(feature = "ssr")]
         return self.backend()?.events().await;
         #[cfg(not(feature = "ssr"))]
-        return call("GET", "/api/events", None::<&()>, None).await;
+        return call("GET", "/api/events", None::<&()>, &[]).await;
     }
 
     pub async fn event(&self, id: String) -> Result<Event, ErrorBody> {
         #[cfg(feature = "ssr")]
         return self.backend()?.event(id).await;
         #[cfg(not(feature = "ssr"))]
-        return call("GET", &format!("/api/events/{id}"), None::<&()>, None).await;
+        return call("GET", &format!("/api/events/{id}"), None::<&()>, &[]).await;
     }
 
     /// The event page's start: join the line (or find one's place), and the seat map once in.
@@ -85,31 +85,48 @@ impl Api {
         }
         #[cfg(not(feature = "ssr"))]
         {
-            self.enter_joining(event_id, None).await
+            self.enter_joining(event_id, None, None)
+                .await
+                .map(|(entry, _)| entry)
         }
     }
 
     /// [`Api::enter`] from the browser, joining the line; with the challenge of a proof of work
     /// the server already gave (`asked`), the proof is made before the first join, which then
-    /// goes through at once.
+    /// goes through at once. With a `claim` code (a place moved here from another device), it
+    /// claims that place instead of joining; a code the server refused (used, expired or
+    /// unknown) comes back beside the entry, which then joined as usual.
     #[cfg(not(feature = "ssr"))]
     pub async fn enter_joining(
         &self,
         event_id: String,
         asked: Option<ProofChallenge>,
-    ) -> Result<EventEntry, ErrorBody> {
+        claim: Option<String>,
+    ) -> Result<(EventEntry, Option<ErrorBody>), ErrorBody> {
         let event = self.event(event_id.clone()).await?;
-        let queue = match self.join_proving(&event_id, asked).await {
-            Ok(queue) => Some(queue),
-            // Not open yet: the page counts down (nothing was stored).
-            Err(e) if e.error == "not_open" => None,
-            Err(e) => return Err(e),
+        bind_room(&event);
+        let (claimed, refused) = match claim {
+            Some(code) => match self.claim(&event_id, &code).await {
+                Ok(status) => (Some(status), None),
+                Err(e) if e.error == "not_found" => (None, Some(e)),
+                Err(e) => return Err(e),
+            },
+            None => (None, None),
+        };
+        let queue = match claimed {
+            Some(status) => Some(status),
+            None => match self.join_proving(&event_id, asked).await {
+                Ok(queue) => Some(queue),
+                // Not open yet: the page counts down (nothing was stored).
+                Err(e) if e.error == "not_open" => None,
+                Err(e) => return Err(e),
+            },
         };
         let seats = match queue {
             Some(QueueStatus::Admitted { .. }) => Some(self.seats(&event_id).await?),
             _ => None,
         };
-        Ok(EventEntry {
+        let entry = EventEntry {
             event,
             queue,
             seats,
@@ -118,7 +135,25 @@ impl Api {
             hold: None,
             order: None,
             forms: None,
-        })
+        };
+        Ok((entry, refused))
+    }
+
+    /// Tells this page's calls about `entry`'s event: where its room binds tokens to the device
+    /// ([`binds`]), joins, polls and claims carry a proof of the device key, and the seat map
+    /// and holds carry the admission token of the latest admitted answer (the entry's, then
+    /// every answer of the line) with a proof bound to it; the proofs are dated on the
+    /// server's clock (`entry.now`). Elsewhere calls carry no proof and the browser's key is
+    /// never touched.
+    pub fn bind(&self, entry: &EventEntry) {
+        bind_room(&entry.event);
+        #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+        if binds(&entry.event.room) {
+            crate::device::set_server_now(entry.now.timestamp());
+            if let Some(queue) = &entry.queue {
+                remember(&entry.event.id, queue);
+            }
+        }
     }
 
     /// Joins the line (or finds one's place). Where the room asks a proof of work for a new
@@ -127,44 +162,71 @@ impl Api {
         self.join_proving(event_id, None).await
     }
 
-    /// [`Api::join`], starting from the challenge `asked` when the page already has one.
+    /// [`Api::join`], starting from the challenge `asked` when the page already has one. In a
+    /// room that binds tokens, a browser that cannot make a device key still joins once
+    /// without a proof (the server counts that refusal, for the operator), and gets
+    /// `no_device_key`.
     pub async fn join_proving(
         &self,
         event_id: &str,
         asked: Option<ProofChallenge>,
     ) -> Result<QueueStatus, ErrorBody> {
         let path = format!("/api/events/{event_id}/queue");
+        let device = match device_headers(event_id, "POST", &path, false).await {
+            Ok(device) => device,
+            Err(no_key) => {
+                let _ = call::<_, QueueStatus>("POST", &path, Some(&()), &[]).await;
+                return Err(no_key);
+            }
+        };
         let asked = match asked {
             Some(asked) => asked,
-            None => match call("POST", &path, Some(&()), None).await {
+            None => match call("POST", &path, Some(&()), &device).await {
                 Err(ErrorBody {
                     proof: Some(asked), ..
                 }) => *asked,
-                answer => return answer,
+                answer => return remembered(event_id, answer),
             },
         };
-        let proof = format!("{}:{}", asked.challenge, solve(&asked).await);
-        call("POST", &path, Some(&()), Some((JOIN_PROOF, &proof))).await
+        let work = format!("{}:{}", asked.challenge, solve(&asked).await);
+        // A device proof is good for one request: the second join makes its own.
+        let mut headers = device_headers(event_id, "POST", &path, false).await?;
+        headers.push((JOIN_PROOF, work));
+        remembered(event_id, call("POST", &path, Some(&()), &headers).await)
     }
 
     pub async fn poll(&self, event_id: &str) -> Result<QueueStatus, ErrorBody> {
+        let path = format!("/api/events/{event_id}/queue");
+        let device = device_headers(event_id, "GET", &path, false).await?;
+        remembered(event_id, call("GET", &path, None::<&()>, &device).await)
+    }
+
+    /// Asks for a one-time code that moves this buyer's place to another device (API.md
+    /// "Moving a place to another device").
+    pub async fn move_place(&self, event_id: &str) -> Result<MoveCode, ErrorBody> {
         call(
-            "GET",
-            &format!("/api/events/{event_id}/queue"),
-            None::<&()>,
-            None,
+            "POST",
+            &format!("/api/events/{event_id}/queue/move"),
+            Some(&serde_json::json!({})),
+            &[],
         )
         .await
     }
 
+    /// Takes the place another device moved with `code`: answered like a join.
+    pub async fn claim(&self, event_id: &str, code: &str) -> Result<QueueStatus, ErrorBody> {
+        let path = format!("/api/events/{event_id}/queue/claim");
+        let device = device_headers(event_id, "POST", &path, false).await?;
+        let body = ClaimRequest {
+            code: code.trim().to_owned(),
+        };
+        remembered(event_id, call("POST", &path, Some(&body), &device).await)
+    }
+
     pub async fn seats(&self, event_id: &str) -> Result<SeatMap, ErrorBody> {
-        call(
-            "GET",
-            &format!("/api/events/{event_id}/seats"),
-            None::<&()>,
-            None,
-        )
-        .await
+        let path = format!("/api/events/{event_id}/seats");
+        let device = device_headers(event_id, "GET", &path, true).await?;
+        call("GET", &path, None::<&()>, &device).await
     }
 
     pub async fn hold(
@@ -173,13 +235,10 @@ impl Api {
         request: &HoldRequest,
         key: &str,
     ) -> Result<Hold, ErrorBody> {
-        call(
-            "POST",
-            &format!("/api/events/{event_id}/holds"),
-            Some(request),
-            Some((IDEMPOTENCY_KEY, key)),
-        )
-        .await
+        let path = format!("/api/events/{event_id}/holds");
+        let mut headers = device_headers(event_id, "POST", &path, true).await?;
+        headers.push((IDEMPOTENCY_KEY, key.to_owned()));
+        call("POST", &path, Some(request), &headers).await
     }
 
     pub async fn release(&self, hold_id: &str) -> Result<(), ErrorBody> {
@@ -187,7 +246,7 @@ impl Api {
             "DELETE",
             &format!("/api/holds/{hold_id}"),
             None::<&()>,
-            None,
+            &[],
         )
         .await
     }
@@ -197,14 +256,14 @@ impl Api {
             "POST",
             &format!("/api/holds/{hold_id}/checkout"),
             Some(&()),
-            Some((IDEMPOTENCY_KEY, key)),
+            &[(IDEMPOTENCY_KEY, key.to_owned())],
         )
         .await
     }
 
     /// Whether this browser is signed in as the operator.
     pub async fn admin_check(&self) -> Result<(), ErrorBody> {
-        call::<(), serde_json::Value>("GET", "/api/admin/session", None, None)
+        call::<(), serde_json::Value>("GET", "/api/admin/session", None, &[])
             .await
             .map(|_| ())
     }
@@ -214,7 +273,7 @@ impl Api {
             "POST",
             "/api/admin/session",
             Some(&serde_json::json!({ "token": token })),
-            None,
+            &[],
         )
         .await
     }
@@ -224,7 +283,7 @@ impl Api {
             "GET",
             &format!("/api/admin/events/{event_id}/stats"),
             None::<&()>,
-            None,
+            &[],
         )
         .await
     }
@@ -234,7 +293,7 @@ impl Api {
             "GET",
             &format!("/api/admin/events/{event_id}/payments"),
             None::<&()>,
-            None,
+            &[],
         )
         .await
     }
@@ -245,7 +304,7 @@ impl Api {
             "GET",
             &format!("/api/admin/events/{event_id}/nights"),
             None::<&()>,
-            None,
+            &[],
         )
         .await
     }
@@ -260,7 +319,7 @@ impl Api {
             "GET",
             &format!("/api/admin/events/{event_id}/nights/{night}/series"),
             None::<&()>,
-            None,
+            &[],
         )
         .await
     }
@@ -270,7 +329,7 @@ impl Api {
             "GET",
             &format!("/api/admin/events/{event_id}/audit"),
             None::<&()>,
-            None,
+            &[],
         )
         .await
     }
@@ -284,7 +343,7 @@ impl Api {
             "PUT",
             &format!("/api/admin/events/{event_id}/room"),
             Some(update),
-            None,
+            &[],
         )
         .await
     }
@@ -295,7 +354,7 @@ impl Api {
             "GET",
             &format!("/api/events/{event_id}/draw"),
             None::<&()>,
-            None,
+            &[],
         )
         .await
     }
@@ -307,13 +366,13 @@ impl Api {
             Some(&BeaconUpdate {
                 beacon: beacon.to_owned(),
             }),
-            None,
+            &[],
         )
         .await
     }
 
     pub async fn create_event(&self, event: &NewEvent) -> Result<Event, ErrorBody> {
-        call("POST", "/api/admin/events", Some(event), None).await
+        call("POST", "/api/admin/events", Some(event), &[]).await
     }
 
     /// Why the page has no buyer: the session limit (then the answer is 429 with Retry-After,
@@ -368,6 +427,93 @@ const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 #[cfg(feature = "ssr")]
 const RETRY_UNAVAILABLE_SECS: u64 = 5;
 const JOIN_PROOF: &str = "Join-Proof";
+const ADMISSION_TOKEN: &str = "Admission-Token";
+
+/// Whether `room` binds admission tokens to the device (as the server's pages decide it: only
+/// while the room is on, since a room that is off admits everyone).
+pub fn binds(room: &Room) -> bool {
+    room.enabled && room.bind_tokens
+}
+
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+thread_local! {
+    /// The events of this page whose room binds tokens ([`Api::bind`]), each with the
+    /// admission token of its latest admitted answer (the page runs on one thread). An event
+    /// not here is unbound: its calls carry no proof.
+    static BOUND: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
+        std::cell::RefCell::default();
+}
+
+/// Registers `event` among this page's bound events if its room binds tokens ([`Api::bind`]).
+fn bind_room(event: &Event) {
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    if binds(&event.room) {
+        BOUND.with_borrow_mut(|bound| {
+            bound.entry(event.id.clone()).or_default();
+        });
+    }
+    #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]
+    let _ = event;
+}
+
+/// Keeps the token of an admitted `status` in `event_id`, if its room binds tokens.
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+fn remember(event_id: &str, status: &QueueStatus) {
+    if let QueueStatus::Admitted {
+        admission_token, ..
+    } = status
+    {
+        BOUND.with_borrow_mut(|bound| {
+            if let Some(token) = bound.get_mut(event_id) {
+                *token = Some(admission_token.clone());
+            }
+        });
+    }
+}
+
+/// A line's `answer`, its admission token remembered on the way ([`remember`]).
+fn remembered(
+    event_id: &str,
+    answer: Result<QueueStatus, ErrorBody>,
+) -> Result<QueueStatus, ErrorBody> {
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    if let Ok(status) = &answer {
+        remember(event_id, status);
+    }
+    #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]
+    let _ = event_id;
+    answer
+}
+
+/// What a `method` call of `path` in `event_id` carries to prove the device: nothing outside a
+/// room that binds tokens; there a fresh DPoP proof, and for the `gated` seat map and holds
+/// the admission token with a proof bound to it (`ath`).
+async fn device_headers(
+    event_id: &str,
+    method: &str,
+    path: &str,
+    gated: bool,
+) -> Result<Vec<(&'static str, String)>, ErrorBody> {
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    {
+        let Some(token) = BOUND.with_borrow(|bound| bound.get(event_id).cloned()) else {
+            return Ok(Vec::new());
+        };
+        let token = token.filter(|_| gated);
+        // Browser futures are not `Send`; the page runs on one thread, which SendWrapper checks.
+        let proof =
+            send_wrapper::SendWrapper::new(crate::device::proof(method, path, token.as_deref()))
+                .await?;
+        let mut headers = vec![(crate::dpop::HEADER, proof)];
+        headers.extend(token.map(|token| (ADMISSION_TOKEN, token)));
+        Ok(headers)
+    }
+    #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]
+    {
+        let _ = (event_id, method, path, gated, ADMISSION_TOKEN);
+        Ok(Vec::new())
+    }
+}
 
 /// The nonce that answers `asked`, found in steps of the shared search (`pow`), the page
 /// painting between steps (it says "getting your place…" meanwhile).
@@ -386,14 +532,14 @@ async fn solve(asked: &ProofChallenge) -> u64 {
 }
 
 /// A call of the JSON API from the browser (the session and admission cookies go along), with
-/// one more `header` if given; an error answer becomes its [`ErrorBody`], whose message is
-/// written for people.
+/// the extra `headers`; an error answer becomes its [`ErrorBody`], whose message is written
+/// for people.
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 async fn call<B: Serialize, T: DeserializeOwned>(
     method: &str,
     path: &str,
     body: Option<&B>,
-    header: Option<(&str, &str)>,
+    headers: &[(&str, String)],
 ) -> Result<T, ErrorBody> {
     use gloo_net::http::{Method, RequestBuilder};
     let network = |e: gloo_net::Error| {
@@ -411,7 +557,7 @@ async fn call<B: Serialize, T: DeserializeOwned>(
         _ => Method::GET,
     };
     let mut builder = RequestBuilder::new(path).method(method);
-    if let Some((name, value)) = header {
+    for (name, value) in headers {
         builder = builder.header(name, value);
     }
     let request = match body {
@@ -442,7 +588,7 @@ async fn call<B: Serialize, T: DeserializeOwned>(
     _method: &str,
     path: &str,
     _body: Option<&B>,
-    _header: Option<(&str, &str)>,
+    _headers: &[(&str, String)],
 ) -> Result<T, ErrorBody> {
     Err(ErrorBody::new(
         "internal",

@@ -17,13 +17,15 @@ use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::{
-    api::Api,
+    api::{Api, binds},
     wire::{
-        ErrorBody, EventEntry, Hold, HoldRequest, Order, Outlook, PageForms, ProofChallenge,
+        ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms,
+        ProofChallenge,
         QueueStatus, Room, SeatMap, SeatStatus, Zone,
     },
     words::{
-        Note, countdown, grouped, moment, money, outlook_in_words, wait_range_in_words,
+        CLAIM_REFUSED, CLAIMED, MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, countdown, grouped,
+        code_in_groups, moment, money, move_valid_until, outlook_in_words, place_moved, wait_range_in_words,
         wait_to_announce,
     },
 };
@@ -51,6 +53,12 @@ enum Stage {
     },
     /// Every seat is sold: the line is over.
     SoldOut,
+    /// Admitted, the seat map on its way: in a room that binds tokens the server's rendering
+    /// has none (the browser asks for it with its device's proof).
+    Admitted,
+    /// The place moved to another device (at that time, if the server said): this page has
+    /// none any more and follows the line no longer.
+    Moved(Option<DateTime<Utc>>),
     Choosing(SeatMap),
     Holding(Hold),
     Confirmed(Order, Hold),
@@ -103,12 +111,7 @@ fn stage_of(entry: &EventEntry) -> Stage {
     match (&entry.queue, &entry.seats) {
         (_, Some(map)) => Stage::Choosing(map.clone()),
         (None, None) => not_open(&entry.event.room, entry.now),
-        (Some(status), None) => line_stage(status).unwrap_or(Stage::Waiting {
-            position: 1,
-            estimate: Some([1, 1]),
-            outlook: None,
-            drawn: None,
-        }),
+        (Some(status), None) => line_stage(status).unwrap_or(Stage::Admitted),
     }
 }
 
@@ -137,6 +140,8 @@ fn clock(server_now: i64) -> RwSignal<i64> {
 #[component]
 pub fn EventPage() -> impl IntoView {
     let params = use_params_map();
+    // A place moved here from another device: its code, claimed by the hydrated page.
+    let claim = StoredValue::new(use_query_map().with_untracked(|q| q.get("claim")));
     let api = Api::current();
     let entry = Resource::new(
         move || params.read().get("id").unwrap_or_default(),
@@ -151,11 +156,13 @@ pub fn EventPage() -> impl IntoView {
                 let event_id = || params.read_untracked().get("id").unwrap_or_default();
                 match entry.await {
                     Ok(entry) if entry.arriving => {
-                        view! { <GettingPlace event_id=event_id() asked=None/> }.into_any()
+                        Api::current().bind(&entry);
+                        let bound = binds(&entry.event.room);
+                        view! { <GettingPlace event_id=event_id() asked=None bound claim=claim.get_value()/> }.into_any()
                     }
-                    Ok(entry) => view! { <OnSale entry/> }.into_any(),
+                    Ok(entry) => view! { <OnSale entry claim=claim.get_value() notice=None/> }.into_any(),
                     Err(ErrorBody { proof: Some(asked), .. }) => {
-                        view! { <GettingPlace event_id=event_id() asked=Some(*asked)/> }.into_any()
+                        view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false claim=claim.get_value()/> }.into_any()
                     }
                     Err(e) => {
                         // A refusal that passes (too many at once, a store down) has a way
@@ -183,30 +190,61 @@ pub fn EventPage() -> impl IntoView {
 }
 
 /// While the browser joins the line by script: after a first visit or a prefetch, which the
-/// server's rendering never joins, or (`proof`) while it makes the proof of work the room asks
-/// for a new place. The page says so, then shows the sale as usual.
+/// server's rendering never joins (nor does it in a room that binds tokens: the join needs the
+/// device's proof), or (`proof`) while it makes the proof of work the room asks for a new
+/// place. With a `claim` code it claims the place moved here instead. The page says so, then
+/// shows the sale as usual; a browser that cannot make a device key gets one sentence.
 #[component]
-fn GettingPlace(event_id: String, asked: Option<ProofChallenge>) -> impl IntoView {
+fn GettingPlace(
+    event_id: String,
+    asked: Option<ProofChallenge>,
+    bound: bool,
+    claim: Option<String>,
+) -> impl IntoView {
+    if bound {
+        provide_context(BoundRoom(event_id.clone()));
+    }
     let proof = asked.is_some();
-    let entry = RwSignal::new(None::<EventEntry>);
-    let failed = RwSignal::new(None::<String>);
+    let entry = RwSignal::new(None::<(EventEntry, Option<String>)>);
+    let failed = RwSignal::new(None::<ErrorBody>);
     let page = StoredValue::new(format!("/events/{event_id}"));
+    let here = StoredValue::new(event_id.clone());
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]
         {
             let (api, event_id, asked) = (Api::current(), event_id.clone(), asked.clone());
+            let claim = claim.clone();
+            let claimed = claim.is_some();
+            if claimed {
+                forget_claim_in_address();
+            }
             leptos::task::spawn_local(async move {
-                match api.enter_joining(event_id, asked).await {
-                    Ok(found) => entry.set(Some(found)),
-                    Err(e) => failed.set(Some(e.message)),
+                match api.enter_joining(event_id, asked, claim).await {
+                    Ok((found, refused)) => {
+                        let notice = match (claimed, refused) {
+                            (_, Some(_)) => Some(CLAIM_REFUSED.to_owned()),
+                            (true, None) => Some(CLAIMED.to_owned()),
+                            (false, None) => None,
+                        };
+                        entry.set(Some((found, notice)))
+                    }
+                    Err(e) => failed.set(Some(e)),
                 }
             });
         }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (&event_id, &asked, &claim);
     });
     view! {
-        {move || match entry.get() {
-            Some(entry) => view! { <OnSale entry/> }.into_any(),
-            None => view! {
+        {move || match (entry.get(), failed.get()) {
+            (Some((entry, notice)), _) => view! { <OnSale entry claim=None notice/> }.into_any(),
+            (None, Some(e)) if e.error == "no_device_key" => view! {
+                <Title text="Anteroom"/>
+                <section class="card needs-device">
+                    <p class="error" role="alert">{NEEDS_DEVICE}</p>
+                </section>
+            }.into_any(),
+            (None, failed) => view! {
                 <Title text="Anteroom"/>
                 <section class="waiting card" aria-busy="true">
                     <p class="eyebrow">"Getting your place…"</p>
@@ -223,12 +261,31 @@ fn GettingPlace(event_id: String, asked: Option<ProofChallenge>) -> impl IntoVie
                             {noscript_refresh("1".into(), "This page reloads itself in a second with your place.")}
                         }.into_any()
                     }}
-                    {move || failed.get().map(|m| view! {
-                        <p class="error" role="alert">{m}" "<a href=page.get_value()>"Try again"</a></p>
+                    {failed.map(|e| view! {
+                        <p class="error" role="alert">{e.message}" "<a href=page.get_value()>"Try again"</a></p>
                     })}
                 </section>
+                <ClaimHere event_id=here.get_value()/>
             }.into_any(),
         }}
+    }
+}
+
+/// Provided on the page of a room that binds tokens (the event's id): what the page says to a
+/// browser without JavaScript changes ([`noscript_refresh`]).
+#[derive(Clone, Debug)]
+struct BoundRoom(String);
+
+/// Drops `?claim=` from the address bar once the page has taken the code: a reload must not
+/// claim a used code again.
+#[cfg(feature = "hydrate")]
+fn forget_claim_in_address() {
+    let Some(window) = leptos::web_sys::window() else {
+        return;
+    };
+    let path = window.location().pathname().unwrap_or_default();
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path));
     }
 }
 
@@ -258,12 +315,22 @@ impl Venue {
 }
 
 #[component]
-fn OnSale(entry: EventEntry) -> impl IntoView {
+fn OnSale(
+    entry: EventEntry,
+    /// A code that moves a place here from another device (`?claim=`), to claim at once.
+    claim: Option<String>,
+    /// A sentence for the page to start with.
+    notice: Option<String>,
+) -> impl IntoView {
     let event = entry.event.clone();
     provide_context(Venue {
         zone: event.zone.clone(),
         currency: event.currency.clone(),
     });
+    Api::current().bind(&entry);
+    if binds(&event.room) {
+        provide_context(BoundRoom(event.id.clone()));
+    }
     let event_id = StoredValue::new(event.id.clone());
     let limit = event.room.seats_per_buyer;
     let paused = RwSignal::new(event.room.paused);
@@ -288,8 +355,50 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
             .and_then(|code| Note::from_code(&code))
             .map(|n| n.sentence(retry))
     });
-    let message = RwSignal::new(note);
+    let message = RwSignal::new(note.or(notice));
     let forms = StoredValue::new(entry.forms.clone());
+
+    // A place moved here from another device: claimed once, before the buyer holds seats.
+    let before_holding = matches!(
+        stage.get_untracked(),
+        Stage::NotOpen { .. } | Stage::PreQueue { .. } | Stage::Waiting { .. }
+    );
+    let claim = StoredValue::new(claim.filter(|_| before_holding));
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        if let Some(code) = claim.get_value() {
+            claim.set_value(None);
+            forget_claim_in_address();
+            leptos::task::spawn_local(async move {
+                let event_id = event_id.get_value();
+                match Api::current().claim(&event_id, &code).await {
+                    Ok(status) => {
+                        message.set(Some(CLAIMED.into()));
+                        stage.set(line_stage(&status).unwrap_or(Stage::Admitted));
+                    }
+                    Err(e) if e.error == "not_found" => message.set(Some(CLAIM_REFUSED.into())),
+                    Err(e) => message.set(Some(e.message)),
+                }
+            });
+        }
+    });
+
+    // Admitted without the seat map (a room that binds tokens): ask for it with the proof.
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        if stage.get() == Stage::Admitted {
+            leptos::task::spawn_local(async move {
+                let event_id = event_id.get_value();
+                match Api::current().seats(&event_id).await {
+                    Ok(map) => stage.set(Stage::Choosing(map)),
+                    Err(e) if e.error == "not_admitted" => {
+                        back_to_line(&event_id, stage, message).await;
+                    }
+                    Err(e) => message.set(Some(e.message)),
+                }
+            });
+        }
+    });
 
     // The browser follows the line while the buyer waits (effects run only in the browser),
     // and again whenever the buyer is back in it (an admission that ran out).
@@ -315,6 +424,12 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
         following
     });
 
+    // Moving the place elsewhere, or here, while it waits: above the stage, so that a poll
+    // that moves the position does not build it again (a code shown stays shown).
+    let in_line = Memo::new(move |_| {
+        matches!(stage.get(), Stage::PreQueue { .. } | Stage::Waiting { .. })
+    });
+
     // What the live region says changes only when something that matters does (a memo
     // notifies only on a new value): not on every poll that moves the position.
     let spoken = Memo::new(move |_| announcement(&stage.get(), paused.get()));
@@ -336,6 +451,19 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
                     start=start.get_untracked().unwrap_or(position) paused=paused.get()/>
             }.into_any(),
             Stage::SoldOut => view! { <SoldOut/> }.into_any(),
+            Stage::Admitted => view! {
+                <section class="card" aria-busy="true">
+                    <p class="eyebrow admitted">{SEATS_COMING}</p>
+                    {noscript_refresh("3".into(), "This page refreshes itself every few seconds.")}
+                </section>
+            }.into_any(),
+            Stage::Moved(at) => view! {
+                <section class="card moved">
+                    <h2>"Your place is on another device"</h2>
+                    <p>{place_moved(at, &Venue::here().zone)}</p>
+                    <p><a href="/">"See all events"</a></p>
+                </section>
+            }.into_any(),
             Stage::Choosing(map) => view! {
                 <SeatPicker map event_id=event_id.get_value() limit stage message forms=forms.get_value()/>
             }.into_any(),
@@ -344,6 +472,83 @@ fn OnSale(entry: EventEntry) -> impl IntoView {
             }.into_any(),
             Stage::Confirmed(order, hold) => view! { <Confirmation order hold/> }.into_any(),
         }}
+        {move || in_line.get().then(|| view! {
+            <MoveElsewhere event_id=event_id.get_value()/>
+            <ClaimHere event_id=event_id.get_value()/>
+        })}
+    }
+}
+
+/// "Continue on another device": asks for the one-time code that moves this place (API.md
+/// "Moving a place to another device") and shows it to type, large and in groups, and to scan
+/// (the QR code, an SVG the server drew). Built by the hydrated page only: it takes script.
+#[component]
+fn MoveElsewhere(event_id: String) -> impl IntoView {
+    let live = RwSignal::new(false);
+    Effect::new(move |_| live.set(true));
+    let found = RwSignal::new(None::<MoveCode>);
+    let failed = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let event_id = StoredValue::new(event_id);
+    let venue = StoredValue::new(Venue::here());
+    let ask = move |_| {
+        busy.set(true);
+        failed.set(None);
+        let api = Api::current();
+        leptos::task::spawn_local(async move {
+            match api.move_place(&event_id.get_value()).await {
+                Ok(code) => found.set(Some(code)),
+                Err(e) => failed.set(Some(e.message)),
+            }
+            busy.set(false);
+        });
+    };
+    move || {
+        live.get().then(|| view! {
+            <section class="card move" aria-labelledby="move">
+                {move || match found.get() {
+                    None => view! {
+                        <button id="move" type="button" class="button secondary"
+                            disabled=move || busy.get() on:click=ask>
+                            "Continue on another device"
+                        </button>
+                    }.into_any(),
+                    Some(code) => view! {
+                        <h2 id="move">"Your code for the other device"</h2>
+                        <p class="move-code"><code data-code=code.code.clone()>{code_in_groups(&code.code)}</code></p>
+                        <p>{venue.with_value(|v| move_valid_until(code.expires_at, &v.zone))}</p>
+                        <div class="qr" role="img"
+                            aria-label="QR code that opens this sale on your other device with the code"
+                            inner_html=code.qr_svg.clone()></div>
+                        <p class="muted">{MOVE_EXPLAINED}</p>
+                    }.into_any(),
+                }}
+                {move || failed.get().map(|m| view! { <p class="error" role="alert">{m}</p> })}
+            </section>
+        })
+    }
+}
+
+/// "Have a code from another device?": a form that opens this page with the code
+/// (`?claim=`), which the page claims at once: one way in for a typed code and a scanned one.
+/// Built by the hydrated page only: the claim takes script.
+#[component]
+fn ClaimHere(event_id: String) -> impl IntoView {
+    let live = RwSignal::new(false);
+    Effect::new(move |_| live.set(true));
+    let page = format!("/events/{event_id}");
+    move || {
+        live.get().then(|| view! {
+            <details class="claim">
+                <summary>"Have a code from another device?"</summary>
+                <form method="get" action=page.clone()>
+                    <label for="claim-code">"The code your other device shows"</label>
+                    <input id="claim-code" name="claim" type="text" required=true
+                        autocomplete="off" autocapitalize="characters" spellcheck="false"/>
+                    <button type="submit" class="button secondary">"Move my place here"</button>
+                </form>
+            </details>
+        })
     }
 }
 
@@ -363,6 +568,8 @@ fn announcement(stage: &Stage, paused: bool) -> String {
             wait_to_announce(estimate.map_or(0, |[_, high]| high))
         ),
         Stage::SoldOut => "Sold out: every seat has been sold.".into(),
+        Stage::Admitted => SEATS_COMING.into(),
+        Stage::Moved(_) => "Your place moved to another device. Continue there.".into(),
         Stage::Choosing(_) => "It is your turn: choose your seats.".into(),
         Stage::Holding(_) => "Your seats are held. Pay before the time runs out.".into(),
         Stage::Confirmed(order, _) => format!("Done. Your order is {}.", order.order_id),
@@ -451,6 +658,17 @@ async fn follow_the_line(
                     });
                 }
             }
+            // The place went to another device: this page has none, and takes no new one.
+            Err(e) if e.error == "not_in_queue" && e.moved == Some(true) => {
+                message.set(None);
+                stage.set(Stage::Moved(e.moved_at));
+                return;
+            }
+            // This browser cannot prove its device: said once, no retrying.
+            Err(e) if e.error == "no_device_key" => {
+                message.set(Some(e.message));
+                return;
+            }
             Err(e) if e.error == "not_in_queue" => match api.join(&event_id).await {
                 Ok(status) => {
                     if was_waiting {
@@ -487,14 +705,34 @@ fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
 /// and says so. Only in what the server renders (and its hydration): a `<noscript>` that the
 /// hydrated page builds later is not inert, and its `<meta refresh>` would reload a page that
 /// keeps itself current (axe-core's `meta-refresh`, critical).
+///
+/// In a room that binds tokens ([`BoundRoom`]) a browser without JavaScript can take no place,
+/// and a reload would only loop: it reads [`NEEDS_DEVICE`] instead, and loads the image that
+/// counts it for the operator (built by the server's rendering only, like the refresh: one
+/// the hydrated page built would load).
 fn noscript_refresh(content: String, sentence: &'static str) -> impl IntoView {
-    let meta = (!crate::hydrated()).then(|| view! { <meta http-equiv="refresh" content=content/> });
+    let server_rendered = !crate::hydrated();
+    if let Some(BoundRoom(event_id)) = use_context::<BoundRoom>() {
+        let counted = server_rendered.then(|| {
+            let src = format!("/api/events/{event_id}/refusals/no-script");
+            view! { <img src=src alt="" width="1" height="1"/> }
+        });
+        return view! {
+            <noscript>
+                <p class="error">{NEEDS_DEVICE}</p>
+                {counted}
+            </noscript>
+        }
+        .into_any();
+    }
+    let meta = server_rendered.then(|| view! { <meta http-equiv="refresh" content=content/> });
     view! {
         <noscript>
             {meta}
             <p class="muted">{sentence}</p>
         </noscript>
     }
+    .into_any()
 }
 
 /// Before the pre-queue opens: when it opens and when the sale does, counting down.

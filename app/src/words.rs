@@ -213,6 +213,48 @@ pub enum Note {
 /// buy in a room that binds tokens: the one sentence the event page shows it.
 pub const NEEDS_DEVICE: &str = "This sale ties each place in line to the device that took it, which needs JavaScript and a browser that can make a key (WebCrypto); this browser cannot, so it cannot take a place here. Open this page in an up-to-date browser with JavaScript on.";
 
+/// What the "continue on another device" panel says of its code.
+pub const MOVE_EXPLAINED: &str = "On your other device, scan this code, or open this sale there and type the code under \"Have a code from another device?\". Your place moves there with its position, once; this page then has no place any more.";
+
+/// A code to claim a place that the server did not take (used, expired or unknown).
+pub const CLAIM_REFUSED: &str = "That code is used, expired or unknown, so no place moved here. You keep this page's own place in line.";
+
+/// Said once a place moved here from another device.
+pub const CLAIMED: &str = "Your place moved here from your other device, with its position.";
+
+/// A code as people read and type it: in groups of four ("K7QM X2PD").
+pub fn code_in_groups(code: &str) -> String {
+    let chars: Vec<char> = code.chars().collect();
+    chars
+        .chunks(4)
+        .map(|group| group.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// While an admitted buyer's browser asks for the seat map with its device's proof.
+pub const SEATS_COMING: &str = "It is your turn: your seat map is on its way.";
+
+/// Until when a code that moves a place works: "Valid until 19:14 Berlin time, once."
+pub fn move_valid_until(at: DateTime<Utc>, zone: &Zone) -> String {
+    format!(
+        "Valid until {} {}, once.",
+        clock(zone.local(at)),
+        zone.label()
+    )
+}
+
+/// What the page whose place moved to another device says, with when it moved (`at`) on the
+/// venue's clock.
+pub fn place_moved(at: Option<DateTime<Utc>>, zone: &Zone) -> String {
+    let when = at
+        .map(|at| format!(" at {} ({})", clock(zone.local(at)), zone.label()))
+        .unwrap_or_default();
+    format!(
+        "Your place moved to another device{when}. Continue there; this page has no place any more."
+    )
+}
+
 impl Note {
     const ALL: [Note; 22] = [
         Note::Released,
@@ -464,6 +506,13 @@ mod tests {
     }
 
     #[test]
+    fn a_code_reads_in_groups_of_four() {
+        assert_eq!(code_in_groups("K7QMX2PDA"), "K7QM X2PD A");
+        assert_eq!(code_in_groups("K7QM"), "K7QM");
+        assert_eq!(code_in_groups(""), "");
+    }
+
+    #[test]
     fn numbers_and_money_are_grouped() {
         assert_eq!(grouped(6200), "6,200");
         assert_eq!(grouped(1_000_000), "1,000,000");
@@ -519,5 +568,13 @@ mod tests {
         };
         assert_eq!(new_york.label(), "New York time");
         assert_eq!(moment(now, now, &Zone::default()), "09:00 UTC");
+        assert_eq!(
+            place_moved(Some(at("2026-03-01T18:04:00Z")), &berlin),
+            "Your place moved to another device at 19:04 (Berlin time). Continue there; this page has no place any more."
+        );
+        assert_eq!(
+            move_valid_until(at("2026-03-01T18:14:00Z"), &berlin),
+            "Valid until 19:14 Berlin time, once."
+        );
     }
 }
