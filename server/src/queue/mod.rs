@@ -243,7 +243,11 @@ async fn locate(
     }
     let mut proof = Proof::from_headers(state, headers, buyer, event_id, &room);
     let request = (
-        if joiner.is_some() { &Method::POST } else { &Method::GET },
+        if joiner.is_some() {
+            &Method::POST
+        } else {
+            &Method::GET
+        },
         format!("/api/events/{event_id}/queue"),
     );
     proof.device = device::bind(
@@ -436,10 +440,14 @@ fn answer(
             expires_at,
             restored,
         } => Ok(Answer {
-            status: state
-                .admission
-                .current()
-                .mint(buyer, event_id, room.epoch, expires_at, restored, proof.device.clone()),
+            status: state.admission.current().mint(
+                buyer,
+                event_id,
+                room.epoch,
+                expires_at,
+                restored,
+                proof.device.clone(),
+            ),
             receipt: None,
         }),
         Place::Waiting {
