@@ -365,3 +365,58 @@ async fn a_form_in_a_bound_room_says_the_page_needs_its_script_and_holds_nothing
         .unwrap();
     assert_eq!(holds, 0);
 }
+
+/// The example verifier for other services (`docs/verify_bound_token.py`, PyJWT) checks a
+/// bound token the way the gate does: it takes the right proof once, and refuses a replay and
+/// a proof from another device.
+#[tokio::test]
+async fn the_documented_python_verifier_agrees_with_the_gate() {
+    let app = spawn_app().await;
+    let event = bound_event(&app).await;
+    let (buyer, session) = app.session().await;
+    let key = DeviceKey::new();
+    let token = admitted(&app, &event, &session, &key).await;
+    let url = app.url(&format!("/api/events/{event}/seats"));
+    let jwks: Value = app
+        .client
+        .get(app.url("/.well-known/jwks.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let run = |proof: String| {
+        let case = json!({
+            "jwks": jwks, "token": token, "proof": proof,
+            "method": "GET", "url": url, "event_id": event,
+        });
+        let path = std::env::temp_dir().join(format!("anteroom-case-{}.json", buyer));
+        std::fs::write(&path, case.to_string()).unwrap();
+        let out = std::process::Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../docs/verify_bound_token.py"
+            ))
+            .arg(&path)
+            .output()
+            .expect("python3 runs (scripts/setup.sh installs PyJWT)");
+        std::fs::remove_file(&path).ok();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let said = run(key.proof("GET", &url, Some(&token)));
+    assert_eq!(
+        said,
+        format!("first accepted {buyer}\nagain refused: a replayed proof\n")
+    );
+    let said = run(DeviceKey::new().proof("GET", &url, Some(&token)));
+    assert!(
+        said.starts_with("first refused: a proof from another device"),
+        "{said}"
+    );
+}
