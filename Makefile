@@ -18,6 +18,7 @@ bench:
 	cargo build --release -p loadtest
 	cargo run -q --release -p loadtest --bin bench -- line | tee bench-results/line.txt
 	cargo run -q --release -p loadtest --bin bench -- holds | tee bench-results/holds.txt
+	cargo run -q --release -p loadtest --bin bench -- gated | tee bench-results/gated.txt
 	cargo run -q --release -p loadtest --bin bench -- inventory | tee bench-results/inventory.txt
 	cargo build -p frontend --example pow_rate --target wasm32-unknown-unknown \
 		--profile wasm-release
@@ -25,3 +26,5 @@ bench:
 	cargo run -q --release -p loadtest --bin bench -- draw | tee bench-results/draw.txt
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 \
 		--out bench-results/night.json --svg bench-results/night.svg | tee bench-results/night.txt
+	cargo run -q --release -p loadtest --bin onsale -- --compress 60 --bind-tokens \
+		--out bench-results/night-bound.json | tee bench-results/night-bound.txt

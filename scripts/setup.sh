@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything `make run` and `make test` need, installed only when missing, so a second run
 # takes seconds: the wasm target, cargo-leptos, wasm-bindgen-cli at Cargo.lock's version,
-# npm packages (wasm-opt, playwright-core), Chromium (tests only), and Redis and Postgres
+# npm packages (wasm-opt, playwright-core), PyJWT (the verifier in docs/), Chromium (tests
+# only), and Redis and Postgres
 # started if they are installed but down.
 # Usage: scripts/setup.sh [--browser]
 set -euo pipefail
@@ -37,6 +38,14 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/pl
   || [ ! -f end2end/node_modules/axe-core/axe.min.js ]; then
   say "installing npm packages (wasm-opt from binaryen, playwright-core, axe-core)"
   (cd end2end && npm ci --no-audit --no-fund)
+fi
+
+# The example verifier of bound tokens for other services (docs/), which a test runs.
+if ! python3 -c 'import jwt, cryptography' 2>/dev/null; then
+  need python3 "apt-get install python3 python3-pip"
+  say "installing PyJWT and cryptography for docs/verify_bound_token.py"
+  python3 -m pip install -q --user pyjwt cryptography 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages --user pyjwt cryptography
 fi
 
 if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then

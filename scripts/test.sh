@@ -17,9 +17,9 @@ cargo test --workspace --exclude frontend
 step "on-sale smoke: 300 buyers who each make a proof of work to join, 0 FIFO inversions, 0 oversold seats, 0 failed joins"
 cargo run -q -p loadtest --bin onsale -- --buyers 300 --seats 100 --admit-rate 100 \
   --compress 60 --max-seconds 20 --join-pow-bits 8 --check
-step "on-sale smoke with a pre-queue: 0 admitted out of draw-or-arrival order, the draw verified"
+step "on-sale smoke with a pre-queue and tokens bound to devices: 0 admitted out of draw-or-arrival order, the draw verified, every gated request proven"
 cargo run -q -p loadtest --bin onsale -- --buyers 300 --seats 100 --admit-rate 100 \
-  --prequeue-seconds 5 --compress 60 --max-seconds 30 --check
+  --prequeue-seconds 5 --compress 60 --max-seconds 30 --bind-tokens --check
 step "release build (server + hydrated WASM)"
 cargo leptos build --release --precompress --split
 step "end-to-end tests in Chromium"

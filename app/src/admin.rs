@@ -133,8 +133,13 @@ fn room_state(e: &Event) -> String {
             e.room.prequeue_seconds / 60
         )
     });
+    let bound = if e.room.bind_tokens {
+        " · tokens bound to devices"
+    } else {
+        ""
+    };
     format!(
-        "{state} · N = {}/s · holds swept every {} s{opening}",
+        "{state} · N = {}/s · holds swept every {} s{bound}{opening}",
         e.room.admit_rate_per_second, e.room.hold_sweep_seconds
     )
 }
@@ -436,6 +441,18 @@ fn LivePanel(event_id: String) -> impl IntoView {
                         <button class="button secondary" on:click=move |_| change(RoomUpdate { paused: Some(!room.paused), ..RoomUpdate::default() })>
                             {if room.paused { "Resume admissions" } else { "Pause admissions" }}
                         </button>
+                        <button class="button secondary" on:click=move |_| {
+                            let question = if room.bind_tokens {
+                                "Stop binding tokens to devices? A copied admission token will pass again."
+                            } else {
+                                "Bind admission tokens to each buyer's device? Browsers without JavaScript or WebCrypto cannot buy then."
+                            };
+                            if confirm(question) {
+                                change(RoomUpdate { bind_tokens: Some(!room.bind_tokens), ..RoomUpdate::default() });
+                            }
+                        }>
+                            {if room.bind_tokens { "Stop binding tokens to devices" } else { "Bind tokens to devices" }}
+                        </button>
                     </div>
                 }
             })}
@@ -628,6 +645,8 @@ fn Panel(stats: Stats) -> impl IntoView {
             <div><dt>"Pool wait · limit"</dt><dd>{against(stats.rate.acquire_wait_ms, stats.rate.acquire_wait_limit_ms)}</dd></div>
             <div><dt>"Loop lag · limit"</dt><dd>{against(stats.rate.loop_lag_ms, f64::from(stats.rate.loop_lag_limit_ms))}</dd></div>
             <div><dt>"Shopping · target"</dt><dd>{format!("{} · {}", grouped(stats.rate.shopping), grouped(stats.rate.target_shoppers))}</dd></div>
+            <div><dt>"Refused: no device key · no JavaScript"</dt><dd data-figure="device-refusals">{format!("{} · {}",
+                grouped(stats.device_refusals.no_key), grouped(stats.device_refusals.no_script))}</dd></div>
             <div><dt>"Ticker held by"</dt><dd class="holder">{stats.ticker_holder.clone().unwrap_or_else(|| "nobody".into())}</dd></div>
         </dl>
         <div class="charts">

@@ -92,12 +92,18 @@ pub struct ErrorBody {
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
     pub proof: Option<Box<ProofChallenge>>,
     /// The place was moved to another device (only with `not_in_queue`: API.md "Moving a
-    /// place to another device").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub moved: Option<bool>,
-    /// When it moved (with `moved`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub moved_at: Option<DateTime<Utc>>,
+    /// place to another device"; boxed, like `proof`).
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<Box<Moved>>,
+}
+
+/// A `not_in_queue` answer's fields for a place that moved to another device.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moved {
+    /// Always true: the place moved.
+    pub moved: bool,
+    /// When it moved.
+    pub moved_at: DateTime<Utc>,
 }
 
 /// `POST /api/events/{id}/queue/move`'s answer: the one-time code that moves the place to
@@ -147,7 +153,6 @@ impl ErrorBody {
             opening: None,
             proof: None,
             moved: None,
-            moved_at: None,
         }
     }
 }

@@ -39,7 +39,7 @@ use loadtest::{
     Sample, create_event, measure, measure_http, quantile, redis_bytes, sessions, sorted,
 };
 use serde_json::json;
-use testkit::deployment::Deployment;
+use testkit::{deployment::Deployment, device::DeviceKey};
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of Anteroom's hot paths against raw Redis and Postgres")]
@@ -69,6 +69,16 @@ enum What {
     Holds {
         #[arg(long, default_value_t = 4000)]
         requests: usize,
+    },
+    /// The gated paths (seat map, hold) of a room that binds tokens to the device against one
+    /// that does not, in the same run: what checking a DPoP proof costs.
+    Gated {
+        /// Admitted buyers per room and round (each reads the map once and holds one seat).
+        #[arg(long, default_value_t = 2000)]
+        requests: usize,
+        /// Alternating rounds (unbound, bound, bound, unbound...).
+        #[arg(long, default_value_t = 4)]
+        rounds: usize,
     },
     /// The draw of a pre-queue at the opening, and the first admissions after it.
     Draw {
@@ -469,6 +479,206 @@ async fn bench_holds(concurrency: usize, requests: usize) {
     run.stop().await;
 }
 
+/// One room of `bench gated`: its event, and each round's seat-map and hold samples.
+struct GatedRoom {
+    bound: bool,
+    event: String,
+    maps: Vec<Sample>,
+    holds: Vec<Sample>,
+}
+
+/// Admitted buyers of `event`: (session, admission token, device key if the room binds).
+async fn admitted_buyers(
+    run: &Deployment,
+    client: &reqwest::Client,
+    event: &str,
+    bound: bool,
+    n: usize,
+) -> Vec<(String, String, Option<DeviceKey>)> {
+    let base = &run.servers[0].base;
+    let url = format!("{base}/api/events/{event}/queue");
+    let sessions = sessions(client, &run.bases(), n, 16)
+        .await
+        .expect("sessions");
+    let keys: Vec<Option<DeviceKey>> = (0..n).map(|_| bound.then(DeviceKey::new)).collect();
+    let joined = measure(n, 16, |i| {
+        let mut req = client.post(&url).bearer_auth(&sessions[i].token);
+        if let Some(key) = &keys[i] {
+            req = req.header(app::dpop::HEADER, key.proof("POST", &url, None));
+        }
+        async move { req.send().await.is_ok_and(|r| r.status().as_u16() == 202) }
+    })
+    .await;
+    assert_eq!(joined.errors, 0, "every buyer joins");
+    let state = run.state();
+    let event_id = EventId::from(event);
+    let room = state.rooms.get(&state.db, &event_id).await.unwrap();
+    let ticker = Ticker::new(state.clone());
+    let mut buyers = Vec::new();
+    for (session, key) in sessions.iter().zip(keys) {
+        let token = loop {
+            let body: serde_json::Value = client
+                .get(&url)
+                .bearer_auth(&session.token)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            match body["admission_token"].as_str() {
+                Some(token) => break token.to_owned(),
+                None => {
+                    ticker.tick(event, &room, 0).await.unwrap();
+                }
+            }
+        };
+        buyers.push((session.token.clone(), token, key));
+    }
+    buyers
+}
+
+/// The seat map and a hold of one seat by each of `requests` admitted buyers, in rooms with
+/// and without bound tokens, in alternating rounds (new buyers each round). Proofs are made
+/// before the clock starts: what is measured is the server's check, not the client's signing.
+async fn bench_gated(concurrency: usize, requests: usize, rounds: usize) {
+    let run = start().await;
+    let base = &run.servers[0].base;
+    let client = reqwest::Client::new();
+    let mut rooms = Vec::new();
+    for bound in [false, true] {
+        let room = RoomUpdate {
+            admit_rate_per_second: Some(100_000),
+            bind_tokens: Some(bound),
+            ..RoomUpdate::default()
+        };
+        let rows = (requests * rounds).div_ceil(200) as u32 + 1;
+        let event = create_event(
+            &client,
+            base,
+            run.admin_token(),
+            &bench_event(rows, 200, room),
+        )
+        .await
+        .expect("the event is created")
+        .id;
+        rooms.push(GatedRoom {
+            bound,
+            event,
+            maps: Vec::new(),
+            holds: Vec::new(),
+        });
+    }
+    let mut raw = Vec::new();
+    for round in 0..rounds {
+        // Unbound first in even rounds, bound first in odd ones.
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        for k in order {
+            let room = &mut rooms[k];
+            let buyers = admitted_buyers(&run, &client, &room.event, room.bound, requests).await;
+            let seats: Vec<i64> = sqlx::query_scalar(
+                "select id from seat where event_id = $1 and status = 'available' order by id",
+            )
+            .bind(&room.event)
+            .fetch_all(&run.state().db)
+            .await
+            .unwrap();
+            let maps_url = format!("{base}/api/events/{}/seats", room.event);
+            let holds_url = format!("{base}/api/events/{}/holds", room.event);
+            let proofs = |method: &str, url: &str| -> Vec<Option<String>> {
+                buyers
+                    .iter()
+                    .map(|(_, token, key)| key.as_ref().map(|k| k.proof(method, url, Some(token))))
+                    .collect()
+            };
+            let (map_proofs, hold_proofs) = (proofs("GET", &maps_url), proofs("POST", &holds_url));
+            let maps = measure(requests, concurrency, |i| {
+                let (session, token, _) = &buyers[i];
+                let mut req = client
+                    .get(&maps_url)
+                    .bearer_auth(session)
+                    .header("admission-token", token);
+                if let Some(proof) = &map_proofs[i] {
+                    req = req.header(app::dpop::HEADER, proof);
+                }
+                async move { req.send().await.is_ok_and(|r| r.status().as_u16() == 200) }
+            })
+            .await;
+            let holds = measure(requests, concurrency, |i| {
+                let (session, token, _) = &buyers[i];
+                let mut req = client
+                    .post(&holds_url)
+                    .bearer_auth(session)
+                    .header("admission-token", token)
+                    .header("idempotency-key", format!("gated-{round}-{i}"))
+                    .json(&json!({"seat_ids": [seats[i].to_string()]}));
+                if let Some(proof) = &hold_proofs[i] {
+                    req = req.header(app::dpop::HEADER, proof);
+                }
+                async move { req.send().await.is_ok_and(|r| r.status().as_u16() == 201) }
+            })
+            .await;
+            room.maps.push(maps);
+            room.holds.push(holds);
+        }
+        // What a bound request adds in Redis: one SADD (and its EXPIRE) to the replay set.
+        raw.extend(redis_benchmark(
+            concurrency,
+            &["sadd", "bench:jti", "__rand_int__"],
+        ));
+    }
+    println!(
+        "
+Gated paths, {concurrency} concurrent buyers, {requests} admitted buyers per room and \
+         round, {rounds} alternating rounds"
+    );
+    for room in &rooms {
+        let label = if room.bound {
+            "bound (DPoP)"
+        } else {
+            "unbound"
+        };
+        println!(
+            "{}",
+            Sample::pooled(&room.maps).line(&format!("seat map, {label}"))
+        );
+        println!(
+            "{}",
+            Sample::pooled(&room.holds).line(&format!("hold, {label}"))
+        );
+    }
+    let (unbound, bound) = (&rooms[0], &rooms[1]);
+    for (what, without, with) in [
+        (
+            "seat map",
+            Sample::pooled(&unbound.maps),
+            Sample::pooled(&bound.maps),
+        ),
+        (
+            "hold",
+            Sample::pooled(&unbound.holds),
+            Sample::pooled(&bound.holds),
+        ),
+    ] {
+        println!(
+            "{what}: bound / unbound   p50 {:.2}x   p99 {:.2}x   throughput {:.2}x",
+            with.quantile_ms(0.5) / without.quantile_ms(0.5),
+            with.quantile_ms(0.99) / without.quantile_ms(0.99),
+            with.per_second() / without.per_second()
+        );
+    }
+    if !raw.is_empty() {
+        let sadd = raw.iter().sum::<f64>() / raw.len() as f64;
+        let maps = Sample::pooled(&bound.maps).per_second();
+        println!(
+            "raw redis-benchmark SADD (the replay set's write): {sadd:.0}/s; bound seat maps / \
+             raw SADD: {:.3}",
+            maps / sadd
+        );
+    }
+    run.stop().await;
+}
+
 /// `rounds` openings of `entrants` each: the draw (reading the entrants, sorting them by their
 /// keys, staging them, swapping the line in) as the ticker's leader makes it, and the first
 /// admission tick after it; their sum is how late the first admissions come after the opening.
@@ -694,6 +904,7 @@ async fn main() {
             rounds,
         } => bench_line(cli.concurrency, requests, line, rounds).await,
         What::Holds { requests } => bench_holds(cli.concurrency, requests).await,
+        What::Gated { requests, rounds } => bench_gated(cli.concurrency, requests, rounds).await,
         What::Draw { entrants, rounds } => bench_draw(entrants, rounds).await,
         What::Inventory {
             seats,

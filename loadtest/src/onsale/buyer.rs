@@ -18,6 +18,7 @@ use chrono::{DateTime, Utc};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use reqwest::StatusCode;
 use serde::Serialize;
+use testkit::device::DeviceKey;
 
 use crate::{
     cli::Plan,
@@ -76,6 +77,8 @@ struct Buyer<'a> {
     rng: StdRng,
     /// Distinguishes this buyer's hold attempts (their Idempotency-Keys).
     attempts: u32,
+    /// In a room that binds tokens: the key this buyer's device keeps.
+    device: Option<DeviceKey>,
 }
 
 impl Buyer<'_> {
@@ -188,7 +191,11 @@ impl Buyer<'_> {
     /// page makes it (the same `app::pow`), on a blocking thread so the other buyers go on.
     async fn join(&self) -> Result<Reply, reqwest::Error> {
         let night = self.night;
-        let join = || night.client.post(self.queue_url()).bearer_auth(self.token);
+        let join = || {
+            let url = self.queue_url();
+            self.prove(night.client.post(&url), "POST", &url, None)
+                .bearer_auth(self.token)
+        };
         let reply = night.call(&night.tallies.joins, join()).await?;
         let asked = (reply.status == StatusCode::PRECONDITION_REQUIRED)
             .then(|| serde_json::from_slice::<ErrorBody>(&reply.body).ok()?.proof)
@@ -205,6 +212,21 @@ impl Buyer<'_> {
         night
             .call(&night.tallies.joins, join().header("join-proof", proof))
             .await
+    }
+
+    /// `req` (a `method` request of `url`) with the device's DPoP proof, bound to the
+    /// admission `token` if given; unchanged where the room does not bind tokens.
+    fn prove(
+        &self,
+        req: reqwest::RequestBuilder,
+        method: &str,
+        url: &str,
+        token: Option<&str>,
+    ) -> reqwest::RequestBuilder {
+        match &self.device {
+            Some(key) => req.header(app::dpop::HEADER, key.proof(method, url, token)),
+            None => req,
+        }
     }
 
     /// The line is over: the night is sold out.
@@ -325,9 +347,7 @@ impl Buyer<'_> {
         let reply = night
             .call(
                 &night.tallies.seat_maps,
-                night
-                    .client
-                    .get(url)
+                self.prove(night.client.get(&url), "GET", &url, Some(admission))
                     .bearer_auth(self.token)
                     .header("admission-token", admission),
             )
@@ -371,9 +391,9 @@ impl Buyer<'_> {
             quantity: Some(quantity),
             seat_ids: None,
         };
-        let req = night
-            .client
-            .post(format!("{}/api/events/{}/holds", self.base, night.event_id))
+        let url = format!("{}/api/events/{}/holds", self.base, night.event_id);
+        let req = self
+            .prove(night.client.post(&url), "POST", &url, Some(admission))
             .bearer_auth(self.token)
             .header("admission-token", admission)
             .header(
@@ -493,6 +513,7 @@ pub async fn buyer(night: Arc<Night>, i: usize, session: SessionCreated) -> Buye
         token: &session.token,
         rng: StdRng::seed_from_u64(i as u64),
         attempts: 0,
+        device: night.plan.bind_tokens.then(DeviceKey::new),
     };
     while let Some((admission, expires_at)) = me.wait_turn(&mut log).await {
         if let Visit::Done(outcome) = me.visit(&admission, expires_at).await {
@@ -525,6 +546,7 @@ mod tests {
             instances: 1,
             arrivals: None,
             join_pow_bits: 0,
+            bind_tokens: false,
         }
     }
 

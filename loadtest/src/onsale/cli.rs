@@ -80,6 +80,11 @@ pub struct Cli {
     /// every buyer makes it as the page does, on this machine's cores.
     #[arg(long, default_value_t = 0)]
     pub join_pow_bits: u32,
+    /// Bind admission tokens to each buyer's device (the room's `bind_tokens`): every buyer
+    /// keeps a P-256 key and signs a DPoP proof for the join and each gated request, as the
+    /// page does.
+    #[arg(long)]
+    pub bind_tokens: bool,
     /// One buyer in this many pays for their hold.
     #[arg(long, default_value_t = 3)]
     pub pay_one_in: usize,
@@ -117,6 +122,7 @@ pub struct Plan {
     /// The automatic rate's bounds when it steers (`--auto-rate`), else `None`.
     pub auto_rate: Option<(u32, u32)>,
     pub join_pow_bits: u32,
+    pub bind_tokens: bool,
     pub compress: f64,
     pub poll_ms: u64,
     pub pay_one_in: usize,
@@ -161,6 +167,7 @@ impl Plan {
             admit_rate_per_second: cli.admit_rate,
             auto_rate: cli.auto_rate.then(|| auto_bounds(cli.admit_rate)),
             join_pow_bits: cli.join_pow_bits,
+            bind_tokens: cli.bind_tokens,
             compress: f,
             poll_ms: cli.poll_ms,
             pay_one_in: cli.pay_one_in.max(1),

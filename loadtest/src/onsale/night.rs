@@ -307,6 +307,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         hold_ttl_seconds: Some(plan.hold_ttl_seconds),
         hold_sweep_seconds: Some(plan.hold_sweep_seconds),
         join_pow_bits: Some(plan.join_pow_bits),
+        bind_tokens: Some(plan.bind_tokens),
         ..RoomUpdate::default()
     };
     let new_event = NewEvent {

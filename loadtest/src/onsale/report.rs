@@ -6,8 +6,8 @@
 //! FIFO and none was inverted (admitted out of draw-or-arrival order: a drawn entrant's arrival
 //! number is their place in the draw), no seat was oversold (in Postgres or in the buyers' own
 //! count), no join failed, no money was lost (provider charges = sales + refunds, nothing
-//! pending), and with a pre-queue, the published draw verifies and every entrant stood at
-//! their ticket's place in it.
+//! pending), with a pre-queue, the published draw verifies and every entrant stood at
+//! their ticket's place in it, and with tokens bound to devices, proven holds went through.
 
 use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
 
@@ -242,6 +242,7 @@ impl Report {
                 .draw
                 .as_ref()
                 .is_some_and(|d| !d.verified || d.places_not_as_published > 0)
+            || (self.plan.bind_tokens && self.holds.ok == 0)
     }
 
     pub fn svg(&self) -> String {
@@ -409,6 +410,11 @@ impl Report {
             "hold conflicts (409) {}   turn lapsed (403) {}   declines {}   server errors {:?}",
             r.hold_conflicts, r.holds_after_turn_lapsed, r.declines, r.unexpected
         );
+        if r.plan.bind_tokens {
+            println!(
+                "tokens bound to devices   every join, seat map and hold carried a DPoP proof"
+            );
+        }
         if r.join_proofs > 0 {
             println!(
                 "proofs of work made      {} (at {} bits)",

@@ -3,8 +3,9 @@
 //!
 //! Invariants:
 //! - A place is bound once, to the key whose proof first came with it (`HSETNX`): the join's
-//!   proof, or a poll's for a place made before the room bound tokens. A join or poll that
-//!   proves another key does not rebind it; it is refused (403), and nothing changes.
+//!   proof, or, for a place made before the room bound tokens, the proof of a poll that finds
+//!   it admitted. A join or poll that proves another key does not rebind it; it is refused
+//!   (403), and nothing changes. A waiting poll neither needs a proof nor reads the binding.
 //! - A join without a proof is refused (400) and counted as a refusal the operator sees (a
 //!   browser that could not make a key). A proof that does not pass is refused (400) and
 //!   changes nothing.
@@ -32,46 +33,89 @@ pub const NO_KEY: &str = "no_key";
 /// A page of a bound room opened without JavaScript (its `<noscript>` image asks for it).
 pub const NO_SCRIPT: &str = "no_script";
 
-/// The thumbprint of the key `buyer`'s place in `event_id` is bound to, binding it to the key
-/// of the proof in `headers` if it has none yet (`None` outside a bound room, or while the
-/// place is bound to nothing). `joining`: the request is a join (which must carry a proof).
-pub async fn bind(
+/// The thumbprint of the key a join's place in `event_id` is bound to: the key of the join's
+/// proof (a request to `path`), which the place is bound to unless it was bound before.
+/// `None` outside a bound room.
+pub async fn bind_join(
     state: &AppState,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
-    (method, path): (&Method, &str),
+    path: &str,
 ) -> Result<Option<String>> {
     if !room.bind_tokens {
         return Ok(None);
     }
-    let key = state.keys.bound(event_id);
     let request = ProofFor {
-        method,
+        method: &Method::POST,
         path,
         headers,
         token: None,
     };
-    let jkt = match dpop::check(state, event_id, &request).await? {
-        Ok(jkt) => jkt,
-        // A poll needs no proof: it reads what the place is bound to.
-        Err(Refused::Missing) if method == Method::GET => {
-            return Ok(state.redis.clone().hget(&key, buyer.as_str()).await?);
-        }
+    match dpop::check(state, event_id, &request).await? {
+        Ok(jkt) => bind(state, buyer, event_id, jkt).await.map(Some),
         Err(Refused::Missing) => {
             refused(state, event_id, NO_KEY).await;
-            return Err(Error::BadRequest(format!(
+            Err(Error::BadRequest(format!(
                 "{}: this room binds each place to the device that takes it, with a key only \
                  that device holds (a DPoP proof, RFC 9449)",
                 Refused::Missing.reason()
-            )));
+            )))
         }
         Err(refusal) => {
             state.metrics.proofs.with_label_values(&["invalid"]).inc();
-            return Err(Error::BadRequest(refusal.reason().to_owned()));
+            Err(Error::BadRequest(refusal.reason().to_owned()))
         }
+    }
+}
+
+/// The thumbprint of the key an admitted `buyer`'s place is bound to, for their token. A place
+/// made before the room bound tokens is bound to nothing: a poll (a GET of `path`) that brings
+/// a proof binds it then. `None` outside a bound room, or while bound to nothing.
+pub async fn bound_to(
+    state: &AppState,
+    room: &Room,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    headers: &HeaderMap,
+    path: &str,
+) -> Result<Option<String>> {
+    if !room.bind_tokens {
+        return Ok(None);
+    }
+    let found: Option<String> = state
+        .redis
+        .clone()
+        .hget(state.keys.bound(event_id), buyer.as_str())
+        .await?;
+    if found.is_some() || !headers.contains_key(app::dpop::HEADER) {
+        return Ok(found);
+    }
+    let request = ProofFor {
+        method: &Method::GET,
+        path,
+        headers,
+        token: None,
     };
+    match dpop::check(state, event_id, &request).await? {
+        Ok(jkt) => bind(state, buyer, event_id, jkt).await.map(Some),
+        Err(refusal) => {
+            state.metrics.proofs.with_label_values(&["invalid"]).inc();
+            Err(Error::BadRequest(refusal.reason().to_owned()))
+        }
+    }
+}
+
+/// Binds `buyer`'s place to the key `jkt` unless it is bound already; the key it is bound to,
+/// or 403 when that is another.
+async fn bind(
+    state: &AppState,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    jkt: String,
+) -> Result<String> {
+    let key = state.keys.bound(event_id);
     let (bound,): (String,) = redis::pipe()
         .hset_nx(&key, buyer.as_str(), &jkt)
         .ignore()
@@ -86,7 +130,7 @@ pub async fn bind(
         ));
     }
     state.metrics.proofs.with_label_values(&["ok"]).inc();
-    Ok(Some(bound))
+    Ok(bound)
 }
 
 pub fn router() -> Router<AppState> {

@@ -45,7 +45,7 @@ use app::wire::{Band, BuyerId, EventId, Outlook, QueueStatus, Room};
 use axum::{
     Json, Router,
     extract::State,
-    http::{HeaderMap, Method, StatusCode},
+    http::{HeaderMap, StatusCode},
     response::{IntoResponse, Response},
     routing::post,
 };
@@ -242,24 +242,16 @@ async fn locate(
         });
     }
     let mut proof = Proof::from_headers(state, headers, buyer, event_id, &room);
-    let request = (
-        if joiner.is_some() { &Method::POST } else { &Method::GET },
-        format!("/api/events/{event_id}/queue"),
-    );
-    proof.device = device::bind(
-        state,
-        &room,
-        buyer,
-        event_id,
-        headers,
-        (request.0, &request.1),
-    )
-    .await?;
-    let proof = &proof;
+    // In a room that binds tokens a join binds its place to the device at once; a poll looks
+    // for the binding only once admitted (a waiting poll costs nothing more).
+    let path = format!("/api/events/{event_id}/queue");
+    if joiner.is_some() {
+        proof.device = device::bind_join(state, &room, buyer, event_id, headers, &path).await?;
+    }
     let now = Utc::now();
     if joiner.is_some() && room.prequeue_opens_at.is_some_and(|t| now < t) {
         let band = Band::exact(admission::rate_in_force(state, event_id.as_str(), &room).max(1));
-        return answer(state, &room, buyer, event_id, Place::NotOpen, proof, &band);
+        return answer(state, &room, buyer, event_id, Place::NotOpen, &proof, &band);
     }
     let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
     let band = state.bands.get(state, event_id, &room).await;
@@ -268,7 +260,7 @@ async fn locate(
         &room,
         buyer,
         event_id,
-        proof,
+        &proof,
         new_place.as_ref(),
         &band,
     )
@@ -292,7 +284,10 @@ async fn locate(
         let challenge = proof::challenge(&state.sessions, buyer, event_id, room.join_pow_bits, now);
         return Err(Error::ProofRequired(challenge));
     }
-    answer(state, &room, buyer, event_id, place, proof, &band)
+    if matches!(place, Place::Admitted { .. }) && proof.device.is_none() {
+        proof.device = device::bound_to(state, &room, buyer, event_id, headers, &path).await?;
+    }
+    answer(state, &room, buyer, event_id, place, &proof, &band)
 }
 
 /// The place a join may make, if any: with the room's proof of work, only when the join
@@ -436,10 +431,14 @@ fn answer(
             expires_at,
             restored,
         } => Ok(Answer {
-            status: state
-                .admission
-                .current()
-                .mint(buyer, event_id, room.epoch, expires_at, restored, proof.device.clone()),
+            status: state.admission.current().mint(
+                buyer,
+                event_id,
+                room.epoch,
+                expires_at,
+                restored,
+                proof.device.clone(),
+            ),
             receipt: None,
         }),
         Place::Waiting {

@@ -4,6 +4,7 @@
 
 mod admission;
 mod autorate;
+mod binding;
 mod checkout;
 mod clients;
 mod cluster;
