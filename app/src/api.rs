@@ -242,13 +242,7 @@ impl Api {
     }
 
     pub async fn release(&self, hold_id: &str) -> Result<(), ErrorBody> {
-        call(
-            "DELETE",
-            &format!("/api/holds/{hold_id}"),
-            None::<&()>,
-            &[],
-        )
-        .await
+        call("DELETE", &format!("/api/holds/{hold_id}"), None::<&()>, &[]).await
     }
 
     pub async fn checkout(&self, hold_id: &str, key: &str) -> Result<Order, ErrorBody> {

@@ -20,12 +20,11 @@ use crate::{
     api::{Api, binds},
     wire::{
         ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms,
-        ProofChallenge,
-        QueueStatus, Room, SeatMap, SeatStatus, Zone,
+        ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
     },
     words::{
-        CLAIM_REFUSED, CLAIMED, MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, countdown, grouped,
-        code_in_groups, moment, money, move_valid_until, outlook_in_words, place_moved, wait_range_in_words,
+        MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, code_in_groups, countdown, grouped,
+        moment, money, move_valid_until, outlook_in_words, place_moved, wait_range_in_words,
         wait_to_announce,
     },
 };
@@ -56,9 +55,10 @@ enum Stage {
     /// Admitted, the seat map on its way: in a room that binds tokens the server's rendering
     /// has none (the browser asks for it with its device's proof).
     Admitted,
-    /// The place moved to another device (at that time, if the server said): this page has
-    /// none any more and follows the line no longer.
-    Moved(Option<DateTime<Utc>>),
+    /// The place moved to another device, at that time: this page has none any more and
+    /// follows the line no longer. (Only the browser follows the line, so only it finds this.)
+    #[cfg_attr(not(feature = "hydrate"), expect(dead_code))]
+    Moved(DateTime<Utc>),
     Choosing(SeatMap),
     Holding(Hold),
     Confirmed(Order, Hold),
@@ -222,8 +222,8 @@ fn GettingPlace(
                 match api.enter_joining(event_id, asked, claim).await {
                     Ok((found, refused)) => {
                         let notice = match (claimed, refused) {
-                            (_, Some(_)) => Some(CLAIM_REFUSED.to_owned()),
-                            (true, None) => Some(CLAIMED.to_owned()),
+                            (_, Some(_)) => Some(crate::words::CLAIM_REFUSED.to_owned()),
+                            (true, None) => Some(crate::words::CLAIMED.to_owned()),
                             (false, None) => None,
                         };
                         entry.set(Some((found, notice)))
@@ -373,14 +373,18 @@ fn OnSale(
                 let event_id = event_id.get_value();
                 match Api::current().claim(&event_id, &code).await {
                     Ok(status) => {
-                        message.set(Some(CLAIMED.into()));
+                        message.set(Some(crate::words::CLAIMED.into()));
                         stage.set(line_stage(&status).unwrap_or(Stage::Admitted));
                     }
-                    Err(e) if e.error == "not_found" => message.set(Some(CLAIM_REFUSED.into())),
+                    Err(e) if e.error == "not_found" => {
+                        message.set(Some(crate::words::CLAIM_REFUSED.into()))
+                    }
                     Err(e) => message.set(Some(e.message)),
                 }
             });
         }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = claim;
     });
 
     // Admitted without the seat map (a room that binds tokens): ask for it with the proof.
@@ -426,9 +430,8 @@ fn OnSale(
 
     // Moving the place elsewhere, or here, while it waits: above the stage, so that a poll
     // that moves the position does not build it again (a code shown stays shown).
-    let in_line = Memo::new(move |_| {
-        matches!(stage.get(), Stage::PreQueue { .. } | Stage::Waiting { .. })
-    });
+    let in_line =
+        Memo::new(move |_| matches!(stage.get(), Stage::PreQueue { .. } | Stage::Waiting { .. }));
 
     // What the live region says changes only when something that matters does (a memo
     // notifies only on a new value): not on every poll that moves the position.
@@ -538,16 +541,18 @@ fn ClaimHere(event_id: String) -> impl IntoView {
     Effect::new(move |_| live.set(true));
     let page = format!("/events/{event_id}");
     move || {
-        live.get().then(|| view! {
-            <details class="claim">
-                <summary>"Have a code from another device?"</summary>
-                <form method="get" action=page.clone()>
-                    <label for="claim-code">"The code your other device shows"</label>
-                    <input id="claim-code" name="claim" type="text" required=true
-                        autocomplete="off" autocapitalize="characters" spellcheck="false"/>
-                    <button type="submit" class="button secondary">"Move my place here"</button>
-                </form>
-            </details>
+        live.get().then(|| {
+            view! {
+                <details class="claim">
+                    <summary>"Have a code from another device?"</summary>
+                    <form method="get" action=page.clone()>
+                        <label for="claim-code">"The code your other device shows"</label>
+                        <input id="claim-code" name="claim" type="text" required=true
+                            autocomplete="off" autocapitalize="characters" spellcheck="false"/>
+                        <button type="submit" class="button secondary">"Move my place here"</button>
+                    </form>
+                </details>
+            }
         })
     }
 }
@@ -659,9 +664,11 @@ async fn follow_the_line(
                 }
             }
             // The place went to another device: this page has none, and takes no new one.
-            Err(e) if e.error == "not_in_queue" && e.moved == Some(true) => {
+            Err(ErrorBody {
+                moved: Some(moved), ..
+            }) if moved.moved => {
                 message.set(None);
-                stage.set(Stage::Moved(e.moved_at));
+                stage.set(Stage::Moved(moved.moved_at));
                 return;
             }
             // This browser cannot prove its device: said once, no retrying.

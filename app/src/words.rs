@@ -246,12 +246,11 @@ pub fn move_valid_until(at: DateTime<Utc>, zone: &Zone) -> String {
 
 /// What the page whose place moved to another device says, with when it moved (`at`) on the
 /// venue's clock.
-pub fn place_moved(at: Option<DateTime<Utc>>, zone: &Zone) -> String {
-    let when = at
-        .map(|at| format!(" at {} ({})", clock(zone.local(at)), zone.label()))
-        .unwrap_or_default();
+pub fn place_moved(at: DateTime<Utc>, zone: &Zone) -> String {
     format!(
-        "Your place moved to another device{when}. Continue there; this page has no place any more."
+        "Your place moved to another device at {} ({}). Continue there; this page has no place any more.",
+        clock(zone.local(at)),
+        zone.label()
     )
 }
 
@@ -569,7 +568,7 @@ mod tests {
         assert_eq!(new_york.label(), "New York time");
         assert_eq!(moment(now, now, &Zone::default()), "09:00 UTC");
         assert_eq!(
-            place_moved(Some(at("2026-03-01T18:04:00Z")), &berlin),
+            place_moved(at("2026-03-01T18:04:00Z"), &berlin),
             "Your place moved to another device at 19:04 (Berlin time). Continue there; this page has no place any more."
         );
         assert_eq!(
