@@ -222,11 +222,15 @@ pub const CLAIM_REFUSED: &str = "That code is used, expired or unknown, so no pl
 /// Said once a place moved here from another device.
 pub const CLAIMED: &str = "Your place moved here from your other device, with its position.";
 
-/// A code as people read and type it: in groups of four ("K7QM X2PD").
+/// A code as people read and type it: as the server wrote it when it comes in groups already
+/// ("K7QMF-3XWD9"), else in groups of five ("K7QMF 3XWD9").
 pub fn code_in_groups(code: &str) -> String {
+    if code.contains(['-', ' ']) {
+        return code.to_owned();
+    }
     let chars: Vec<char> = code.chars().collect();
     chars
-        .chunks(4)
+        .chunks(5)
         .map(|group| group.iter().collect::<String>())
         .collect::<Vec<_>>()
         .join(" ")
@@ -505,8 +509,9 @@ mod tests {
     }
 
     #[test]
-    fn a_code_reads_in_groups_of_four() {
-        assert_eq!(code_in_groups("K7QMX2PDA"), "K7QM X2PD A");
+    fn a_code_reads_in_groups() {
+        assert_eq!(code_in_groups("K7QMF3XWD9"), "K7QMF 3XWD9");
+        assert_eq!(code_in_groups("K7QMF-3XWD9"), "K7QMF-3XWD9");
         assert_eq!(code_in_groups("K7QM"), "K7QM");
         assert_eq!(code_in_groups(""), "");
     }
