@@ -265,7 +265,7 @@ fn GettingPlace(
                         <p class="error" role="alert">{e.message}" "<a href=page.get_value()>"Try again"</a></p>
                     })}
                 </section>
-                <ClaimHere event_id=here.get_value()/>
+                <PlaceElsewhere event_id=here.get_value() moving=false/>
             }.into_any(),
         }}
     }
@@ -476,19 +476,46 @@ fn OnSale(
             Stage::Confirmed(order, hold) => view! { <Confirmation order hold/> }.into_any(),
         }}
         {move || in_line.get().then(|| view! {
-            <MoveElsewhere event_id=event_id.get_value()/>
-            <ClaimHere event_id=event_id.get_value()/>
+            <PlaceElsewhere event_id=event_id.get_value() moving=true/>
         })}
     }
 }
 
-/// "Continue on another device": asks for the one-time code that moves this place (API.md
-/// "Moving a place to another device") and shows it to type, large and in groups, and to scan
-/// (the QR code, an SVG the server drew). Built by the hydrated page only: it takes script.
+/// What a page in line offers besides its place: moving it to another device (`moving`), and
+/// taking a place moved here. Only the hydrated page shows it (both take script), and its code
+/// is a WASM chunk of its own ([`place_elsewhere`]), fetched then: a first visit does not
+/// download it.
 #[component]
-fn MoveElsewhere(event_id: String) -> impl IntoView {
+fn PlaceElsewhere(event_id: String, moving: bool) -> impl IntoView {
     let live = RwSignal::new(false);
     Effect::new(move |_| live.set(true));
+    let event_id = StoredValue::new(event_id);
+    move || {
+        live.get().then(|| {
+            view! {
+                <Suspense fallback=|| ()>
+                    {Suspend::new(async move { place_elsewhere(event_id.get_value(), moving).await })}
+                </Suspense>
+            }
+        })
+    }
+}
+
+/// [`PlaceElsewhere`]'s view, split out of the buyer's main WASM (`cargo leptos build --split`).
+#[leptos::lazy]
+fn place_elsewhere(event_id: String, moving: bool) -> AnyView {
+    view! {
+        {moving.then(|| view! { <MoveElsewhere event_id=event_id.clone()/> })}
+        <ClaimHere event_id/>
+    }
+    .into_any()
+}
+
+/// "Continue on another device": asks for the one-time code that moves this place (API.md
+/// "Moving a place to another device") and shows it to type, large and in groups, and to scan
+/// (the QR code, an SVG the server drew).
+#[component]
+fn MoveElsewhere(event_id: String) -> impl IntoView {
     let found = RwSignal::new(None::<MoveCode>);
     let failed = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
@@ -506,54 +533,45 @@ fn MoveElsewhere(event_id: String) -> impl IntoView {
             busy.set(false);
         });
     };
-    move || {
-        live.get().then(|| view! {
-            <section class="card move" aria-labelledby="move">
-                {move || match found.get() {
-                    None => view! {
-                        <button id="move" type="button" class="button secondary"
-                            disabled=move || busy.get() on:click=ask>
-                            "Continue on another device"
-                        </button>
-                    }.into_any(),
-                    Some(code) => view! {
-                        <h2 id="move">"Your code for the other device"</h2>
-                        <p class="move-code"><code data-code=code.code.clone()>{code_in_groups(&code.code)}</code></p>
-                        <p>{venue.with_value(|v| move_valid_until(code.expires_at, &v.zone))}</p>
-                        <div class="qr" role="img"
-                            aria-label="QR code that opens this sale on your other device with the code"
-                            inner_html=code.qr_svg.clone()></div>
-                        <p class="muted">{MOVE_EXPLAINED}</p>
-                    }.into_any(),
-                }}
-                {move || failed.get().map(|m| view! { <p class="error" role="alert">{m}</p> })}
-            </section>
-        })
+    view! {
+        <section class="card move" aria-labelledby="move">
+            {move || match found.get() {
+                None => view! {
+                    <button id="move" type="button" class="button secondary"
+                        disabled=move || busy.get() on:click=ask>
+                        "Continue on another device"
+                    </button>
+                }.into_any(),
+                Some(code) => view! {
+                    <h2 id="move">"Your code for the other device"</h2>
+                    <p class="move-code"><code data-code=code.code.clone()>{code_in_groups(&code.code)}</code></p>
+                    <p>{venue.with_value(|v| move_valid_until(code.expires_at, &v.zone))}</p>
+                    <div class="qr" role="img"
+                        aria-label="QR code that opens this sale on your other device with the code"
+                        inner_html=code.qr_svg.clone()></div>
+                    <p class="muted">{MOVE_EXPLAINED}</p>
+                }.into_any(),
+            }}
+            {move || failed.get().map(|m| view! { <p class="error" role="alert">{m}</p> })}
+        </section>
     }
 }
 
 /// "Have a code from another device?": a form that opens this page with the code
 /// (`?claim=`), which the page claims at once: one way in for a typed code and a scanned one.
-/// Built by the hydrated page only: the claim takes script.
 #[component]
 fn ClaimHere(event_id: String) -> impl IntoView {
-    let live = RwSignal::new(false);
-    Effect::new(move |_| live.set(true));
     let page = format!("/events/{event_id}");
-    move || {
-        live.get().then(|| {
-            view! {
-                <details class="claim">
-                    <summary>"Have a code from another device?"</summary>
-                    <form method="get" action=page.clone()>
-                        <label for="claim-code">"The code your other device shows"</label>
-                        <input id="claim-code" name="claim" type="text" required=true
-                            autocomplete="off" autocapitalize="characters" spellcheck="false"/>
-                        <button type="submit" class="button secondary">"Move my place here"</button>
-                    </form>
-                </details>
-            }
-        })
+    view! {
+        <details class="claim">
+            <summary>"Have a code from another device?"</summary>
+            <form method="get" action=page>
+                <label for="claim-code">"The code your other device shows"</label>
+                <input id="claim-code" name="claim" type="text" required=true
+                    autocomplete="off" autocapitalize="characters" spellcheck="false"/>
+                <button type="submit" class="button secondary">"Move my place here"</button>
+            </form>
+        </details>
     }
 }
 
