@@ -432,10 +432,11 @@ pub fn binds(room: &Room) -> bool {
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 thread_local! {
     /// The events of this page whose room binds tokens ([`Api::bind`]), each with the
-    /// admission token of its latest admitted answer (the page runs on one thread). An event
-    /// not here is unbound: its calls carry no proof.
-    static BOUND: std::cell::RefCell<std::collections::HashMap<String, Option<String>>> =
-        std::cell::RefCell::default();
+    /// admission token of its latest admitted answer (the page runs on one thread; a page
+    /// shows one event, rarely a few, so a list). An event not here is unbound: its calls
+    /// carry no proof.
+    static BOUND: std::cell::RefCell<Vec<(String, Option<String>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Registers `event` among this page's bound events if its room binds tokens ([`Api::bind`]).
@@ -443,7 +444,9 @@ fn bind_room(event: &Event) {
     #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
     if binds(&event.room) {
         BOUND.with_borrow_mut(|bound| {
-            bound.entry(event.id.clone()).or_default();
+            if !bound.iter().any(|(id, _)| *id == event.id) {
+                bound.push((event.id.clone(), None));
+            }
         });
     }
     #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]
@@ -458,11 +461,23 @@ fn remember(event_id: &str, status: &QueueStatus) {
     } = status
     {
         BOUND.with_borrow_mut(|bound| {
-            if let Some(token) = bound.get_mut(event_id) {
+            if let Some((_, token)) = bound.iter_mut().find(|(id, _)| id == event_id) {
                 *token = Some(admission_token.clone());
             }
         });
     }
+}
+
+/// [`crate::device::proof`], split out of the buyer's main WASM (`cargo leptos build --split`):
+/// only a page in a room that binds tokens fetches it, at its first proof.
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+#[leptos::lazy]
+async fn device_proof(
+    method: String,
+    path: String,
+    token: Option<String>,
+) -> Result<String, ErrorBody> {
+    crate::device::proof(&method, &path, token.as_deref()).await
 }
 
 /// A line's `answer`, its admission token remembered on the way ([`remember`]).
@@ -490,14 +505,15 @@ async fn device_headers(
 ) -> Result<Vec<(&'static str, String)>, ErrorBody> {
     #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
     {
-        let Some(token) = BOUND.with_borrow(|bound| bound.get(event_id).cloned()) else {
+        let found = BOUND.with_borrow(|bound| {
+            let found = bound.iter().find(|(id, _)| id == event_id);
+            found.map(|(_, token)| token.clone())
+        });
+        let Some(token) = found else {
             return Ok(Vec::new());
         };
         let token = token.filter(|_| gated);
-        // Browser futures are not `Send`; the page runs on one thread, which SendWrapper checks.
-        let proof =
-            send_wrapper::SendWrapper::new(crate::device::proof(method, path, token.as_deref()))
-                .await?;
+        let proof = device_proof(method.to_owned(), path.to_owned(), token.clone()).await?;
         let mut headers = vec![(crate::dpop::HEADER, proof)];
         headers.extend(token.map(|token| (ADMISSION_TOKEN, token)));
         Ok(headers)

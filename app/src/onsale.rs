@@ -240,10 +240,9 @@ fn GettingPlace(
             (Some((entry, notice)), _) => view! { <OnSale entry claim=None notice/> }.into_any(),
             (None, Some(e)) if e.error == "no_device_key" => view! {
                 <Title text="Anteroom"/>
-                <section class="card needs-device">
-                    <p class="error" role="alert">{NEEDS_DEVICE}</p>
-                </section>
-            }.into_any(),
+                {one_sentence("needs-device", NEEDS_DEVICE.into())}
+            }
+            .into_any(),
             (None, failed) => view! {
                 <Title text="Anteroom"/>
                 <section class="waiting card" aria-busy="true">
@@ -454,19 +453,8 @@ fn OnSale(
                     start=start.get_untracked().unwrap_or(position) paused=paused.get()/>
             }.into_any(),
             Stage::SoldOut => view! { <SoldOut/> }.into_any(),
-            Stage::Admitted => view! {
-                <section class="card" aria-busy="true">
-                    <p class="eyebrow admitted">{SEATS_COMING}</p>
-                    {noscript_refresh("3".into(), "This page refreshes itself every few seconds.")}
-                </section>
-            }.into_any(),
-            Stage::Moved(at) => view! {
-                <section class="card moved">
-                    <h2>"Your place is on another device"</h2>
-                    <p>{place_moved(at, &Venue::here().zone)}</p>
-                    <p><a href="/">"See all events"</a></p>
-                </section>
-            }.into_any(),
+            Stage::Admitted => one_sentence("admitted", SEATS_COMING.into()),
+            Stage::Moved(at) => one_sentence("moved", place_moved(at, &Venue::here().zone)),
             Stage::Choosing(map) => view! {
                 <SeatPicker map event_id=event_id.get_value() limit stage message forms=forms.get_value()/>
             }.into_any(),
@@ -737,25 +725,35 @@ fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
 /// the hydrated page built would load).
 fn noscript_refresh(content: String, sentence: &'static str) -> impl IntoView {
     let server_rendered = !crate::hydrated();
-    if let Some(BoundRoom(event_id)) = use_context::<BoundRoom>() {
-        let counted = server_rendered.then(|| {
+    let bound = use_context::<BoundRoom>();
+    let (class, sentence) = match bound {
+        Some(_) => ("error", NEEDS_DEVICE),
+        None => ("muted", sentence),
+    };
+    let counted = bound
+        .filter(|_| server_rendered)
+        .map(|BoundRoom(event_id)| {
             let src = format!("/api/events/{event_id}/refusals/no-script");
             view! { <img src=src alt="" width="1" height="1"/> }
         });
-        return view! {
-            <noscript>
-                <p class="error">{NEEDS_DEVICE}</p>
-                {counted}
-            </noscript>
-        }
-        .into_any();
-    }
-    let meta = server_rendered.then(|| view! { <meta http-equiv="refresh" content=content/> });
+    let meta = (server_rendered && class == "muted")
+        .then(|| view! { <meta http-equiv="refresh" content=content/> });
     view! {
         <noscript>
             {meta}
-            <p class="muted">{sentence}</p>
+            <p class=class>{sentence}</p>
+            {counted}
         </noscript>
+    }
+}
+
+/// A stage that is one sentence (a card of the `class` given): few shapes of view, since each
+/// one weighs in the buyer's WASM.
+fn one_sentence(class: &'static str, sentence: String) -> AnyView {
+    view! {
+        <section class=format!("card {class}")>
+            <p>{sentence}</p>
+        </section>
     }
     .into_any()
 }
