@@ -543,7 +543,8 @@ async fn solve(asked: &ProofChallenge) -> u64 {
 
 /// A call of the JSON API from the browser (the session and admission cookies go along), with
 /// the extra `headers`; an error answer becomes its [`ErrorBody`], whose message is written
-/// for people.
+/// for people. Only the JSON is per type: the request itself is [`send`], once in the WASM
+/// (each type's copy of it weighed in the buyer's download).
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 async fn call<B: Serialize, T: DeserializeOwned>(
     method: &str,
@@ -551,6 +552,24 @@ async fn call<B: Serialize, T: DeserializeOwned>(
     body: Option<&B>,
     headers: &[(&str, String)],
 ) -> Result<T, ErrorBody> {
+    let body = body
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| ErrorBody::new("internal", format!("A request we could not write: {e}")))?;
+    let text = send(method, path, body, headers).await?;
+    serde_json::from_str(if text.is_empty() { "null" } else { &text })
+        .map_err(|e| ErrorBody::new("internal", format!("An answer we did not understand: {e}")))
+}
+
+/// One request of the JSON API with its JSON `body`: the answer's text when it succeeded, else
+/// its [`ErrorBody`].
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+async fn send(
+    method: &str,
+    path: &str,
+    body: Option<String>,
+    headers: &[(&str, String)],
+) -> Result<String, ErrorBody> {
     use gloo_net::http::{Method, RequestBuilder};
     let network = |e: gloo_net::Error| {
         ErrorBody::new(
@@ -571,7 +590,10 @@ async fn call<B: Serialize, T: DeserializeOwned>(
         builder = builder.header(name, value);
     }
     let request = match body {
-        Some(body) => builder.json(body).map_err(network)?,
+        Some(body) => builder
+            .header("Content-Type", "application/json")
+            .body(body)
+            .map_err(network)?,
         None => builder.build().map_err(network)?,
     };
     // Browser futures are not `Send`; the page runs on one thread, which SendWrapper checks.
@@ -579,9 +601,7 @@ async fn call<B: Serialize, T: DeserializeOwned>(
         let resp = request.send().await.map_err(network)?;
         let text = resp.text().await.map_err(network)?;
         if resp.ok() {
-            serde_json::from_str(if text.is_empty() { "null" } else { &text }).map_err(|e| {
-                ErrorBody::new("internal", format!("An answer we did not understand: {e}"))
-            })
+            Ok(text)
         } else {
             Err(serde_json::from_str(&text).unwrap_or_else(|_| {
                 ErrorBody::new("internal", format!("Anteroom answered {}", resp.status()))
