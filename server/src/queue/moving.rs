@@ -158,8 +158,8 @@ fn qr_svg(url: &str) -> Result<String> {
     ))
 }
 
-/// The offer script's answer: kind, code, ms it has left.
-type Offer = (String, String, u64);
+/// The offer script's answer: kind, code, when it expires (epoch ms).
+type Offer = (String, String, i64);
 
 /// A code that moves `buyer`'s place in the line of `event_id`, or the one given before while
 /// it lives: (stored code, when it expires).
@@ -197,8 +197,13 @@ pub async fn offer(
             .arg(buyer.as_str())
             .query_async(&mut redis)
             .await?;
+        // `code:expiry_ms`
+        let given_code = given
+            .as_deref()
+            .and_then(|g| g.split_once(':'))
+            .map(|(c, _)| c);
         let code = new_code();
-        let (kind, code, left_ms): Offer = state
+        let (kind, code, expiry_ms): Offer = state
             .scripts
             .offer_move
             .key(keys.move_code(event_id, &code))
@@ -211,7 +216,7 @@ pub async fn offer(
             .key(keys.entrants(event_id))
             .key(keys.draw(event_id))
             .key(keys.inventory(event_id))
-            .key(keys.move_code(event_id, given.as_deref().unwrap_or(&code)))
+            .key(keys.move_code(event_id, given_code.unwrap_or(&code)))
             .arg(buyer.as_str())
             .arg(&code)
             .arg(CODE_LIFE_MS)
@@ -221,7 +226,9 @@ pub async fn offer(
             .await?;
         match kind.as_str() {
             "code" => {
-                let expires_at = Utc::now() + chrono::Duration::milliseconds(left_ms as i64);
+                let expires_at = DateTime::from_timestamp_millis(expiry_ms).ok_or_else(|| {
+                    Error::Internal(format!("move code expiry {expiry_ms} out of range"))
+                })?;
                 return Ok((code, expires_at));
             }
             "taken" => continue,

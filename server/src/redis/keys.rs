@@ -84,7 +84,7 @@ impl Keys {
         self.event(event_id, &format!("move:{code}"))
     }
 
-    /// The move code each buyer was given last: a hash buyer -> code, so that asking again
+    /// The move code each buyer was given last: a hash buyer -> `code:expiry_ms`, so that asking again
     /// while it lives answers the same code.
     pub fn moving(&self, event_id: &str) -> String {
         self.event(event_id, "moving")
