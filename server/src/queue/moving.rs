@@ -43,6 +43,7 @@ use crate::{
     state::AppState,
     tokens::{
         Buyer,
+        cookies::Cookie,
         dpop::{self, ProofFor, Refused},
     },
 };
@@ -359,6 +360,23 @@ pub async fn claim(
     }
 }
 
+/// Refuses (403 `not_admitted`) a buyer whose place moved away: their admission token, minted
+/// before the move, is still valid until it expires, but the seats are held by the session the
+/// place went to. One Redis read, on the hold path only (the seat map shows nothing to hold).
+pub async fn not_moved_away(state: &AppState, buyer: &BuyerId, event_id: &EventId) -> Result<()> {
+    let moved: bool = redis::cmd("HEXISTS")
+        .arg(state.keys.moved(event_id))
+        .arg(buyer.as_str())
+        .query_async(&mut state.redis.clone())
+        .await?;
+    if moved {
+        return Err(Error::NotAdmitted {
+            event_id: event_id.to_string(),
+        });
+    }
+    Ok(())
+}
+
 /// `POST /api/events/{id}/queue/claim`: the place moves here, and the answer is a join's.
 async fn claim_handler(
     State(state): State<AppState>,
@@ -383,7 +401,18 @@ async fn claim_handler(
     // is of a place they gave up): the poll reads the line alone, and hands out a receipt and
     // a token (bound to the key the script stored) for the place as it is now.
     let answer = poll(&state, &buyer.id, &event_id, &HeaderMap::new()).await?;
-    Ok(respond(&state, &event_id, answer, true))
+    let no_receipt = answer.receipt.is_none();
+    let mut response = respond(&state, &event_id, answer, true);
+    if no_receipt {
+        // A receipt this browser holds is of the place it gave up: an answer without a new
+        // one (admitted, in the pre-queue) does not replace it, and kept, it could put that
+        // place back once an admission ends (the failover's restore path).
+        Cookie::PlaceGone {
+            event_id: &event_id,
+        }
+        .set(&state.config, response.headers_mut());
+    }
+    Ok(response)
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use testkit::device::DeviceKey;
 
 use crate::helpers::{
-    TestApp, event_body, expect_error, join, join_response, joined, poll, put_room, spawn_app,
-    spawn_with, test_config,
+    TestApp, event_body, expect_error, hold_admitted, hold_body, join, join_response, joined, poll,
+    put_room, seat_ids, spawn_app, spawn_with, test_config,
 };
 
 /// `POST /api/events/{event}/queue/move` as the buyer of `session`.
@@ -250,6 +250,8 @@ async fn an_admitted_place_moves_with_its_expiry_and_an_admitted_claimer_is_refu
     let (_, claimer) = app.session().await;
     let r = claim(&app, &event, &claimer, code["code"].as_str().unwrap()).await;
     assert_eq!(r.status(), StatusCode::OK);
+    // The receipt of a place the claimer might have given up goes: it could put it back.
+    assert_eq!(receipt_of(&r, &event).as_deref(), Some(""));
     let moved: Value = r.json().await.unwrap();
     assert_eq!(moved["status"], "admitted", "{moved}");
     assert_eq!(moved["expires_at"], admitted["expires_at"]);
@@ -265,6 +267,19 @@ async fn an_admitted_place_moves_with_its_expiry_and_an_admitted_claimer_is_refu
     assert_eq!(r.status(), StatusCode::OK);
     // The old session's admission token would mark a lost admission again: not this one.
     expect_moved(poll_with(&app, &event, &mover, ("admission-token", &old_token)).await).await;
+    // Its token is still signed and unexpired, but the seats are the claimer's to hold.
+    let seats = seat_ids(&app, &event).await;
+    let r = hold_admitted(
+        &app,
+        &event,
+        (&mover, &old_token),
+        "k",
+        hold_body(&seats[..1]),
+    )
+    .await;
+    expect_error(r, StatusCode::FORBIDDEN, "not_admitted").await;
+    let r = hold_admitted(&app, &event, (&claimer, token), "k", hold_body(&seats[..1])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
 
     // An admitted claimer would trade an admission for a place: refused, nothing changes.
     let waiting = joined(&app, &event).await;
