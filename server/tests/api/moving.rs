@@ -10,8 +10,9 @@ use serde_json::{Value, json};
 use testkit::device::DeviceKey;
 
 use crate::helpers::{
-    TestApp, event_body, expect_error, hold_admitted, hold_body, join, join_response, joined, poll,
-    put_room, seat_ids, spawn_app, spawn_with, test_config,
+    Backend, TestApp, event_body, expect_error, hold_admitted, hold_body, join, join_response,
+    joined, on_single_and_cluster, poll, put_room, seat_ids, spawn_app, spawn_on, spawn_with,
+    test_config,
 };
 
 /// `POST /api/events/{event}/queue/move` as the buyer of `session`.
@@ -107,9 +108,12 @@ async fn admit(app: &TestApp, event: &str) {
         .unwrap();
 }
 
-#[tokio::test]
-async fn a_claimed_place_keeps_its_position_and_the_session_it_left_is_told_it_moved() {
-    let app = spawn_app().await;
+on_single_and_cluster!(a_claimed_place_keeps_its_position_and_the_session_it_left_is_told_it_moved);
+
+async fn a_claimed_place_keeps_its_position_and_the_session_it_left_is_told_it_moved(
+    backend: Backend,
+) {
+    let app = spawn_on(backend).await;
     let event = app.room_event(1).await;
     for _ in 0..3 {
         joined(&app, &event).await;
