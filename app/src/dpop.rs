@@ -159,10 +159,7 @@ mod tests {
             htu("https://t.example/", "/api/events/e/seats?x=1#y"),
             "https://t.example/api/events/e/seats"
         );
-        assert_eq!(
-            htu("http://127.0.0.1:3000", "/a"),
-            "http://127.0.0.1:3000/a"
-        );
+        assert_eq!(htu("http://127.0.0.1:3000", "/a"), "http://127.0.0.1:3000/a");
     }
 
     #[test]
@@ -180,10 +177,7 @@ mod tests {
         let h: ProofHeader = serde_json::from_slice(&unb64(h).unwrap()).unwrap();
         let c: serde_json::Value = serde_json::from_slice(&unb64(c).unwrap()).unwrap();
         assert_eq!(h, header);
-        assert_eq!(
-            c,
-            serde_json::json!({"htm": "GET", "htu": "http://h/p", "iat": 5, "jti": "j"})
-        );
+        assert_eq!(c, serde_json::json!({"htm": "GET", "htu": "http://h/p", "iat": 5, "jti": "j"}));
         assert_eq!(compact(&input, &[0]), format!("{input}.AA"));
     }
 }

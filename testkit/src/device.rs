@@ -46,13 +46,7 @@ impl DeviceKey {
     /// A proof for a `method` request of `url` (query and fragment are dropped), bound to the
     /// admission `token` if given, made now.
     pub fn proof(&self, method: &str, url: &str, token: Option<&str>) -> String {
-        self.proof_with(
-            method,
-            url,
-            token,
-            chrono::Utc::now().timestamp(),
-            &fresh_jti(),
-        )
+        self.proof_with(method, url, token, chrono::Utc::now().timestamp(), &fresh_jti())
     }
 
     /// A proof with the `iat` and `jti` given (tests make stale and replayed ones with it).
@@ -93,7 +87,8 @@ mod tests {
         let key = DeviceKey::new();
         let proof = key.proof("GET", "http://h:1/a?b", Some("tok"));
         let claims = proof.split('.').nth(1).unwrap();
-        let claims: ProofClaims = serde_json::from_slice(&dpop::unb64(claims).unwrap()).unwrap();
+        let claims: ProofClaims =
+            serde_json::from_slice(&dpop::unb64(claims).unwrap()).unwrap();
         assert_eq!(claims.htu, "http://h:1/a");
         assert_eq!(claims.ath, Some(dpop::ath("tok")));
         assert_ne!(key.thumbprint(), DeviceKey::new().thumbprint());

@@ -126,17 +126,14 @@ pub fn verify(
     let key = DecodingKey::from_ec_components(&jwk.x, &jwk.y)
         .map_err(|_| invalid("a DPoP proof's jwk is not a P-256 point"))?;
     let message = &proof[..header.len() + 1 + claims.len()];
-    let signed =
-        jsonwebtoken::crypto::verify(signature, message.as_bytes(), &key, Algorithm::ES256)
-            .unwrap_or(false);
+    let signed = jsonwebtoken::crypto::verify(signature, message.as_bytes(), &key, Algorithm::ES256)
+        .unwrap_or(false);
     if !signed {
         return Err(invalid("the DPoP proof's signature does not verify"));
     }
     let claims: ProofClaims = json(claims)
         .and_then(|c| serde_json::from_value(c).ok())
-        .ok_or(invalid(
-            "the DPoP proof's claims need htm, htu, iat and jti",
-        ))?;
+        .ok_or(invalid("the DPoP proof's claims need htm, htu, iat and jti"))?;
     if claims.htm != request.method.as_str() {
         return Err(invalid("the DPoP proof was made for another method"));
     }
@@ -144,9 +141,7 @@ pub fn verify(
         return Err(invalid("the DPoP proof was made for another URL"));
     }
     if (claims.iat - now).abs() > dpop::MAX_SKEW_SECS {
-        return Err(invalid(
-            "the DPoP proof is more than 60 seconds off our clock",
-        ));
+        return Err(invalid("the DPoP proof is more than 60 seconds off our clock"));
     }
     if !(1..=64).contains(&claims.jti.len()) {
         return Err(invalid("a DPoP proof's jti must be 1 to 64 characters"));
@@ -154,9 +149,7 @@ pub fn verify(
     if let Some(token) = request.token
         && claims.ath.as_deref() != Some(dpop::ath(token).as_str())
     {
-        return Err(invalid(
-            "the DPoP proof is not bound to this admission token (ath)",
-        ));
+        return Err(invalid("the DPoP proof is not bound to this admission token (ath)"));
     }
     Ok((jwk.thumbprint(), claims))
 }
@@ -194,10 +187,7 @@ mod tests {
     #[test]
     fn a_request_without_a_proof_is_missing_one_and_garbage_is_invalid() {
         let mut headers = HeaderMap::new();
-        assert_eq!(
-            verify(&request(&headers, None), 0).unwrap_err(),
-            Refused::Missing
-        );
+        assert_eq!(verify(&request(&headers, None), 0).unwrap_err(), Refused::Missing);
         for garbage in ["", "a.b", "a.b.c", "a.b.c.d", "eyJ9.eyJ9.AA"] {
             headers.insert(dpop::HEADER, garbage.parse().unwrap());
             assert!(matches!(
