@@ -123,8 +123,10 @@ async fn a_claimed_place_keeps_its_position_and_the_session_it_left_is_told_it_m
     let old_receipt = receipt_of(&r, &event).unwrap();
     let placed: Value = r.json().await.unwrap();
     assert_eq!(placed["position"], 4);
-    // The other device opened the event page first: it has a place of its own at the back.
+    // The other device opened the event page first: it has a place of its own at the back,
+    // and even a code for it.
     let claimer = joined(&app, &event).await;
+    let claimer_code = move_code(&app, &event, &claimer).await;
 
     let code = move_code(&app, &event, &mover).await;
     let shown = code["code"].as_str().unwrap();
@@ -179,7 +181,11 @@ async fn a_claimed_place_keeps_its_position_and_the_session_it_left_is_told_it_m
     expect_error(r, StatusCode::CONFLICT, "conflict").await;
     let r = claim(&app, &event, &later, shown).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    // The code of the place the claimer gave up names the place it holds now: refused.
+    let r = claim(&app, &event, &later, claimer_code["code"].as_str().unwrap()).await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
     assert_eq!(poll(&app, &event, &later).await.1["position"], 5);
+    assert_eq!(poll(&app, &event, &claimer).await.1["position"], 4);
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@
 -- Returns {kind, ms}: 'claimed' and when; 'unknown' (no such live code), 'own' (the claimer's
 -- own code), 'claimer_moved' (the claimer's place moved away or arrived by a claim),
 -- 'claimer_admitted' (the claimer is admitted now) with 0, and nothing changed; 'gone' (the
--- place left the line since the code was given: the code is used up) with 0.
+-- place left the line or moved since the code was given: the code is used up) with 0.
 local old = redis.call('GET', KEYS[1])
 if not old then
   return {'unknown', 0}
@@ -38,7 +38,10 @@ end
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], old)
 local pending = redis.call('EXISTS', KEYS[13]) == 0
-local placed = redis.call('HEXISTS', KEYS[3], old) == 0 and (
+-- A place that moved once moves no more: a code its new session had been given for a place
+-- of its own (given up in that claim) names a place that arrived by a claim.
+local placed = redis.call('HEXISTS', KEYS[3], old) == 0
+  and redis.call('SISMEMBER', KEYS[4], old) == 0 and (
   redis.call('ZSCORE', KEYS[5], old) or redis.call('ZSCORE', KEYS[9], old)
   or tonumber(redis.call('ZSCORE', KEYS[6], old) or '0') > now_ms
   or (pending and redis.call('HEXISTS', KEYS[11], old) == 1))
