@@ -213,6 +213,16 @@ pub struct Config {
     )]
     pub joins_per_network_per_minute: u32,
 
+    /// Claims of move codes one network (an IPv4 /24 or an IPv6 /64) may make per minute,
+    /// across instances: few, so that nobody can guess codes (`queue::moving`).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_CLAIMS_PER_NETWORK_PER_MINUTE",
+        default_value_t = 10
+    )]
+    pub claims_per_network_per_minute: u32,
+
     /// Places one network (an IPv4 /24 or an IPv6 /64) may take in one event's line over the
     /// night. A carrier's shared addresses count as one network: raise it for such crowds.
     #[arg(

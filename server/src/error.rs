@@ -3,7 +3,7 @@
 //! failures are logged here and answered without details (DESIGN.md 10: a clear JSON error
 //! with the right status; an unreachable Redis or Postgres is 503 with `Retry-After`, not 500).
 
-use app::wire::{ErrorBody, Opening, ProofChallenge};
+use app::wire::{ErrorBody, Moved, Opening, ProofChallenge};
 use axum::{
     Json,
     http::{HeaderValue, StatusCode, header},
@@ -33,6 +33,10 @@ pub enum Error {
     NotFound(String),
     #[error("you are not in this event's line; join it again")]
     NotInQueue,
+    /// The buyer's place moved to another device (`queue::moving`): 404 `not_in_queue`, with
+    /// `moved` and `moved_at` so that the page can say where the place went.
+    #[error("your place in this line moved to another device at {at}; continue there")]
+    Moved { at: chrono::DateTime<chrono::Utc> },
     #[error("some of these seats were just taken")]
     SeatUnavailable(Vec<String>),
     #[error("{0}")]
@@ -80,7 +84,7 @@ impl Error {
             Error::NotAdmitted { .. } | Error::NotProven { .. } | Error::Forbidden(_) => {
                 StatusCode::FORBIDDEN
             }
-            Error::NotFound(_) | Error::NotInQueue => StatusCode::NOT_FOUND,
+            Error::NotFound(_) | Error::NotInQueue | Error::Moved { .. } => StatusCode::NOT_FOUND,
             Error::SeatUnavailable(_) | Error::Conflict(_) | Error::NotOpen { .. } => {
                 StatusCode::CONFLICT
             }
@@ -105,7 +109,7 @@ impl Error {
     fn code(&self) -> &'static str {
         match self {
             Error::NotAdmitted { .. } | Error::NotProven { .. } => "not_admitted",
-            Error::NotInQueue => "not_in_queue",
+            Error::NotInQueue | Error::Moved { .. } => "not_in_queue",
             Error::SeatUnavailable(_) => "seat_unavailable",
             Error::NotOpen { .. } => "not_open",
             _ => code_for_status(self.status_code()),
@@ -148,6 +152,12 @@ impl Error {
                 }));
             }
             Error::ProofRequired(challenge) => body.proof = Some(Box::new(challenge.clone())),
+            Error::Moved { at } => {
+                body.moved = Some(Box::new(Moved {
+                    moved: true,
+                    moved_at: *at,
+                }))
+            }
             _ => {}
         }
         body

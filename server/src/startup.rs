@@ -290,6 +290,7 @@ pub fn router(state: AppState) -> Router {
         .merge(events::router())
         .merge(queue::router())
         .merge(queue::device::router())
+        .merge(queue::moving::router())
         .merge(opening::router())
         .merge(report::router())
         .merge(admin::router())

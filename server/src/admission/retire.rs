@@ -1,6 +1,7 @@
 //! Retiring a line after its night. While an event's room runs, the Redis keys of its line (the
 //! arrival sequence, the head, the admitted set, the carried credit, the admissions count,
-//! the inventory the line reads, the admitted buyers still shopping, the places per network)
+//! the inventory the line reads, the admitted buyers still shopping, the places per network,
+//! the places moved to another device and the move codes given)
 //! have no time to live; once the room is off and nobody is in line they serve nobody, so the
 //! line is archived in Postgres (`event_line`: the greatest arrival number it admitted, which
 //! the line keeps consulting, its admissions, which the operator's count keeps showing, and
@@ -97,6 +98,9 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
         .key(keys.joined(event_id))
         .key(keys.seen(event_id))
         .key(keys.away(event_id))
+        .key(keys.moving(event_id))
+        .key(keys.moved(event_id))
+        .key(keys.moved_in(event_id))
         .key(keys.rate(event_id))
         .key(keys.health(event_id))
         .arg(text(head))

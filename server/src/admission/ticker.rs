@@ -180,9 +180,10 @@ impl Ticker {
             .expect("not poisoned")
             .insert(event_id.to_owned(), last);
         let idle = self.state.config.night_idle_seconds;
-        if active.is_some_and(|t| t + i64::from(idle) >= last) {
-            // Something happened within the idle time in the seconds just kept: the night goes
-            // on, no need to ask Postgres.
+        if active.is_some_and(|t| last - t < i64::from(idle)) {
+            // Something happened within the idle time in the seconds just kept (the seconds
+            // after it, up to `last`, are fewer than the idle time): the night goes on, no
+            // need to ask Postgres.
             return Ok(());
         }
         if let Some(night) = archive::close_if_idle(&self.state, event_id, room, idle).await? {

@@ -103,6 +103,9 @@ pub async fn hold(
     if let Some(hold) = find_replay(&state.db, buyer, event_id, &replay).await? {
         return Ok(hold);
     }
+    if room.enabled {
+        crate::queue::moving::not_moved_away(state, buyer, event_id).await?;
+    }
     let limited = ratelimit::check(
         state,
         "hold",

@@ -47,27 +47,9 @@ pub async fn bind_join(
     if !room.bind_tokens {
         return Ok(None);
     }
-    let request = ProofFor {
-        method: &Method::POST,
-        path,
-        headers,
-        token: None,
-    };
-    match dpop::check(state, event_id, &request).await? {
-        Ok(jkt) => bind(state, buyer, event_id, jkt).await.map(Some),
-        Err(Refused::Missing) => {
-            refused(state, event_id, NO_KEY).await;
-            Err(Error::BadRequest(format!(
-                "{}: this room binds each place to the device that takes it, with a key only \
-                 that device holds (a DPoP proof, RFC 9449)",
-                Refused::Missing.reason()
-            )))
-        }
-        Err(refusal) => {
-            state.metrics.proofs.with_label_values(&["invalid"]).inc();
-            Err(Error::BadRequest(refusal.reason().to_owned()))
-        }
-    }
+    prove_and_bind(state, buyer, event_id, (&Method::POST, path), headers)
+        .await
+        .map(Some)
 }
 
 /// The thumbprint of the key an admitted `buyer`'s place is bound to, for their token. A place
@@ -92,14 +74,37 @@ pub async fn bound_to(
     if found.is_some() || !headers.contains_key(app::dpop::HEADER) {
         return Ok(found);
     }
+    prove_and_bind(state, buyer, event_id, (&Method::GET, path), headers)
+        .await
+        .map(Some)
+}
+
+/// Checks the proof of a `method` request of `path` in `headers` and binds `buyer`'s place to
+/// its key (unless bound before): the key's thumbprint. Without a proof: 400, counted as a
+/// refusal of a device without a key; with one that does not pass: 400.
+pub async fn prove_and_bind(
+    state: &AppState,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    (method, path): (&Method, &str),
+    headers: &HeaderMap,
+) -> Result<String> {
     let request = ProofFor {
-        method: &Method::GET,
+        method,
         path,
         headers,
         token: None,
     };
     match dpop::check(state, event_id, &request).await? {
-        Ok(jkt) => bind(state, buyer, event_id, jkt).await.map(Some),
+        Ok(jkt) => bind(state, buyer, event_id, jkt).await,
+        Err(Refused::Missing) => {
+            refused(state, event_id, NO_KEY).await;
+            Err(Error::BadRequest(format!(
+                "{}: this room binds each place to the device that takes it, with a key only \
+                 that device holds (a DPoP proof, RFC 9449)",
+                Refused::Missing.reason()
+            )))
+        }
         Err(refusal) => {
             state.metrics.proofs.with_label_values(&["invalid"]).inc();
             Err(Error::BadRequest(refusal.reason().to_owned()))

@@ -39,6 +39,7 @@
 pub mod device;
 pub mod estimate;
 pub mod inventory;
+pub mod moving;
 pub mod proof;
 
 use app::wire::{Band, BuyerId, EventId, Outlook, QueueStatus, Room};
@@ -107,6 +108,11 @@ pub enum Place {
     SoldOut,
     /// No place: the joiner's network has taken all the places one network may.
     NetworkFull,
+    /// The place moved to another device at `at` ([`moving`]): this buyer has none here, and
+    /// gets none again.
+    Moved {
+        at: DateTime<Utc>,
+    },
     Absent,
 }
 
@@ -350,6 +356,7 @@ pub fn locate_script<'a>(
         .key(keys.joined(event_id))
         .key(keys.seen(event_id))
         .key(keys.away(event_id))
+        .key(keys.moved(event_id))
         .arg(buyer.as_str())
         .arg(if new_place.is_some() { "1" } else { "0" })
         .arg(
@@ -408,6 +415,9 @@ fn place((kind, value, arrival, restored, shopping, inventory, ticket): Reply) -
                 ticket: (!ticket.is_empty()).then_some(ticket),
             })
         }
+        "moved" => DateTime::from_timestamp_millis(value)
+            .map(|at| Place::Moved { at })
+            .ok_or_else(|| Error::Internal(format!("move time {value} out of range"))),
         "pre_queue" => Ok(Place::PreQueue { ticket }),
         "not_open" => Ok(Place::NotOpen),
         "sold_out" => Ok(Place::SoldOut),
@@ -505,6 +515,7 @@ fn answer(
              from another connection",
             state.config.places_per_network
         ))),
+        Place::Moved { at } => Err(Error::Moved { at }),
         Place::Absent => Err(Error::NotInQueue),
     }
 }

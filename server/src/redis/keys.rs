@@ -78,6 +78,30 @@ impl Keys {
         self.event(event_id, "bound")
     }
 
+    /// A code that moves a place to another device (`queue::moving`): the string key
+    /// `move:<code>` -> the buyer whose place it moves, living 10 minutes, deleted when claimed.
+    pub fn move_code(&self, event_id: &str, code: &str) -> String {
+        self.event(event_id, &format!("move:{code}"))
+    }
+
+    /// The move code each buyer was given last: a hash buyer -> `code:expiry_ms`, so that asking again
+    /// while it lives answers the same code.
+    pub fn moving(&self, event_id: &str) -> String {
+        self.event(event_id, "moving")
+    }
+
+    /// Buyers whose place moved to another device: a hash buyer -> when (epoch ms). Such a
+    /// buyer never gets that place back, nor a new one (`locate.lua` answers 'moved').
+    pub fn moved(&self, event_id: &str) -> String {
+        self.event(event_id, "moved")
+    }
+
+    /// Buyers whose place arrived by a claim: a set. A place moves at most once, so these
+    /// are given no move code.
+    pub fn moved_in(&self, event_id: &str) -> String {
+        self.event(event_id, "moved_in")
+    }
+
     /// Buyers refused a place because their browser could not bind it to a device, by kind
     /// (a hash: `queue::device`), for the operator's panel.
     pub fn refusals(&self, event_id: &str) -> String {

@@ -40,6 +40,8 @@ pub enum Cookie<'a> {
     },
     /// A place receipt of one event, as long as a session lasts.
     Place { event_id: &'a str, receipt: &'a str },
+    /// Clears the place receipt of one event (a place given up for another).
+    PlaceGone { event_id: &'a str },
     /// The dashboard's admin session.
     Admin { token: &'a str },
     /// Clears the admin session (signing out).
@@ -68,6 +70,7 @@ impl Cookie<'_> {
                 "Strict",
                 session_secs,
             ),
+            Cookie::PlaceGone { event_id } => (place_cookie_name(event_id), "", "Strict", 0),
             Cookie::Admin { token } => {
                 (ADMIN_COOKIE.into(), *token, "Strict", ADMIN_TTL_SECS as u64)
             }
@@ -136,6 +139,7 @@ mod tests {
                 event_id: "e",
                 receipt: "r",
             },
+            Cookie::PlaceGone { event_id: "e" },
             Cookie::Admin { token: "t" },
             Cookie::AdminSignedOut,
         ];
@@ -168,7 +172,7 @@ mod tests {
                 .contains("SameSite=Lax")
         );
         assert_eq!(
-            cookies[4].header(&config).to_str().unwrap(),
+            cookies[5].header(&config).to_str().unwrap(),
             "anteroom_admin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
         );
     }

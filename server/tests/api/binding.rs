@@ -61,6 +61,20 @@ async fn admitted(app: &TestApp, event: &str, session: &str, key: &DeviceKey) ->
     body["admission_token"].as_str().unwrap().to_owned()
 }
 
+/// The refusals of browsers that could not bind a place, as the operator's stats say.
+async fn refusals(app: &TestApp, event: &str) -> Value {
+    let url = app.url(&format!("/api/admin/events/{event}/stats"));
+    let stats: Value = app
+        .admin(app.client.get(url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    stats["device_refusals"].clone()
+}
+
 /// The claims of a JWT, unverified.
 fn claims(token: &str) -> Value {
     let part = token.split('.').nth(1).unwrap();
@@ -200,19 +214,8 @@ async fn a_join_in_a_bound_room_needs_a_proof_and_binds_the_place_once() {
         .get(&format!("/api/events/{event}/queue"), &session)
         .await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
-    let stats: Value = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/events/{event}/stats"))),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
     assert_eq!(
-        stats["device_refusals"],
+        refusals(&app, &event).await,
         json!({"no_key": 1, "no_script": 0})
     );
 
@@ -247,19 +250,8 @@ async fn a_join_in_a_bound_room_needs_a_proof_and_binds_the_place_once() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let stats: Value = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/events/{event}/stats"))),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
     assert_eq!(
-        stats["device_refusals"],
+        refusals(&app, &event).await,
         json!({"no_key": 1, "no_script": 1})
     );
 }

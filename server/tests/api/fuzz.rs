@@ -20,6 +20,8 @@ const ENDPOINTS: &[(&str, &str)] = &[
     ("GET", "/api/events/{}"),
     ("POST", "/api/events/{}/queue"),
     ("GET", "/api/events/{}/queue"),
+    ("POST", "/api/events/{}/queue/move"),
+    ("POST", "/api/events/{}/queue/claim"),
     ("GET", "/api/events/{}/seats"),
     ("GET", "/api/events/{}/admission"),
     ("POST", "/api/events/{}/holds"),

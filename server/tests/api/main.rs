@@ -16,6 +16,7 @@ mod fuzz;
 mod hardening;
 mod helpers;
 mod holds;
+mod moving;
 mod opening;
 mod operator;
 mod ops;

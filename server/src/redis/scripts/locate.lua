@@ -13,7 +13,8 @@
 -- KEYS[11] joins (hash buyer -> 'joined_ms:position:band' of the place's making, which the
 -- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
 -- KEYS[13] seen (zset buyer -> when their page last asked, ms), KEYS[14] away (zset buyer ->
--- arrival number of the buyers the ticker skipped while they were gone).
+-- arrival number of the buyers the ticker skipped while they were gone), KEYS[15] moved (hash
+-- buyer -> ms when their place moved to another device, `queue::moving`).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
@@ -25,8 +26,8 @@
 -- with a new place; ARGV[13..] the inventory's fields (queue/inventory.rs), the first of them
 -- '1' when sold out.
 -- Returns {kind, value, arrival, restored, shopping, inventory, ticket}: kind and value
--- 'admitted' and expiry_ms, 'waiting' and position, 'pre_queue', 'not_open', 'absent',
--- 'sold_out' or 'network_full' and 0 (a proof of work already used makes no place: 'absent');
+-- 'admitted' and expiry_ms, 'waiting' and position, 'moved' and the ms it moved at,
+-- 'pre_queue', 'not_open', 'absent', 'sold_out' or 'network_full' and 0 (a proof of work already used makes no place: 'absent');
 -- restored is 1 when this call put back a lost admission or place; shopping counts the
 -- admissions without a hold that are live now; inventory holds the values of ARGV[13..] (nil
 -- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else ''.
@@ -42,6 +43,13 @@ local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 13))
 local function reply(kind, value, arrival, restored, ticket)
   local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
   return {kind, value, arrival, restored, shopping, inventory, ticket or ''}
+end
+-- A place that moved to another device is gone from this buyer for good: checked before
+-- anything that could give them one (an admission token or a place receipt they still hold
+-- would put it back, a join would make a new one), so that their page says where it went.
+local moved = redis.call('HGET', KEYS[15], ARGV[1])
+if moved then
+  return reply('moved', tonumber(moved), 0, 0)
 end
 -- Sold out: the line is over, for the admitted too, and nobody joins it.
 if inventory[1] == '1' then

@@ -18,6 +18,8 @@ pub struct Scripts {
     pub set_if_generation: Script,
     pub draw: Script,
     pub trim_log: Script,
+    pub offer_move: Script,
+    pub claim: Script,
 }
 
 impl Scripts {
@@ -31,6 +33,8 @@ impl Scripts {
             set_if_generation: Script::new(include_str!("set_if_generation.lua")),
             draw: Script::new(include_str!("draw.lua")),
             trim_log: Script::new(include_str!("trim_log.lua")),
+            offer_move: Script::new(include_str!("offer_move.lua")),
+            claim: Script::new(include_str!("claim.lua")),
         }
     }
 }
