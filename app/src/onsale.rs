@@ -501,7 +501,7 @@ fn place_elsewhere(event_id: String, moving: bool) -> AnyView {
 
 /// "Continue on another device": asks for the one-time code that moves this place (API.md
 /// "Moving a place to another device") and shows it to type, large and in groups, and to scan
-/// (the QR code, an SVG the server drew).
+/// (the QR code, an SVG the server drew with its own label).
 #[component]
 fn MoveElsewhere(event_id: String) -> impl IntoView {
     let found = RwSignal::new(None::<MoveCode>);
@@ -534,9 +534,7 @@ fn MoveElsewhere(event_id: String) -> impl IntoView {
                     <h2 id="move">"Your code for the other device"</h2>
                     <p class="move-code"><code data-code=code.code.clone()>{code_in_groups(&code.code)}</code></p>
                     <p>{venue.with_value(|v| move_valid_until(code.expires_at, &v.zone))}</p>
-                    <div class="qr" role="img"
-                        aria-label="QR code that opens this sale on your other device with the code"
-                        inner_html=code.qr_svg.clone()></div>
+                    <div class="qr" inner_html=code.qr_svg.clone()></div>
                     <p class="muted">{MOVE_EXPLAINED}</p>
                 }.into_any(),
             }}
