@@ -12,10 +12,12 @@ const PKG = new URL('../../target/site/pkg/', import.meta.url).pathname;
 /**
  * What a buyer may download before the waiting room is interactive, gzipped. Issue 19's goal is
  * 250,000 bytes; the build with the operator split out is at 374,225 (2026-11-30), and 394,966
- * with the page's forms and the venue's clock and currency, so this is a ceiling that keeps it
- * from growing further until the rest is cut, not the goal.
+ * with the page's forms and the venue's clock and currency, and 415,329 with tokens bound to the
+ * device and moving a place (issue 20; their panel and the device key are lazy pieces, not
+ * counted here), so this is a ceiling that keeps it from growing further until the rest is cut,
+ * not the goal.
  */
-const BUYER_CEILING_GZIP = 400_000;
+const BUYER_CEILING_GZIP = 420_000;
 const BUYER_GOAL_GZIP = 250_000;
 
 before(async () => { await waitForServer(); });
