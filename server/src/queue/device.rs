@@ -80,11 +80,23 @@ pub async fn bound_to(
 }
 
 /// Checks the proof of a `method` request of `path` in `headers` and binds `buyer`'s place to
-/// its key (unless bound before): the key's thumbprint. Without a proof: 400, counted as a
-/// refusal of a device without a key; with one that does not pass: 400.
+/// its key (unless bound before): the key's thumbprint. Refusals as [`prove`]'s.
 pub async fn prove_and_bind(
     state: &AppState,
     buyer: &BuyerId,
+    event_id: &EventId,
+    request: (&Method, &str),
+    headers: &HeaderMap,
+) -> Result<String> {
+    let jkt = prove(state, event_id, request, headers).await?;
+    bind(state, buyer, event_id, jkt).await
+}
+
+/// The thumbprint of the key whose proof of a `method` request of `path` is in `headers`.
+/// Without a proof: 400, counted as a refusal of a device without a key; with one that does
+/// not pass: 400. The join and the claim of a bound room ask it.
+pub async fn prove(
+    state: &AppState,
     event_id: &EventId,
     (method, path): (&Method, &str),
     headers: &HeaderMap,
@@ -96,7 +108,7 @@ pub async fn prove_and_bind(
         token: None,
     };
     match dpop::check(state, event_id, &request).await? {
-        Ok(jkt) => bind(state, buyer, event_id, jkt).await,
+        Ok(jkt) => Ok(jkt),
         Err(Refused::Missing) => {
             refused(state, event_id, NO_KEY).await;
             Err(Error::BadRequest(format!(
@@ -105,10 +117,7 @@ pub async fn prove_and_bind(
                 Refused::Missing.reason()
             )))
         }
-        Err(refusal) => {
-            state.metrics.proofs.with_label_values(&["invalid"]).inc();
-            Err(Error::BadRequest(refusal.reason().to_owned()))
-        }
+        Err(refusal) => Err(Error::BadRequest(refusal.reason().to_owned())),
     }
 }
 
@@ -128,13 +137,13 @@ async fn bind(
         .query_async(&mut state.redis.clone())
         .await?;
     if bound != jkt {
+        dpop::wrong_key(state);
         return Err(Error::Forbidden(
             "your place in this line is bound to the device that took it, and this request \
              was signed by another; continue on that device, or move your place from it"
                 .into(),
         ));
     }
-    state.metrics.proofs.with_label_values(&["ok"]).inc();
     Ok(bound)
 }
 
@@ -158,7 +167,6 @@ async fn no_script(
 /// Counts one refusal of a buyer who could not bind a place, as `kind` ([`NO_KEY`],
 /// [`NO_SCRIPT`]), for the operator's panel. Best effort: a count is not worth failing for.
 pub async fn refused(state: &AppState, event_id: &EventId, kind: &str) {
-    state.metrics.proofs.with_label_values(&["missing"]).inc();
     let counted: redis::RedisResult<i64> = state
         .redis
         .clone()

@@ -38,14 +38,10 @@ use crate::{
     client::Client,
     error::{Error, Result},
     extract::{self, ApiJson},
-    queue::{inventory::Inventory, poll, respond},
+    queue::{device, inventory::Inventory, poll, respond},
     redis::ratelimit,
     state::AppState,
-    tokens::{
-        Buyer,
-        cookies::Cookie,
-        dpop::{self, ProofFor, Refused},
-    },
+    tokens::{Buyer, cookies::Cookie},
 };
 
 /// How long a move code lives.
@@ -304,21 +300,7 @@ pub async fn claim(
     }
     let device = if room.bind_tokens {
         let path = format!("/api/events/{event_id}/queue/claim");
-        let request = ProofFor {
-            method: &Method::POST,
-            path: &path,
-            headers,
-            token: None,
-        };
-        let checked = dpop::check(state, event_id, &request).await?;
-        let label = match checked {
-            Ok(_) => "ok",
-            Err(Refused::Missing) => "missing",
-            Err(Refused::Invalid(_)) => "invalid",
-            Err(Refused::Replayed) => "replayed",
-        };
-        state.metrics.proofs.with_label_values(&[label]).inc();
-        Some(checked.map_err(|refused| Error::BadRequest(refused.reason().to_owned()))?)
+        Some(device::prove(state, event_id, (&Method::POST, &path), headers).await?)
     } else {
         None
     };

@@ -61,8 +61,33 @@ pub struct ProofFor<'a> {
 }
 
 /// Checks the proof `request` carries, against the event's replay set: the thumbprint of the
-/// key that made it, or why it does not pass.
+/// key that made it, or why it does not pass. Every outcome is counted here, once
+/// (`dpop_proofs_total{outcome}`); a caller that then finds the key is not the one it wants
+/// counts that as `wrong_key` ([`wrong_key`]).
 pub async fn check(
+    state: &AppState,
+    event_id: &EventId,
+    request: &ProofFor<'_>,
+) -> Result<std::result::Result<String, Refused>> {
+    let outcome = replay_checked(state, event_id, request).await?;
+    let label = match outcome {
+        Ok(_) => "ok",
+        Err(Refused::Missing) => "missing",
+        Err(Refused::Invalid(_)) => "invalid",
+        Err(Refused::Replayed) => "replayed",
+    };
+    state.metrics.proofs.with_label_values(&[label]).inc();
+    Ok(outcome)
+}
+
+/// Counts a proof that passed [`check`] but was made with another key than the one the place
+/// or token is bound to.
+pub fn wrong_key(state: &AppState) {
+    state.metrics.proofs.with_label_values(&["wrong_key"]).inc();
+}
+
+/// [`verify`], then the `jti` added to the event's replay set for the minute of its `iat`.
+async fn replay_checked(
     state: &AppState,
     event_id: &EventId,
     request: &ProofFor<'_>,

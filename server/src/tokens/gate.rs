@@ -148,21 +148,14 @@ async fn bound(
             "this admission token is not bound to a device; ask for your place again",
         ));
     };
-    let outcome = match dpop::check(state, event_id, request).await? {
+    Ok(match dpop::check(state, event_id, request).await? {
         Ok(jkt) if jkt == cnf.jkt => Ok(()),
-        Ok(_) => Err(dpop::Refused::Invalid(
-            "the DPoP proof was made with another key than the token is bound to",
-        )),
-        Err(refused) => Err(refused),
-    };
-    let label = match outcome {
-        Ok(()) => "ok",
-        Err(dpop::Refused::Missing) => "missing",
-        Err(dpop::Refused::Invalid(_)) => "invalid",
-        Err(dpop::Refused::Replayed) => "replayed",
-    };
-    state.metrics.proofs.with_label_values(&[label]).inc();
-    Ok(outcome.map_err(dpop::Refused::reason))
+        Ok(_) => {
+            dpop::wrong_key(state);
+            Err("the DPoP proof was made with another key than the token is bound to")
+        }
+        Err(refused) => Err(refused.reason()),
+    })
 }
 
 impl FromRequestParts<AppState> for AdmittedBuyer {
