@@ -113,12 +113,20 @@ impl Api {
             },
             None => (None, None),
         };
+        let mut moved_at = None;
         let queue = match claimed {
             Some(status) => Some(status),
             None => match self.join_proving(&event_id, asked).await {
                 Ok(queue) => Some(queue),
                 // Not open yet: the page counts down (nothing was stored).
                 Err(e) if e.error == "not_open" => None,
+                // This session's place went to another device: the page says where.
+                Err(ErrorBody {
+                    moved: Some(moved), ..
+                }) => {
+                    moved_at = Some(moved.moved_at);
+                    None
+                }
                 Err(e) => return Err(e),
             },
         };
@@ -135,6 +143,7 @@ impl Api {
             hold: None,
             order: None,
             forms: None,
+            moved_at,
         };
         Ok((entry, refused))
     }

@@ -103,6 +103,9 @@ fn not_open(room: &Room, now: DateTime<Utc>) -> Stage {
 }
 
 fn stage_of(entry: &EventEntry) -> Stage {
+    if let Some(at) = entry.moved_at {
+        return Stage::Moved(at);
+    }
     match (&entry.hold, &entry.order) {
         (Some(hold), Some(order)) => return Stage::Confirmed(order.clone(), hold.clone()),
         (Some(hold), None) => return Stage::Holding(hold.clone()),

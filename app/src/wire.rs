@@ -680,6 +680,10 @@ pub struct EventEntry {
     /// only; a page the browser built itself posts by script).
     #[serde(default)]
     pub forms: Option<PageForms>,
+    /// When the buyer's place moved to another device (API.md "Moving a place to another
+    /// device"): a reloaded page says where it went, as the polling page does.
+    #[serde(default)]
+    pub moved_at: Option<DateTime<Utc>>,
 }
 
 /// The hidden fields of the event page's forms (hold, release, pay) as server rendering writes

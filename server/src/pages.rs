@@ -139,6 +139,7 @@ impl PageBackend {
                     hold: Some(hold),
                     order,
                     forms: Some(forms::page_forms(&state.sessions, buyer, event_id)),
+                    moved_at: None,
                 },
                 None,
             ));
@@ -147,7 +148,7 @@ impl PageBackend {
             let joiner = queue::Joiner { client, work: None };
             found = queue::join(state, buyer, event_id, headers, &joiner).await;
         }
-        let mut arriving = false;
+        let (mut arriving, mut moved_at) = (false, None);
         let answer = match found {
             Ok(answer) => Some(answer),
             // Before the pre-queue opens the page counts down; nothing was stored.
@@ -166,6 +167,11 @@ impl PageBackend {
                     return Err(Error::ProofRequired(challenge));
                 }
                 arriving = !closed;
+                None
+            }
+            // The place went to another device: the page says where, and takes no new one.
+            Err(Error::Moved { at }) => {
+                moved_at = Some(at);
                 None
             }
             Err(e) => return Err(e),
@@ -197,6 +203,7 @@ impl PageBackend {
                 hold: None,
                 order: None,
                 forms: Some(forms::page_forms(&state.sessions, buyer, event_id)),
+                moved_at,
             },
             cookie,
         ))

@@ -11,7 +11,7 @@ use testkit::device::DeviceKey;
 
 use crate::helpers::{
     Backend, TestApp, event_body, expect_error, hold_admitted, hold_body, join, join_response,
-    joined, on_single_and_cluster, poll, put_room, seat_ids, spawn_app, spawn_on, spawn_with,
+    joined, on_single_and_cluster, page, poll, put_room, seat_ids, spawn_app, spawn_on, spawn_with,
     test_config,
 };
 
@@ -171,6 +171,18 @@ async fn a_claimed_place_keeps_its_position_and_the_session_it_left_is_told_it_m
     expect_moved(app.get(&format!("/api/events/{event}/queue"), &mover).await).await;
     expect_moved(join_response(&app, &event, &mover).await).await;
     expect_moved(poll_with(&app, &event, &mover, ("place-token", &old_receipt)).await).await;
+    // Its page, reloaded, says so too (not an error), and takes no place.
+    let (html, _) = page(
+        &app,
+        &format!("/events/{event}"),
+        Some(&format!("anteroom_session={mover}")),
+    )
+    .await;
+    assert!(
+        html.contains("Your place moved to another device at"),
+        "{html}"
+    );
+    expect_moved(app.get(&format!("/api/events/{event}/queue"), &mover).await).await;
     let (status, _) = poll(&app, &event, &claimer).await;
     assert_eq!(status, StatusCode::OK, "the place is still the claimer's");
 
