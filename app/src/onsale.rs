@@ -56,8 +56,7 @@ enum Stage {
     /// has none (the browser asks for it with its device's proof).
     Admitted,
     /// The place moved to another device, at that time: this page has none any more and
-    /// follows the line no longer. (Only the browser follows the line, so only it finds this.)
-    #[cfg_attr(not(feature = "hydrate"), expect(dead_code))]
+    /// follows the line no longer (found by a poll, or by the server's rendering).
     Moved(DateTime<Utc>),
     Choosing(SeatMap),
     Holding(Hold),
