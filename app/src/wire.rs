@@ -1097,6 +1097,10 @@ pub struct Band {
     pub cycle_places: u64,
     /// A hold's time: how long admission may wait for held seats to come back.
     pub cycle_seconds: u64,
+    /// With the automatic rate, its floor (a second; 0 with the operator's fixed N): once the
+    /// free seats are taken, admission follows the seats that come back, and the rate eases
+    /// toward its floor, so the places beyond the free seats may move no faster than it.
+    pub floor_rate: u32,
 }
 
 impl Band {
@@ -1111,13 +1115,16 @@ impl Band {
             free_places: u64::MAX,
             cycle_places: 1,
             cycle_seconds: 0,
+            floor_rate: 0,
         }
     }
 
     /// `(estimate, [low, high])` in seconds for a buyer at `position`: the estimate is
     /// `ceil(position / rate)`, the band runs from the fast rate with the absent buyers'
-    /// turns skipped (rounded down) to the slow rate (rounded up), plus a hold's time for each
-    /// round of held seats the buyers ahead must wait for once the free seats are taken.
+    /// turns skipped (rounded down) to the slower of two: the slow rate (rounded up) plus a
+    /// hold's time for each round of held seats the buyers ahead must wait for once the free
+    /// seats are taken; and, with the automatic rate, the free seats' places at the slow rate
+    /// and the rest at the rate's floor.
     pub fn wait(&self, position: u64) -> (u64, [u64; 2]) {
         let estimate = estimated_wait_seconds(position, self.rate);
         let milli = u64::from(self.rate) * 1000;
@@ -1127,41 +1134,61 @@ impl Band {
         let high = (u128::from(position) * 1000).div_ceil(u128::from(slow));
         let low = u128::from(position) * u128::from(came) / u128::from(fast);
         let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
-        let rounds = position
-            .saturating_sub(self.free_places)
-            .div_ceil(self.cycle_places.max(1));
+        let beyond = position.saturating_sub(self.free_places);
+        let rounds = beyond.div_ceil(self.cycle_places.max(1));
         let high = clamp(high).saturating_add(rounds.saturating_mul(self.cycle_seconds));
-        (estimate, [clamp(low).min(estimate), high.max(estimate)])
+        // The free seats' places at the slow rate, the rest at the automatic rate's floor.
+        let at_floor = match self.floor_rate {
+            0 => 0,
+            floor => clamp(
+                (u128::from(position - beyond) * 1000).div_ceil(u128::from(slow))
+                    + u128::from(beyond.div_ceil(u64::from(floor))),
+            ),
+        };
+        (
+            estimate,
+            [clamp(low).min(estimate), high.max(at_floor).max(estimate)],
+        )
     }
 
-    /// The band as the line records it at a join: `rate:slow:fast:came:free:cycle:seconds`.
+    /// The band as the line records it at a join:
+    /// `rate:slow:fast:came:free:cycle:seconds:floor`.
     pub fn record(&self) -> String {
         format!(
-            "{}:{}:{}:{}:{}:{}:{}",
+            "{}:{}:{}:{}:{}:{}:{}:{}",
             self.rate,
             self.slow_milli,
             self.fast_milli,
             self.came_milli,
             self.free_places,
             self.cycle_places,
-            self.cycle_seconds
+            self.cycle_seconds,
+            self.floor_rate
         )
     }
 
     /// The band of a [`Band::record`].
     pub fn from_record(record: &str) -> Option<Self> {
-        let mut parts = record.split(':').map(str::parse::<u64>);
-        let mut next = || parts.next()?.ok();
-        let band = Self {
-            rate: u32::try_from(next()?).ok()?.max(1),
-            slow_milli: next()?,
-            fast_milli: next()?,
-            came_milli: next()?,
-            free_places: next()?,
-            cycle_places: next()?,
-            cycle_seconds: next()?,
+        let parts = record
+            .split(':')
+            .map(str::parse::<u64>)
+            .collect::<Result<Vec<u64>, _>>()
+            .ok()?;
+        // A record made before the floor was part of the band has seven parts and no floor.
+        let (&[rate, slow, fast, came, free, cycle, seconds], floor) = match parts.as_slice() {
+            [seven @ .., floor] if parts.len() == 8 => (seven.try_into().ok()?, *floor),
+            seven => (seven.try_into().ok()?, 0),
         };
-        Some(band)
+        Some(Self {
+            rate: u32::try_from(rate).ok()?.max(1),
+            slow_milli: slow,
+            fast_milli: fast,
+            came_milli: came,
+            free_places: free,
+            cycle_places: cycle,
+            cycle_seconds: seconds,
+            floor_rate: u32::try_from(floor).ok()?,
+        })
     }
 }
 
@@ -1244,6 +1271,15 @@ mod tests {
             }],
             room: RoomUpdate::default(),
         }
+    }
+
+    #[test]
+    fn a_band_recorded_before_the_floor_reads_back_without_one() {
+        let band = Band::from_record("10:7500:10000:1000:5:10:60").expect("a seven-part record");
+        assert_eq!(band.floor_rate, 0);
+        assert_eq!(band.wait(105), (11, [10, 614]));
+        assert_eq!(Band::from_record("10:7500:10000:1000:5:10:60:2:9"), None);
+        assert_eq!(Band::from_record("10:7500:10000:1000:5:10"), None);
     }
 
     #[test]
@@ -1426,10 +1462,12 @@ mod tests {
                 position in 1u64..10_000_000_000, rate in 1u32..=100_000,
                 slow in 0u64..200_000_000, fast in 0u64..200_000_000, came in 0u64..2000,
                 free in 0u64..1_000_000, cycle in 0u64..1000, seconds in 0u64..1000,
+                floor in 0u32..=100_000,
             ) {
                 let band = Band {
                     rate, slow_milli: slow, fast_milli: fast, came_milli: came,
                     free_places: free, cycle_places: cycle, cycle_seconds: seconds,
+                    floor_rate: floor,
                 };
                 let (estimate, [low, high]) = band.wait(position);
                 prop_assert_eq!(estimate, estimated_wait_seconds(position, rate));
