@@ -251,7 +251,14 @@ mod tests {
             ..auto
         };
         assert_eq!(quick.wait(105), (11, [10, 51]));
-        assert_eq!(Band { floor_rate: 0, ..quick }.wait(105), (11, [10, 21]));
+        assert_eq!(
+            Band {
+                floor_rate: 0,
+                ..quick
+            }
+            .wait(105),
+            (11, [10, 21])
+        );
         // Within the free seats the floor changes nothing.
         assert_eq!(auto.wait(5), (1, [0, 1]));
     }
