@@ -10,7 +10,8 @@ test:
 	scripts/test.sh
 # Throughput and latency of the hot paths beside raw Redis and Postgres, the draw of 100,000
 # entrants at a sale's opening, then the night of the
-# on-sale (20,000 buyers in 1 s, 2,000 seats, N = 300; hold and admission times compressed 60x).
+# on-sale (20,000 buyers in 1 s, 2,000 seats, N = 300; hold and admission times compressed 60x),
+# the same night with the automatic rate (N/10 to 4N), and with tokens bound to devices.
 # A command, not a test: the figures land in bench-results/ (git-ignored).
 bench:
 	scripts/setup.sh
@@ -26,5 +27,8 @@ bench:
 	cargo run -q --release -p loadtest --bin bench -- draw | tee bench-results/draw.txt
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 \
 		--out bench-results/night.json --svg bench-results/night.svg | tee bench-results/night.txt
+	cargo run -q --release -p loadtest --bin onsale -- --compress 60 --auto-rate \
+		--out bench-results/night-auto.json --svg bench-results/night-auto.svg \
+		| tee bench-results/night-auto.txt
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 --bind-tokens \
 		--out bench-results/night-bound.json | tee bench-results/night-bound.txt
