@@ -197,7 +197,8 @@ impl Api {
                 answer => return remembered(event_id, answer),
             },
         };
-        let work = format!("{}:{}", asked.challenge, solve(&asked).await);
+        let nonce = solve(asked.challenge.clone(), asked.bits).await;
+        let work = format!("{}:{nonce}", asked.challenge);
         // A device proof is good for one request: the second join makes its own.
         let mut headers = device_headers(event_id, "POST", &path, false).await?;
         headers.push((JOIN_PROOF, work));
@@ -534,13 +535,16 @@ async fn device_headers(
     }
 }
 
-/// The nonce that answers `asked`, found in steps of the shared search (`pow`), the page
-/// painting between steps (it says "getting your place…" meanwhile).
-async fn solve(asked: &ProofChallenge) -> u64 {
+/// The nonce that proves `bits` of work for `challenge`, found in steps of the shared search
+/// (`pow`), the page painting between steps (it says "getting your place…" meanwhile). Split
+/// out of the buyer's main WASM (`cargo leptos build --split`): only a page in a room that asks
+/// for work fetches it, at its first join.
+#[leptos::lazy]
+async fn solve(challenge: String, bits: u32) -> u64 {
     const STEP: u64 = 1 << 16;
     let mut from = 0;
     loop {
-        if let Some(nonce) = pow::search(&asked.challenge, asked.bits, from, STEP) {
+        if let Some(nonce) = pow::search(&challenge, bits, from, STEP) {
             return nonce;
         }
         from += STEP;

@@ -20,6 +20,8 @@ pub mod pow;
 pub mod wire;
 pub mod words;
 
+#[cfg(feature = "hydrate")]
+pub use onsale::before_hydrating;
 pub use pages::{App, shell};
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -10,6 +10,11 @@
 //! they led to, with a note `?note=<code>` for a refusal); the hydrated page takes the same
 //! forms over (it prevents the post and calls the JSON API). Which stage shows is decided in
 //! one place, [`stage_of`], for the server's rendering and the browser alike.
+//!
+//! What a buyer downloads before the waiting room is interactive carries the line's stages
+//! only: the stages of the buyer's turn (seat map, hold, confirmation) are a WASM chunk of their
+//! own ([`turn_stage`]), fetched at admission, and a page the server rendered at one of them
+//! loads that chunk before it hydrates ([`before_hydrating`]). The server renders every stage.
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
@@ -457,17 +462,69 @@ fn OnSale(
             Stage::SoldOut => view! { <SoldOut/> }.into_any(),
             Stage::Admitted => one_sentence("admitted", SEATS_COMING.into()),
             Stage::Moved(at) => one_sentence("moved", place_moved(at, &Venue::here().zone)),
-            Stage::Choosing(map) => view! {
-                <SeatPicker map event_id=event_id.get_value() limit stage message forms=forms.get_value()/>
-            }.into_any(),
-            Stage::Holding(hold) => view! {
-                <HoldPanel hold stage message forms=forms.get_value()/>
-            }.into_any(),
-            Stage::Confirmed(order, hold) => view! { <Confirmation order hold/> }.into_any(),
+            turn @ (Stage::Choosing(_) | Stage::Holding(_) | Stage::Confirmed(..)) => {
+                let page = Turn { event_id: event_id.get_value(), limit, stage, message, forms: forms.get_value() };
+                view! {
+                    <div data-split=TURN_SPLIT>
+                        <Suspense fallback=|| one_sentence("admitted", SEATS_COMING.into())>
+                            {Suspend::new(turn_stage(turn, page))}
+                        </Suspense>
+                    </div>
+                }.into_any()
+            }
         }}
         {move || in_line.get().then(|| view! {
             <PlaceElsewhere event_id=event_id.get_value() moving=true/>
         })}
+    }
+}
+
+/// What the stages of the buyer's turn (the seat map, the hold, the confirmation) work with.
+#[derive(Clone)]
+struct Turn {
+    event_id: String,
+    /// Seats per buyer.
+    limit: u32,
+    stage: RwSignal<Stage>,
+    message: RwSignal<Option<String>>,
+    forms: Option<PageForms>,
+}
+
+/// Marks (`data-split`) the place of the turn's stages in the page, so that [`before_hydrating`]
+/// knows the server rendered one of them.
+const TURN_SPLIT: &str = "turn";
+
+/// The stages of the buyer's turn (`at`: choosing, holding or confirmed), split out of the
+/// buyer's main WASM (`cargo leptos build --split`): a page fetches their code when the buyer is
+/// admitted, never while it waits in line. The server renders them as any other stage.
+#[leptos::lazy]
+fn turn_stage(at: Stage, page: Turn) -> AnyView {
+    let Turn {
+        event_id,
+        limit,
+        stage,
+        message,
+        forms,
+    } = page;
+    match at {
+        Stage::Choosing(map) => {
+            view! { <SeatPicker map event_id limit stage message forms/> }.into_any()
+        }
+        Stage::Holding(hold) => view! { <HoldPanel hold stage message forms/> }.into_any(),
+        Stage::Confirmed(order, hold) => view! { <Confirmation order hold/> }.into_any(),
+        // The line's stages are built by `OnSale` itself, in the main WASM.
+        _ => ().into_any(),
+    }
+}
+
+/// Loads the code of the turn's stages before the page hydrates when the server rendered one of
+/// them (a reload while choosing seats or holding them): hydration takes the server's HTML over
+/// at once, and a stage whose code is still on its way would not take its part of it.
+#[cfg(feature = "hydrate")]
+pub async fn before_hydrating() {
+    let rendered = document().query_selector(&format!("[data-split=\"{TURN_SPLIT}\"]"));
+    if matches!(rendered, Ok(Some(_))) {
+        __preload_turn_stage().await;
     }
 }
 

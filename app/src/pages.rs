@@ -1,11 +1,13 @@
 //! The pages. Each reads its data through [`Api`], so the first paint comes from the server and
-//! the hydrated page keeps itself current through the JSON API.
+//! the hydrated page keeps itself current through the JSON API. Only the event page is in the
+//! buyer's main WASM: the list of events and the operator's pages are lazy routes, split out.
 
 use leptos::prelude::*;
 use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
 use leptos_router::{
-    Lazy, ParamSegment, SsrMode, StaticSegment,
+    Lazy, LazyRoute, ParamSegment, SsrMode, StaticSegment,
     components::{Route, Router, Routes},
+    lazy_route,
 };
 
 use crate::{
@@ -84,7 +86,7 @@ pub fn App() -> impl IntoView {
                 <Routes fallback=NotFound>
                     // Async: the server waits for the data and sends whole pages, so they work
                     // without JavaScript (streamed chunks would need a script to appear).
-                    <Route path=StaticSegment("") view=EventsPage ssr=SsrMode::Async/>
+                    <Route path=StaticSegment("") view={Lazy::<EventsList>::new()} ssr=SsrMode::Async/>
                     <Route path=(StaticSegment("events"), ParamSegment("id")) view=EventPage ssr=SsrMode::Async/>
                     // Opening the seat map directly gives the same page: the waiting room unless
                     // this buyer has been admitted.
@@ -111,6 +113,22 @@ fn NotFound() -> impl IntoView {
     view! {
         <h1>"Not found"</h1>
         <p>"There is no page here. "<a href="/">"See the events on sale."</a></p>
+    }
+}
+
+/// `/` as a lazy route: its code is a WASM chunk of its own, so a buyer who comes straight to an
+/// event's page (as an on-sale's link takes them) does not download the list of events.
+struct EventsList;
+
+#[lazy_route]
+impl LazyRoute for EventsList {
+    /// Nothing to load ahead of the view: the page reads the events through its resource.
+    fn data() -> Self {
+        Self
+    }
+
+    fn view(_this: Self) -> AnyView {
+        view! { <EventsPage/> }.into_any()
     }
 }
 
