@@ -137,3 +137,60 @@ test('opening the seat map directly without a token shows the waiting room, and 
     await browser.close();
   }
 });
+
+test('with JavaScript, a reload at the seat map, during the hold and after paying hydrates the same stage, its code loaded first', async () => {
+  const event = await fastEvent('Reloads at the turn');
+  const buyer = await openBrowser();
+  try {
+    const page = await buyer.context.newPage();
+    const turnChunks = [];
+    page.on('requestfinished', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith('/pkg/split_turn_stage_')) turnChunks.push(path);
+    });
+    /** Reloads, waits for hydration, and says whether the turn's chunk came with the reload. */
+    const reload = async () => {
+      turnChunks.length = 0;
+      await page.reload();
+      await page.waitForSelector('body[data-hydrated="true"]', { timeout: 20_000 });
+      assert.ok(turnChunks.length > 0, 'the turn stage chunk is fetched for the page the server rendered at the turn');
+    };
+    await page.goto(`${BASE}/events/${event.id}`);
+    await page.locator('[data-seat-id]').first().waitFor({ timeout: 15_000 });
+
+    // At the seat map: the reloaded map answers clicks (it hydrated, not merely rendered).
+    await reload();
+    const seats = page.locator('.seat.available');
+    await seats.nth(0).click();
+    await seats.nth(1).click();
+    await page.getByRole('button', { name: 'Hold 2 seats' }).click();
+    await page.getByRole('heading', { name: 'Your seats are held' }).waitFor();
+
+    // During the hold: one hold panel, its countdown still running, and paying works.
+    await reload();
+    await page.getByRole('heading', { name: 'Your seats are held' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Your seats are held' }).count(), 1);
+    const before = await page.locator('.countdown').innerText();
+    assert.match(before, /Held for \d+:\d\d more/);
+    await page.waitForFunction(
+      (shown) => document.querySelector('.countdown')?.textContent?.trim() !== shown,
+      before.trim(),
+      { timeout: 5_000 },
+    );
+    // A form post would load a new document, which would not carry this mark.
+    await page.evaluate(() => { window.stillThisDocument = true; });
+    await page.getByRole('button', { name: /^Pay €170\.00$/ }).click();
+    await page.getByRole('heading', { name: 'You are going!' }).waitFor({ timeout: 15_000 });
+    assert.equal(await page.evaluate(() => window.stillThisDocument), true, 'the hydrated page paid through the API, not by a form post');
+    const order = await page.locator('.order-id').innerText();
+
+    // After paying: the same order, once.
+    await reload();
+    await page.getByRole('heading', { name: 'You are going!' }).waitFor();
+    assert.equal(await page.locator('.order-id').count(), 1);
+    assert.equal(await page.locator('.order-id').innerText(), order);
+    assert.deepEqual(buyer.consoleErrors, []);
+  } finally {
+    await buyer.close();
+  }
+});
