@@ -209,10 +209,10 @@ mod tests {
         assert_eq!(band(10, &seconds).wait(100), (10, [10, 10]));
     }
 
-    #[test]
-    fn behind_the_free_seats_each_round_of_held_ones_adds_a_holds_time() {
+    /// A rate of 10 that held, 2 seats a hold, holds of 60 s: 10 free seats serve 5 places,
+    /// 10 free and held serve 10 a round.
+    fn ten_a_second_with_ten_seats_free_and_ten_held() -> Band {
         let seconds = vec![second(10, 10, 500); 120];
-        // 2 seats a hold: 10 free seats serve 5 places, 10 free and held serve 10 a round.
         let inventory = Inventory {
             available: 10,
             held: 10,
@@ -220,7 +220,12 @@ mod tests {
             hold_seats: 10,
             ..Inventory::default()
         };
-        let band = with_seats(band(10, &seconds), &inventory, 60);
+        with_seats(band(10, &seconds), &inventory, 60)
+    }
+
+    #[test]
+    fn behind_the_free_seats_each_round_of_held_ones_adds_a_holds_time() {
+        let band = ten_a_second_with_ten_seats_free_and_ten_held();
         assert_eq!(band.wait(5), (1, [0, 1]));
         assert_eq!(band.wait(6), (1, [0, 61]));
         assert_eq!(band.wait(16), (2, [1, 122]));
@@ -228,15 +233,7 @@ mod tests {
 
     #[test]
     fn with_the_automatic_rate_the_places_behind_the_free_seats_may_go_at_its_floor() {
-        let seconds = vec![second(10, 10, 500); 120];
-        let inventory = Inventory {
-            available: 10,
-            held: 10,
-            holds: 5,
-            hold_seats: 10,
-            ..Inventory::default()
-        };
-        let fixed = with_seats(band(10, &seconds), &inventory, 60);
+        let fixed = ten_a_second_with_ten_seats_free_and_ten_held();
         let auto = Band {
             floor_rate: 2,
             ..fixed
