@@ -1131,19 +1131,20 @@ impl Band {
         let slow = self.slow_milli.clamp(1, milli);
         let fast = self.fast_milli.max(milli);
         let came = self.came_milli.min(1000);
-        let high = (u128::from(position) * 1000).div_ceil(u128::from(slow));
+        // Seconds for `places` at the slow rate, rounded up.
+        let at_slow = |places: u64| (u128::from(places) * 1000).div_ceil(u128::from(slow));
         let low = u128::from(position) * u128::from(came) / u128::from(fast);
         let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
         let beyond = position.saturating_sub(self.free_places);
         let rounds = beyond.div_ceil(self.cycle_places.max(1));
-        let high = clamp(high).saturating_add(rounds.saturating_mul(self.cycle_seconds));
+        let high =
+            clamp(at_slow(position)).saturating_add(rounds.saturating_mul(self.cycle_seconds));
         // The free seats' places at the slow rate, the rest at the automatic rate's floor.
         let at_floor = match self.floor_rate {
             0 => 0,
-            floor => clamp(
-                (u128::from(position - beyond) * 1000).div_ceil(u128::from(slow))
-                    + u128::from(beyond.div_ceil(u64::from(floor))),
-            ),
+            floor => {
+                clamp(at_slow(position - beyond) + u128::from(beyond.div_ceil(u64::from(floor))))
+            }
         };
         (
             estimate,
@@ -1169,16 +1170,14 @@ impl Band {
 
     /// The band of a [`Band::record`].
     pub fn from_record(record: &str) -> Option<Self> {
-        let parts = record
+        let mut parts = record
             .split(':')
             .map(str::parse::<u64>)
             .collect::<Result<Vec<u64>, _>>()
             .ok()?;
         // A record made before the floor was part of the band has seven parts and no floor.
-        let (&[rate, slow, fast, came, free, cycle, seconds], floor) = match parts.as_slice() {
-            [seven @ .., floor] if parts.len() == 8 => (seven.try_into().ok()?, *floor),
-            seven => (seven.try_into().ok()?, 0),
-        };
+        let floor = if parts.len() == 8 { parts.pop()? } else { 0 };
+        let [rate, slow, fast, came, free, cycle, seconds] = <[u64; 7]>::try_from(parts).ok()?;
         Some(Self {
             rate: u32::try_from(rate).ok()?.max(1),
             slow_milli: slow,

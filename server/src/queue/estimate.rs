@@ -11,7 +11,8 @@
 //! places the ticker eases toward its floor ([`floor_rate`]) while the seats come back, so
 //! they may move no faster than the floor. A night whose buyers all join in its first second
 //! is estimated before any history exists: without the floor, its band's slow end was the
-//! starting rate's, and 40.5% of the real waits fell inside it (`make bench`, 2026-12-01).
+//! starting rate's, and 40.5% of the real waits fell inside it (94.9% with it: `onsale
+//! --auto-rate`, 5,000 buyers, 1,000 seats, N = 100, 2026-12-01).
 //!
 //! Invariants: the band always holds the estimate (`Band::wait`); what the band is made of is
 //! read from Redis at most once per [`REFRESH`] per event and instance (one pipeline, never on
