@@ -106,6 +106,11 @@ test("a buyer downloads only the buyer's pieces, under the ceiling; an operator'
 
   assert.ok(operator.length > 0, `the build has operator chunks (built with --split): ${built}`);
   assert.deepEqual(buyerFiles.filter(isOperatorSplit), [], "a buyer's page fetches no operator chunk");
+  // The figure below leaves the lazy pieces out, so the waiting room must not fetch the ones it
+  // has no use for: were the turn's stages or the list of events pulled in before the page is
+  // interactive, the first visit would be larger than it says.
+  assert.deepEqual(buyerFiles.filter((f) => /^split_(turn_stage_|__events_list_)/.test(f)), [],
+    'the waiting room fetches neither the turn\'s stages nor the list of events');
   assert.ok(buyerFiles.some((f) => f.endsWith('.wasm')) && buyerFiles.some((f) => f.endsWith('.js')), buyerFiles.join(', '));
   assert.ok(operatorFiles.some(isChunk), `the operator's page fetches its chunk: ${operatorFiles}`);
   // The chunks and the loader go out as the main files do: precompressed, cached for a year.
