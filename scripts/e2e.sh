@@ -34,4 +34,4 @@ trap cleanup EXIT
 # --dev: plain-HTTP cookies on 127.0.0.1 and the fake payment provider in-process.
 ./target/release/anteroom serve --dev >"$log" 2>&1 &
 server=$!
-(cd end2end && node --test --test-concurrency=1 tests/)
+(cd end2end && node --test --test-concurrency=1 "${@:-tests/}")

@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
-cargo leptos build --release --precompress --split
+scripts/build-site.sh
 ./target/release/anteroom demo
 echo "Open http://127.0.0.1:3000/events/demo, and http://127.0.0.1:3000/events/demo-opening for"
 echo "the countdown, the pre-queue and the draw (created with the demo; stop with Ctrl-C)"

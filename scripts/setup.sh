@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Everything `make run` and `make test` need, installed only when missing, so a second run
 # takes seconds: the wasm target, cargo-leptos, wasm-bindgen-cli at Cargo.lock's version,
-# npm packages (wasm-opt, playwright-core), PyJWT (the verifier in docs/), Chromium (tests
-# only), and Redis and Postgres
+# npm packages (wasm-opt, playwright-core), PyJWT (the verifier in docs/), zopfli (the site's
+# gzip copies), Chromium (tests only), and Redis and Postgres
 # started if they are installed but down.
 # Usage: scripts/setup.sh [--browser]
 set -euo pipefail
@@ -52,6 +52,13 @@ if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
   say "installing Debian's Chromium"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
   else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
+fi
+
+# zopfli writes the site's gzip copies (scripts/build-site.sh): smaller than cargo-leptos's.
+if ! command -v zopfli >/dev/null 2>&1; then
+  say "installing Debian's zopfli"
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq zopfli >/dev/null
+  else sudo apt-get update -qq && sudo apt-get install -y -qq zopfli >/dev/null; fi
 fi
 
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then

@@ -21,6 +21,6 @@ step "on-sale smoke with a pre-queue and tokens bound to devices: 0 admitted out
 cargo run -q -p loadtest --bin onsale -- --buyers 300 --seats 100 --admit-rate 100 \
   --prequeue-seconds 5 --compress 60 --max-seconds 30 --bind-tokens --check
 step "release build (server + hydrated WASM)"
-cargo leptos build --release --precompress --split
+scripts/build-site.sh
 step "end-to-end tests in Chromium"
 scripts/e2e.sh

@@ -71,8 +71,34 @@ string_id!(
     HoldId
 );
 
-/// The error body of every 4xx/5xx answer.
+/// Times are read as strict RFC 3339, the form the server writes them in
+/// (`DateTime::parse_from_rfc3339`), in the types the buyer's page reads. chrono's own reader
+/// also takes relaxed forms through its general parser, which is code the buyer's WASM need
+/// not carry. Inputs from operators (`RoomUpdate`) keep chrono's reader.
+mod rfc3339 {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, de::Error};
+
+    fn parse<E: Error>(text: &str) -> Result<DateTime<Utc>, E> {
+        DateTime::parse_from_rfc3339(text)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(|e| E::custom(format!("{e}: {text:?}")))
+    }
+
+    pub fn at<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        parse(&String::deserialize(d)?)
+    }
+
+    pub fn maybe<'de, D: Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|text| parse(&text))
+            .transpose()
+    }
+}
+
+/// The error body of every 4xx/5xx answer. Read through [`ErrorBodyFields`] (see there why).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "ErrorBodyFields")]
 pub struct ErrorBody {
     /// A stable machine code such as `not_found` or `rate_limited`.
     pub error: String,
@@ -97,12 +123,74 @@ pub struct ErrorBody {
     pub moved: Option<Box<Moved>>,
 }
 
+/// [`ErrorBody`] as it is read: the fields that `flatten` writes inline, read flat.
+///
+/// Serde reads a flattened type, and an internally tagged enum such as [`QueueStatus`], through
+/// a buffer of every value it meets (its private `Content`), which is code of its own in the
+/// buyer's WASM. Read flat, neither links it: with both, 24,783 bytes of the main WASM's
+/// functions before optimisation, besides each type's own. Every optional part is whole or
+/// absent, as with `flatten`.
+#[derive(Deserialize)]
+struct ErrorBodyFields {
+    error: String,
+    message: String,
+    #[serde(default)]
+    queue_url: Option<String>,
+    #[serde(default)]
+    seat_ids: Option<Vec<String>>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    opens_at: Option<DateTime<Utc>>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    prequeue_opens_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    challenge: Option<String>,
+    #[serde(default)]
+    bits: Option<u32>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    expires_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    moved: Option<bool>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    moved_at: Option<DateTime<Utc>>,
+}
+
+impl From<ErrorBodyFields> for ErrorBody {
+    fn from(f: ErrorBodyFields) -> Self {
+        let opening = f.opens_at.zip(f.prequeue_opens_at);
+        let proof = f.challenge.zip(f.bits).zip(f.expires_at);
+        Self {
+            error: f.error,
+            message: f.message,
+            queue_url: f.queue_url,
+            seat_ids: f.seat_ids,
+            opening: opening.map(|(opens_at, prequeue_opens_at)| {
+                Box::new(Opening {
+                    opens_at,
+                    prequeue_opens_at,
+                })
+            }),
+            proof: proof.map(|((challenge, bits), expires_at)| {
+                Box::new(ProofChallenge {
+                    challenge,
+                    bits,
+                    expires_at,
+                })
+            }),
+            moved: f
+                .moved
+                .zip(f.moved_at)
+                .map(|(moved, moved_at)| Box::new(Moved { moved, moved_at })),
+        }
+    }
+}
+
 /// A `not_in_queue` answer's fields for a place that moved to another device.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Moved {
     /// Always true: the place moved.
     pub moved: bool,
     /// When it moved.
+    #[serde(deserialize_with = "rfc3339::at")]
     pub moved_at: DateTime<Utc>,
 }
 
@@ -112,6 +200,7 @@ pub struct Moved {
 pub struct MoveCode {
     /// What the other device types (or scans): short, unambiguous letters and digits.
     pub code: String,
+    #[serde(deserialize_with = "rfc3339::at")]
     pub expires_at: DateTime<Utc>,
     /// The event page's address that claims the code when opened (what the QR code holds).
     pub claim_url: String,
@@ -129,7 +218,9 @@ pub struct ClaimRequest {
 /// When a sale that has not opened opens, and its pre-queue (a `not_open` answer's fields).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opening {
+    #[serde(deserialize_with = "rfc3339::at")]
     pub opens_at: DateTime<Utc>,
+    #[serde(deserialize_with = "rfc3339::at")]
     pub prequeue_opens_at: DateTime<Utc>,
 }
 
@@ -140,6 +231,7 @@ pub struct Opening {
 pub struct ProofChallenge {
     pub challenge: String,
     pub bits: u32,
+    #[serde(deserialize_with = "rfc3339::at")]
     pub expires_at: DateTime<Utc>,
 }
 
@@ -200,10 +292,12 @@ pub struct Room {
     #[serde(default)]
     pub join_pow_bits: u32,
     /// When the sale opens; `None`: open now.
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
     pub opens_at: Option<DateTime<Utc>>,
     /// How long before `opens_at` the pre-queue opens (0: no pre-queue).
     pub prequeue_seconds: u32,
     /// `opens_at` minus `prequeue_seconds` (`None` with `opens_at`).
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
     pub prequeue_opens_at: Option<DateTime<Utc>>,
     /// Whether the ticker's rate follows the hold path and the buyers shopping (between the
     /// bounds below), starting from `admit_rate_per_second`; off: the rate is the operator's.
@@ -254,6 +348,7 @@ pub fn prequeue_opens_at(
 pub struct Event {
     pub id: String,
     pub name: String,
+    #[serde(deserialize_with = "rfc3339::at")]
     pub starts_at: DateTime<Utc>,
     pub room: Room,
     /// The venue's time zone, as pages show the event's times (additive; absent: UTC).
@@ -284,6 +379,7 @@ pub struct Zone {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZoneOffset {
+    #[serde(deserialize_with = "rfc3339::at")]
     pub from: DateTime<Utc>,
     pub seconds: i32,
 }
@@ -399,9 +495,14 @@ where
     Option::<T>::deserialize(deserializer).map(Some)
 }
 
-/// The answer of join and poll (`/api/events/{id}/queue`).
+/// The answer of join and poll (`/api/events/{id}/queue`). Written with its `status` tag
+/// inside; read through [`QueueStatusFields`] (see [`ErrorBodyFields`] why).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
+#[serde(
+    tag = "status",
+    rename_all = "snake_case",
+    try_from = "QueueStatusFields"
+)]
 pub enum QueueStatus {
     Waiting {
         /// 1-based: 1 is the next buyer to be admitted.
@@ -456,6 +557,82 @@ pub enum QueueStatus {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         recovered: bool,
     },
+}
+
+/// [`QueueStatus`] as it is read: its tag and every variant's fields, read flat, then checked
+/// against the tag (a field the tag's variant requires must be there; others are ignored, as
+/// the tagged form does).
+#[derive(Deserialize)]
+struct QueueStatusFields {
+    status: QueueStatusTag,
+    #[serde(default)]
+    position: Option<u64>,
+    #[serde(default)]
+    estimated_wait_seconds: Option<u64>,
+    #[serde(default)]
+    estimate_range_seconds: Option<[u64; 2]>,
+    #[serde(default)]
+    paused: bool,
+    #[serde(default)]
+    recovered: bool,
+    #[serde(default)]
+    arrival: Option<u64>,
+    #[serde(default)]
+    outlook: Option<Outlook>,
+    #[serde(default)]
+    ticket: Option<String>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    opens_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    admitted: Option<bool>,
+    #[serde(default)]
+    admission_token: Option<String>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum QueueStatusTag {
+    Waiting,
+    PreQueue,
+    SoldOut,
+    Admitted,
+}
+
+impl TryFrom<QueueStatusFields> for QueueStatus {
+    type Error = String;
+
+    fn try_from(f: QueueStatusFields) -> Result<Self, String> {
+        fn needs<T>(value: Option<T>, field: &str) -> Result<T, String> {
+            value.ok_or_else(|| format!("missing field `{field}`"))
+        }
+        Ok(match f.status {
+            QueueStatusTag::Waiting => Self::Waiting {
+                position: needs(f.position, "position")?,
+                estimated_wait_seconds: f.estimated_wait_seconds,
+                estimate_range_seconds: f.estimate_range_seconds,
+                paused: f.paused,
+                recovered: f.recovered,
+                arrival: f.arrival,
+                outlook: f.outlook,
+                ticket: f.ticket,
+            },
+            QueueStatusTag::PreQueue => Self::PreQueue {
+                opens_at: needs(f.opens_at, "opens_at")?,
+                ticket: needs(f.ticket, "ticket")?,
+                position: f.position,
+                estimated_wait_seconds: f.estimated_wait_seconds,
+            },
+            QueueStatusTag::SoldOut => Self::SoldOut,
+            QueueStatusTag::Admitted => Self::Admitted {
+                admitted: needs(f.admitted, "admitted")?,
+                admission_token: needs(f.admission_token, "admission_token")?,
+                expires_at: needs(f.expires_at, "expires_at")?,
+                recovered: f.recovered,
+            },
+        })
+    }
 }
 
 /// Whether seats are likely to be left when a waiting buyer's turn comes (API.md "Sold out,
@@ -629,6 +806,7 @@ pub struct Hold {
     pub hold_id: String,
     pub event_id: String,
     pub seat_ids: Vec<String>,
+    #[serde(deserialize_with = "rfc3339::at")]
     pub expires_at: DateTime<Utc>,
     pub total_cents: i64,
     pub status: HoldStatus,
@@ -664,6 +842,7 @@ pub struct EventEntry {
     /// The server's clock when it answered: the page's countdowns run from it, so the server's
     /// rendering and the hydrated page say the same, and a browser whose clock is wrong still
     /// counts down to the server's opening.
+    #[serde(deserialize_with = "rfc3339::at")]
     pub now: DateTime<Utc>,
     /// The server only looked and found no place (a first visit without a session cookie, or a
     /// prefetch, never joins): the browser joins by script, or without script by reloading
@@ -682,7 +861,7 @@ pub struct EventEntry {
     pub forms: Option<PageForms>,
     /// When the buyer's place moved to another device (API.md "Moving a place to another
     /// device"): a reloaded page says where it went, as the polling page does.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
     pub moved_at: Option<DateTime<Utc>>,
 }
 
@@ -1412,6 +1591,100 @@ mod tests {
             serde_json::to_value(QueueStatus::SoldOut).unwrap(),
             serde_json::json!({"status": "sold_out"})
         );
+    }
+
+    #[test]
+    fn queue_status_reads_back_what_it_writes_and_needs_its_variants_fields() {
+        let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        for status in [
+            QueueStatus::Waiting {
+                position: 7,
+                estimated_wait_seconds: Some(3),
+                estimate_range_seconds: Some([2, 9]),
+                paused: true,
+                recovered: true,
+                arrival: Some(41),
+                outlook: Some(Outlook::Likely),
+                ticket: Some("ab".into()),
+            },
+            QueueStatus::PreQueue {
+                opens_at: t,
+                ticket: "cd".into(),
+                position: None,
+                estimated_wait_seconds: None,
+            },
+            QueueStatus::SoldOut,
+            QueueStatus::Admitted {
+                admitted: true,
+                admission_token: "tok".into(),
+                expires_at: t,
+                recovered: true,
+            },
+        ] {
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(
+                serde_json::from_str::<QueueStatus>(&json).unwrap(),
+                status,
+                "{json}"
+            );
+        }
+        for (json, missing) in [
+            (
+                r#"{"status":"waiting","estimated_wait_seconds":1}"#,
+                "position",
+            ),
+            (r#"{"status":"pre_queue","ticket":"cd"}"#, "opens_at"),
+            (
+                r#"{"status":"admitted","admitted":true,"expires_at":"2026-12-01T19:00:00Z"}"#,
+                "admission_token",
+            ),
+        ] {
+            let e = serde_json::from_str::<QueueStatus>(json)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(missing), "{json}: {e}");
+        }
+        assert!(serde_json::from_str::<QueueStatus>(r#"{"status":"gone"}"#).is_err());
+        // Another variant's fields are ignored, as the tagged form ignores unknown ones.
+        assert_eq!(
+            serde_json::from_str::<QueueStatus>(r#"{"status":"sold_out","position":3}"#).unwrap(),
+            QueueStatus::SoldOut
+        );
+    }
+
+    #[test]
+    fn an_error_body_reads_back_its_flattened_parts_whole_or_not_at_all() {
+        let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        let mut full = ErrorBody::new("proof_required", "Work first.");
+        full.queue_url = Some("/events/e".into());
+        full.seat_ids = Some(vec!["A-1".into()]);
+        full.opening = Some(Box::new(Opening {
+            opens_at: t,
+            prequeue_opens_at: t,
+        }));
+        full.proof = Some(Box::new(ProofChallenge {
+            challenge: "c".into(),
+            bits: 12,
+            expires_at: t,
+        }));
+        full.moved = Some(Box::new(Moved {
+            moved: true,
+            moved_at: t,
+        }));
+        for body in [full, ErrorBody::new("not_found", "No such event.")] {
+            let json = serde_json::to_string(&body).unwrap();
+            assert_eq!(
+                serde_json::from_str::<ErrorBody>(&json).unwrap(),
+                body,
+                "{json}"
+            );
+        }
+        // A part with a field missing is absent, not half there.
+        let partial = serde_json::from_str::<ErrorBody>(
+            r#"{"error":"x","message":"y","challenge":"c","bits":3,"moved":true}"#,
+        )
+        .unwrap();
+        assert_eq!(partial, ErrorBody::new("x", "y"));
     }
 
     mod properties {
