@@ -1653,6 +1653,35 @@ mod tests {
     }
 
     #[test]
+    fn times_read_back_as_the_server_writes_them_whatever_their_fraction_or_offset() {
+        let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        for at in [
+            t,
+            t + chrono::Duration::milliseconds(123),
+            t + chrono::Duration::nanoseconds(1),
+        ] {
+            let moved = Moved {
+                moved: true,
+                moved_at: at,
+            };
+            let json = serde_json::to_string(&moved).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Moved>(&json).unwrap(),
+                moved,
+                "{json}"
+            );
+        }
+        let read = |at: &str| {
+            serde_json::from_str::<Moved>(&format!(r#"{{"moved":true,"moved_at":"{at}"}}"#))
+                .map(|m| m.moved_at)
+        };
+        assert_eq!(read("2026-12-01T20:00:00+01:00").unwrap(), t);
+        for not_rfc3339 in ["1 Dec 2026 19:00:00 +0000", "2026-12-01", "19:00"] {
+            assert!(read(not_rfc3339).is_err(), "{not_rfc3339}");
+        }
+    }
+
+    #[test]
     fn an_error_body_reads_back_its_flattened_parts_whole_or_not_at_all() {
         let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
         let mut full = ErrorBody::new("proof_required", "Work first.");
