@@ -3,7 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
 scripts/build-site.sh
 ./target/release/anteroom demo
 echo "Open http://127.0.0.1:3000/events/demo, and http://127.0.0.1:3000/events/demo-opening for"

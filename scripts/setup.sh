@@ -10,6 +10,11 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/end2end/node_modules/.bin:$PATH"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+# Debian's package $1, as root or through sudo.
+apt_install() {
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "$1" >/dev/null
+  else sudo apt-get update -qq && sudo apt-get install -y -qq "$1" >/dev/null; fi
+}
 need() { command -v "$1" >/dev/null 2>&1 || { echo "missing: $1 ($2)" >&2; exit 1; }; }
 
 need cargo "install Rust with rustup: https://rustup.rs"
@@ -50,15 +55,13 @@ fi
 
 if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
   say "installing Debian's Chromium"
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null
-  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi
+  apt_install chromium
 fi
 
 # zopfli writes the site's gzip copies (scripts/build-site.sh): smaller than cargo-leptos's.
 if ! command -v zopfli >/dev/null 2>&1; then
   say "installing Debian's zopfli"
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq zopfli >/dev/null
-  else sudo apt-get update -qq && sudo apt-get install -y -qq zopfli >/dev/null; fi
+  apt_install zopfli
 fi
 
 if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then

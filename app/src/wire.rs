@@ -1593,6 +1593,15 @@ mod tests {
         );
     }
 
+    /// Asserts that `value` reads back from the JSON it writes.
+    fn reads_back<T>(value: &T)
+    where
+        T: Serialize + serde::de::DeserializeOwned + PartialEq + fmt::Debug,
+    {
+        let json = serde_json::to_string(value).unwrap();
+        assert_eq!(&serde_json::from_str::<T>(&json).unwrap(), value, "{json}");
+    }
+
     #[test]
     fn queue_status_reads_back_what_it_writes_and_needs_its_variants_fields() {
         let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
@@ -1621,12 +1630,7 @@ mod tests {
                 recovered: true,
             },
         ] {
-            let json = serde_json::to_string(&status).unwrap();
-            assert_eq!(
-                serde_json::from_str::<QueueStatus>(&json).unwrap(),
-                status,
-                "{json}"
-            );
+            reads_back(&status);
         }
         for (json, missing) in [
             (
@@ -1660,16 +1664,10 @@ mod tests {
             t + chrono::Duration::milliseconds(123),
             t + chrono::Duration::nanoseconds(1),
         ] {
-            let moved = Moved {
+            reads_back(&Moved {
                 moved: true,
                 moved_at: at,
-            };
-            let json = serde_json::to_string(&moved).unwrap();
-            assert_eq!(
-                serde_json::from_str::<Moved>(&json).unwrap(),
-                moved,
-                "{json}"
-            );
+            });
         }
         let read = |at: &str| {
             serde_json::from_str::<Moved>(&format!(r#"{{"moved":true,"moved_at":"{at}"}}"#))
@@ -1679,6 +1677,20 @@ mod tests {
         for not_rfc3339 in ["1 Dec 2026 19:00:00 +0000", "2026-12-01", "19:00"] {
             assert!(read(not_rfc3339).is_err(), "{not_rfc3339}");
         }
+        // An optional time (`rfc3339::maybe`) reads null and absent as none, and a bad one as
+        // an error, not as none.
+        let opens_at =
+            |json: &str| serde_json::from_str::<QueueStatusFields>(json).map(|f| f.opens_at);
+        assert_eq!(
+            opens_at(r#"{"status":"sold_out","opens_at":null}"#).unwrap(),
+            None
+        );
+        assert_eq!(opens_at(r#"{"status":"sold_out"}"#).unwrap(), None);
+        assert_eq!(
+            opens_at(r#"{"status":"sold_out","opens_at":"2026-12-01T19:00:00Z"}"#).unwrap(),
+            Some(t)
+        );
+        assert!(opens_at(r#"{"status":"sold_out","opens_at":"19:00"}"#).is_err());
     }
 
     #[test]
@@ -1701,12 +1713,7 @@ mod tests {
             moved_at: t,
         }));
         for body in [full, ErrorBody::new("not_found", "No such event.")] {
-            let json = serde_json::to_string(&body).unwrap();
-            assert_eq!(
-                serde_json::from_str::<ErrorBody>(&json).unwrap(),
-                body,
-                "{json}"
-            );
+            reads_back(&body);
         }
         // A part with a field missing is absent, not half there.
         let partial = serde_json::from_str::<ErrorBody>(
