@@ -8,11 +8,11 @@
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use leptos_meta::Title;
 use leptos_router::{LazyRoute, hooks::use_params_map, lazy_route};
 
 use crate::{
     api::Api,
+    pages::set_title,
     wire::{
         AuditEntry, DEFAULT_CURRENCY, DEFAULT_MAX_ADMIT_RATE, DEFAULT_MIN_ADMIT_RATE,
         DEFAULT_TARGET_HOLD_P99_MS, Draw, DrawState, Event, NewEvent, NewSection, Night,
@@ -84,8 +84,8 @@ fn SignIn(signed_in: RwSignal<Option<bool>>, error: RwSignal<Option<String>>) ->
 #[component]
 fn AdminPage() -> impl IntoView {
     let (signed_in, error) = use_sign_in();
+    set_title("Operator · Anteroom");
     view! {
-        <Title text="Operator · Anteroom"/>
         <h1>"Operator"</h1>
         {move || match signed_in.get() {
             None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
@@ -281,8 +281,8 @@ fn AdminEventPage() -> impl IntoView {
     let (signed_in, error) = use_sign_in();
     let params = use_params_map();
     let event_id = move || params.read().get("id").unwrap_or_default();
+    set_title("Live panel · Anteroom");
     view! {
-        <Title text="Live panel · Anteroom"/>
         {move || match signed_in.get() {
             None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
             Some(false) => view! { <SignIn signed_in error/> }.into_any(),

@@ -9,7 +9,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use crate::{
     pow,
     wire::{
-        AuditEntry, BeaconUpdate, ClaimRequest, Draw, ErrorBody, Event, EventEntry, Hold,
+        AuditEntry, BeaconUpdate, ClaimRequest, Deferred, Draw, ErrorBody, Event, EventEntry, Hold,
         HoldRequest, MoveCode, NewEvent, Night, NightPoint, Order, Payments, ProofChallenge,
         QueueStatus, Room, RoomUpdate, SeatMap, Stats,
     },
@@ -233,7 +233,8 @@ impl Api {
         remembered(event_id, call("POST", &path, Some(&body), &device).await)
     }
 
-    pub async fn seats(&self, event_id: &str) -> Result<SeatMap, ErrorBody> {
+    /// The seat map, unread: the turn's stages read it ([`Deferred`]).
+    pub async fn seats(&self, event_id: &str) -> Result<Deferred<SeatMap>, ErrorBody> {
         let path = format!("/api/events/{event_id}/seats");
         let device = device_headers(event_id, "GET", &path, true).await?;
         call("GET", &path, None::<&()>, &device).await

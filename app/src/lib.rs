@@ -21,7 +21,7 @@ pub mod wire;
 pub mod words;
 
 #[cfg(feature = "hydrate")]
-pub use onsale::before_hydrating;
+pub use pages::hydrate;
 pub use pages::{App, shell};
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -15,22 +15,23 @@
 //! only: the stages of the buyer's turn (seat map, hold, confirmation) are a WASM chunk of their
 //! own ([`turn_stage`]), fetched at admission, and a page the server rendered at one of them
 //! loads that chunk before it hydrates ([`before_hydrating`]). The server renders every stage.
+//! The turn's data (the seat map, the hold, the order) comes to the page unread
+//! ([`Deferred`]) and is read by that chunk, so the line's code carries no reader of it.
 
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use leptos_meta::Title;
-use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::{
     api::{Api, binds},
+    pages::set_title,
     wire::{
-        ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms,
+        Deferred, ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms,
         ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
     },
     words::{
-        MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, code_in_groups, countdown, grouped,
-        moment, money, move_valid_until, outlook_in_words, place_moved, wait_range_in_words,
-        wait_to_announce,
+        MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, UNREADABLE, code_in_groups, countdown,
+        grouped, moment, money, move_valid_until, outlook_in_words, place_moved,
+        wait_range_in_words, wait_to_announce,
     },
 };
 
@@ -63,9 +64,11 @@ enum Stage {
     /// The place moved to another device, at that time: this page has none any more and
     /// follows the line no longer (found by a poll, or by the server's rendering).
     Moved(DateTime<Utc>),
-    Choosing(SeatMap),
-    Holding(Hold),
-    Confirmed(Order, Hold),
+    /// The buyer's turn: the seat map, the hold, the order. Read by the turn's own code
+    /// ([`turn_stage`]), so the line's code does not carry their JSON readers.
+    Choosing(Deferred<SeatMap>),
+    Holding(Deferred<Hold>),
+    Confirmed(Deferred<Order>, Deferred<Hold>),
 }
 
 /// The stage a line's answer puts the buyer in; `None` for an admission (the seat map comes
@@ -145,13 +148,16 @@ fn clock(server_now: i64) -> RwSignal<i64> {
 
 /// `/events/{id}` and `/events/{id}/seats`.
 #[component]
-pub fn EventPage() -> impl IntoView {
-    let params = use_params_map();
-    // A place moved here from another device: its code, claimed by the hydrated page.
-    let claim = StoredValue::new(use_query_map().with_untracked(|q| q.get("claim")));
+pub fn EventPage(
+    /// The event's id, from the page's address.
+    id: Signal<String>,
+    /// What the address says besides the id.
+    query: PageQuery,
+) -> impl IntoView {
+    let query = StoredValue::new(query);
     let api = Api::current();
     let entry = Resource::new(
-        move || params.read().get("id").unwrap_or_default(),
+        move || id.get(),
         move |id| {
             let api = api.clone();
             async move { api.enter(id).await }
@@ -160,16 +166,19 @@ pub fn EventPage() -> impl IntoView {
     view! {
         <Suspense fallback=|| view! { <p class="muted">"Finding your place in line…"</p> }>
             {move || Suspend::new(async move {
-                let event_id = || params.read_untracked().get("id").unwrap_or_default();
+                let event_id = || id.get_untracked();
                 match entry.await {
                     Ok(entry) if entry.arriving => {
                         Api::current().bind(&entry);
                         let bound = binds(&entry.event.room);
-                        view! { <GettingPlace event_id=event_id() asked=None bound claim=claim.get_value()/> }.into_any()
+                        view! { <GettingPlace event_id=event_id() asked=None bound query=query.get_value()/> }.into_any()
                     }
-                    Ok(entry) => view! { <OnSale entry claim=claim.get_value() notice=None/> }.into_any(),
+                    Ok(entry) => view! { {
+                        let PageQuery { claim, note } = query.get_value();
+                        view! { <OnSale entry claim notice=note/> }
+                    } }.into_any(),
                     Err(ErrorBody { proof: Some(asked), .. }) => {
-                        view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false claim=claim.get_value()/> }.into_any()
+                        view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false query=query.get_value()/> }.into_any()
                     }
                     Err(e) => {
                         // A refusal that passes (too many at once, a store down) has a way
@@ -177,8 +186,8 @@ pub fn EventPage() -> impl IntoView {
                         // (a limit is not: each try would count against it).
                         let passes = matches!(e.error.as_str(), "rate_limited" | "unavailable" | "internal");
                         let again = e.error != "rate_limited";
+                        set_title("Anteroom");
                         view! {
-                            <Title text="Anteroom"/>
                             <h1>"We could not open this sale"</h1>
                             <p class="error" role="alert">{e.message}</p>
                             {passes.then(|| view! {
@@ -196,6 +205,30 @@ pub fn EventPage() -> impl IntoView {
     }
 }
 
+/// What an event page's address says besides the event's id.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PageQuery {
+    /// The code of a place moved here from another device (`?claim=`), claimed by the hydrated
+    /// page.
+    pub claim: Option<String>,
+    /// A form posted without JavaScript comes back with a note (`?note=`, and `?retry=` in
+    /// seconds): a fixed code, so only one of our sentences can show. Here as that sentence.
+    pub note: Option<String>,
+}
+
+impl PageQuery {
+    /// Read through `get`, the value of the address's query parameter of a name.
+    pub(crate) fn read(get: impl Fn(&str) -> Option<String>) -> Self {
+        let retry = get("retry").and_then(|r| r.parse().ok());
+        Self {
+            claim: get("claim"),
+            note: get("note")
+                .and_then(|code| Note::from_code(&code))
+                .map(|n| n.sentence(retry)),
+        }
+    }
+}
+
 /// While the browser joins the line by script: after a first visit or a prefetch, which the
 /// server's rendering never joins (nor does it in a room that binds tokens: the join needs the
 /// device's proof), or (`proof`) while it makes the proof of work the room asks for a new
@@ -206,8 +239,9 @@ fn GettingPlace(
     event_id: String,
     asked: Option<ProofChallenge>,
     bound: bool,
-    claim: Option<String>,
+    query: PageQuery,
 ) -> impl IntoView {
+    let PageQuery { claim, note } = query;
     if bound {
         provide_context(BoundRoom(event_id.clone()));
     }
@@ -220,7 +254,7 @@ fn GettingPlace(
         #[cfg(feature = "hydrate")]
         {
             let (api, event_id, asked) = (Api::current(), event_id.clone(), asked.clone());
-            let claim = claim.clone();
+            let (claim, note) = (claim.clone(), note.clone());
             let claimed = claim.is_some();
             if claimed {
                 forget_claim_in_address();
@@ -233,6 +267,7 @@ fn GettingPlace(
                             (true, None) => Some(crate::words::CLAIMED.to_owned()),
                             (false, None) => None,
                         };
+                        let notice = note.or(notice);
                         entry.set(Some((found, notice)))
                     }
                     Err(e) => failed.set(Some(e)),
@@ -240,39 +275,40 @@ fn GettingPlace(
             });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (&event_id, &asked, &claim);
+        let _ = (&event_id, &asked, &claim, &note);
     });
     view! {
         {move || match (entry.get(), failed.get()) {
             (Some((entry, notice)), _) => view! { <OnSale entry claim=None notice/> }.into_any(),
-            (None, Some(e)) if e.error == "no_device_key" => view! {
-                <Title text="Anteroom"/>
-                {one_sentence("needs-device", NEEDS_DEVICE.into())}
+            (None, Some(e)) if e.error == "no_device_key" => {
+                set_title("Anteroom");
+                one_sentence("needs-device", NEEDS_DEVICE.into())
             }
-            .into_any(),
-            (None, failed) => view! {
-                <Title text="Anteroom"/>
-                <section class="waiting card" aria-busy="true">
-                    <p class="eyebrow">"Getting your place…"</p>
-                    {if proof {
-                        view! {
-                            <p>"This sale asks each browser for a few seconds of work before it joins the line, so that nobody can take places in bulk. Your browser is doing it now; keep this page open and it moves on by itself."</p>
-                            <noscript>
-                                <p class="error">"That work needs JavaScript: turn it on for this site and reload the page."</p>
-                            </noscript>
-                        }.into_any()
-                    } else {
-                        view! {
-                            <p>"One moment: your browser is joining the line."</p>
-                            {noscript_refresh("1".into(), "This page reloads itself in a second with your place.")}
-                        }.into_any()
-                    }}
-                    {failed.map(|e| view! {
-                        <p class="error" role="alert">{e.message}" "<a href=page.get_value()>"Try again"</a></p>
-                    })}
-                </section>
-                <PlaceElsewhere event_id=here.get_value() moving=false/>
-            }.into_any(),
+            (None, failed) => {
+                set_title("Anteroom");
+                view! {
+                    <section class="waiting card" aria-busy="true">
+                        <p class="eyebrow">"Getting your place…"</p>
+                        {if proof {
+                            view! {
+                                <p>"This sale asks each browser for a few seconds of work before it joins the line, so that nobody can take places in bulk. Your browser is doing it now; keep this page open and it moves on by itself."</p>
+                                <noscript>
+                                    <p class="error">"That work needs JavaScript: turn it on for this site and reload the page."</p>
+                                </noscript>
+                            }.into_any()
+                        } else {
+                            view! {
+                                <p>"One moment: your browser is joining the line."</p>
+                                {noscript_refresh("1".into(), "This page reloads itself in a second with your place.")}
+                            }.into_any()
+                        }}
+                        {failed.map(|e| view! {
+                            <p class="error" role="alert">{e.message}" "<a href=page.get_value()>"Try again"</a></p>
+                        })}
+                    </section>
+                    <PlaceElsewhere event_id=here.get_value() moving=false/>
+                }.into_any()
+            }
         }}
     }
 }
@@ -352,16 +388,7 @@ fn OnSale(
             start.set(Some(position));
         }
     });
-    // A form posted without JavaScript comes back here with a note: a fixed code, so only
-    // one of our sentences can show.
-    let query = use_query_map();
-    let note = query.with_untracked(|q| {
-        let retry = q.get("retry").and_then(|r| r.parse().ok());
-        q.get("note")
-            .and_then(|code| Note::from_code(&code))
-            .map(|n| n.sentence(retry))
-    });
-    let message = RwSignal::new(note.or(notice));
+    let message = RwSignal::new(notice);
     let forms = StoredValue::new(entry.forms.clone());
 
     // A place moved here from another device: claimed once, before the buyer holds seats.
@@ -443,8 +470,8 @@ fn OnSale(
     // notifies only on a new value): not on every poll that moves the position.
     let spoken = Memo::new(move |_| announcement(&stage.get(), paused.get()));
 
+    set_title(&format!("{} · Anteroom", event.name));
     view! {
-        <Title text=crate::pages::page_title(&event.name)/>
         <h1>{event.name.clone()}</h1>
         <p class="sr-only" aria-live="polite">{move || spoken.get()}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
@@ -506,22 +533,33 @@ fn turn_stage(at: Stage, page: Turn) -> AnyView {
         message,
         forms,
     } = page;
-    match at {
-        Stage::Choosing(map) => {
-            view! { <SeatPicker map event_id limit stage message forms/> }.into_any()
-        }
-        Stage::Holding(hold) => view! { <HoldPanel hold stage message forms/> }.into_any(),
-        Stage::Confirmed(order, hold) => view! { <Confirmation order hold/> }.into_any(),
-        // The line's stages are built by `OnSale` itself, in the main WASM.
-        _ => ().into_any(),
-    }
+    let read = || -> Result<AnyView, serde_json::Error> {
+        Ok(match at {
+            Stage::Choosing(map) => {
+                let map = map.read()?;
+                view! { <SeatPicker map event_id limit stage message forms/> }.into_any()
+            }
+            Stage::Holding(hold) => {
+                let hold = hold.read()?;
+                view! { <HoldPanel hold stage message forms/> }.into_any()
+            }
+            Stage::Confirmed(order, hold) => {
+                let (order, hold) = (order.read()?, hold.read()?);
+                view! { <Confirmation order hold/> }.into_any()
+            }
+            // The line's stages are built by `OnSale` itself, in the main WASM.
+            _ => ().into_any(),
+        })
+    };
+    // Our own server wrote it; a page that cannot read it says so instead of half a stage.
+    read().unwrap_or_else(|_| one_sentence("error", UNREADABLE.into()))
 }
 
 /// Loads the code of the turn's stages before the page hydrates when the server rendered one of
 /// them (a reload while choosing seats or holding them): hydration takes the server's HTML over
 /// at once, and a stage whose code is still on its way would not take its part of it.
 #[cfg(feature = "hydrate")]
-pub async fn before_hydrating() {
+pub(crate) async fn before_hydrating() {
     let rendered = document().query_selector(&format!("[data-split=\"{TURN_SPLIT}\"]"));
     if matches!(rendered, Ok(Some(_))) {
         __preload_turn_stage().await;
@@ -640,7 +678,8 @@ fn announcement(stage: &Stage, paused: bool) -> String {
         Stage::Moved(_) => "Your place moved to another device. Continue there.".into(),
         Stage::Choosing(_) => "It is your turn: choose your seats.".into(),
         Stage::Holding(_) => "Your seats are held. Pay before the time runs out.".into(),
-        Stage::Confirmed(order, _) => format!("Done. Your order is {}.", order.order_id),
+        // The order's number is on the page; the live region does not read the order.
+        Stage::Confirmed(..) => "Done. Your seats are bought.".into(),
     }
 }
 
@@ -1035,18 +1074,23 @@ fn SeatPicker(
         leptos::task::spawn_local(async move {
             let event_id = event_id.get_value();
             match api.hold(&event_id, &request, &key).await {
-                Ok(hold) => stage.set(Stage::Holding(hold)),
+                Ok(hold) => stage.set(Stage::Holding(Deferred::Ready(hold))),
                 Err(e) if e.error == "not_admitted" => {
                     back_to_line(&event_id, stage, message).await;
                     busy.set(false);
                 }
                 Err(e) => {
                     let taken = e.seat_ids.clone().unwrap_or_default();
-                    match api.seats(&event_id).await {
-                        Ok(fresh) => {
+                    match api.seats(&event_id).await.map(|m| (m.read(), m)) {
+                        Ok((read, fresh)) => {
                             let words = if e.error == "seat_unavailable" && !taken.is_empty() {
-                                let names: Vec<String> =
-                                    taken.iter().map(|id| seat_label(&fresh, id)).collect();
+                                let names: Vec<String> = taken
+                                    .iter()
+                                    .map(|id| {
+                                        read.as_ref()
+                                            .map_or_else(|_| id.clone(), |m| seat_label(m, id))
+                                    })
+                                    .collect();
                                 format!(
                                     "Someone just took {}. The map now shows what is left; choose again.",
                                     names.join(", ")
@@ -1256,7 +1300,9 @@ fn HoldPanel(
         leptos::task::spawn_local(async move {
             let h = hold.get_value();
             match api.checkout(&h.hold_id, &pay_key.get_value()).await {
-                Ok(order) => stage.set(Stage::Confirmed(order, h)),
+                Ok(order) => {
+                    stage.set(Stage::Confirmed(Deferred::Ready(order), Deferred::Ready(h)))
+                }
                 Err(e) => {
                     if e.error == "payment_declined" {
                         // A new attempt (another card) is a new payment.

@@ -1,19 +1,27 @@
 //! The pages. Each reads its data through [`Api`], so the first paint comes from the server and
-//! the hydrated page keeps itself current through the JSON API. Only the event page is in the
-//! buyer's main WASM: the list of events and the operator's pages are lazy routes, split out.
+//! the hydrated page keeps itself current through the JSON API.
+//!
+//! What a buyer downloads to wait in line is kept small:
+//! - Only the event page is in the buyer's main WASM. The list of events and the operator's
+//!   pages are lazy routes, split out.
+//! - The event page hydrates without the router ([`hydrate`]). The server renders every page
+//!   through the router, which puts no markup of its own in the page, so both build the same
+//!   nodes: [`Frame`] around the page.
+//! - Titles are leptos_meta's on the server only ([`set_title`]).
 
 use leptos::prelude::*;
-use leptos_meta::{HashedStylesheet, MetaTags, Title, provide_meta_context};
+use leptos_meta::{HashedStylesheet, MetaTags};
 use leptos_router::{
     Lazy, LazyRoute, ParamSegment, SsrMode, StaticSegment,
     components::{Route, Router, Routes},
+    hooks::{use_params_map, use_query_map},
     lazy_route,
 };
 
 use crate::{
     admin::OperatorPages,
     api::Api,
-    onsale::EventPage,
+    onsale::{EventPage, PageQuery},
     wire::{Event, Room, Zone},
     words::date_and_time,
 };
@@ -39,14 +47,26 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
-/// The `<title>` of a page about `name` (an operator's text: an event's name).
-/// On the server leptos_meta writes the title into the HTML as it is, unescaped, so the text is
-/// escaped here; in the browser it becomes `document.title`, which takes plain text.
-pub(crate) fn page_title(name: &str) -> String {
-    let title = format!("{name} · Anteroom");
+/// Sets the page's `<title>` to `text` (plain text; an event's name is an operator's), called
+/// while the page or stage it names is built.
+/// - On the server, leptos_meta writes it into the HTML's head (the last one set wins). It
+///   writes it as it is, unescaped, so the text is escaped here.
+/// - In the browser, a page or stage built by script sets `document.title`; a page that hydrates
+///   keeps the title the server wrote. leptos_meta's code stays out of the WASM, and so does any
+///   view: a title puts nothing in the page's body.
+pub(crate) fn set_title(text: &str) {
     #[cfg(feature = "ssr")]
-    let title = escape_html(&title);
-    title
+    {
+        let text = escape_html(text);
+        // Its view renders nothing: leptos_meta took the title when the component ran.
+        let _ = leptos_meta::Title(leptos_meta::TitleProps::builder().text(text).build());
+    }
+    #[cfg(feature = "hydrate")]
+    if crate::hydrated() {
+        document().set_title(text);
+    }
+    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+    let _ = text;
 }
 
 /// `text` with the characters that mean something in HTML written as entities.
@@ -66,9 +86,13 @@ fn escape_html(text: &str) -> String {
     out
 }
 
+/// Around every page: the page's metadata, the top bar and the `<main>` the page goes in. The
+/// router renders no markup of its own, so a page hydrated without it ([`hydrate`]) finds the
+/// same nodes as the server rendered.
 #[component]
-pub fn App() -> impl IntoView {
-    provide_meta_context();
+fn Frame(children: Children) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    leptos_meta::provide_meta_context();
     // Effects run only in the browser, so this attribute says "hydrated" to people and tests.
     Effect::new(move |_| {
         crate::HYDRATED.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -76,23 +100,32 @@ pub fn App() -> impl IntoView {
             let _ = body.set_attribute("data-hydrated", "true");
         }
     });
+    set_title("Anteroom");
     view! {
-        <Title text="Anteroom"/>
         <header class="topbar">
             <a class="brand" href="/">"Anteroom"</a>
         </header>
-        <Router>
-            <main class="page">
+        <main class="page">{children()}</main>
+    }
+}
+
+/// Every page, through the router: what the server renders, and what the browser hydrates on
+/// every page but an event's ([`hydrate`]).
+#[component]
+pub fn App() -> impl IntoView {
+    view! {
+        <Frame>
+            <Router>
                 <Routes fallback=NotFound>
                     // Async: the server waits for the data and sends whole pages, so they work
                     // without JavaScript (streamed chunks would need a script to appear).
                     <Route path=StaticSegment("") view={Lazy::<EventsList>::new()} ssr=SsrMode::Async/>
-                    <Route path=(StaticSegment("events"), ParamSegment("id")) view=EventPage ssr=SsrMode::Async/>
+                    <Route path=(StaticSegment("events"), ParamSegment("id")) view=EventRoute ssr=SsrMode::Async/>
                     // Opening the seat map directly gives the same page: the waiting room unless
                     // this buyer has been admitted.
                     <Route
                         path=(StaticSegment("events"), ParamSegment("id"), StaticSegment("seats"))
-                        view=EventPage
+                        view=EventRoute
                         ssr=SsrMode::Async
                     />
                     // The operator's pages are lazy: their code is a WASM chunk of its own, fetched
@@ -103,9 +136,64 @@ pub fn App() -> impl IntoView {
                         view={Lazy::<OperatorPages>::new()}
                     />
                 </Routes>
-            </main>
-        </Router>
+            </Router>
+        </Frame>
     }
+}
+
+/// An event's page under the router: its id and query from the address.
+#[component]
+fn EventRoute() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map().with_untracked(|q| PageQuery::read(|name| q.get(name)));
+    let id = Signal::derive(move || params.read().get("id").unwrap_or_default());
+    view! { <EventPage id query/> }
+}
+
+/// Hydrates the page the server rendered. An event's page, where a buyer waits, hydrates
+/// without the router: the same [`Frame`] around the same [`EventPage`], given the id and the
+/// query [`EventRoute`] would read. The router, and every other page with it, is a WASM chunk
+/// of its own ([`hydrate_through_the_router`]), fetched by the other pages only: a buyer in
+/// line does not download it. Links from an event's page load their page from the server.
+#[cfg(feature = "hydrate")]
+pub async fn hydrate() {
+    match event_page_here() {
+        Some((id, query)) => {
+            crate::onsale::before_hydrating().await;
+            leptos::mount::hydrate_lazy(move || {
+                let id = Signal::stored(id);
+                view! { <Frame><EventPage id query/></Frame> }
+            });
+        }
+        None => hydrate_through_the_router().await,
+    }
+}
+
+/// Every page but an event's, hydrated through the router (see [`hydrate`]).
+#[cfg(feature = "hydrate")]
+#[leptos::lazy]
+fn hydrate_through_the_router() {
+    leptos::mount::hydrate_lazy(App);
+}
+
+/// The event's id and the query when the browser is on an event's page (`/events/{id}` or
+/// `/events/{id}/seats`, as [`App`] routes them); `None` elsewhere. An id the router would have
+/// to decode (`%`) is left to the router.
+#[cfg(feature = "hydrate")]
+fn event_page_here() -> Option<(String, PageQuery)> {
+    let location = window().location();
+    let path = location.pathname().ok()?;
+    let id = match path.split('/').collect::<Vec<_>>()[..] {
+        ["", "events", id] | ["", "events", id, "seats"] => id,
+        _ => return None,
+    };
+    if id.is_empty() || id.contains('%') {
+        return None;
+    }
+    let search = location.search().unwrap_or_default();
+    let query = web_sys::UrlSearchParams::new_with_str(&search).ok();
+    let query = PageQuery::read(|name| query.as_ref().and_then(|q| q.get(name)));
+    Some((id.to_owned(), query))
 }
 
 #[component]
@@ -144,8 +232,8 @@ fn EventsPage() -> impl IntoView {
         },
     );
     let (details, set_details) = signal(false);
+    set_title("Events · Anteroom");
     view! {
-        <Title text="Events · Anteroom"/>
         <div class="heading">
             <h1>"Events on sale"</h1>
             <button

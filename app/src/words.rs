@@ -239,6 +239,11 @@ pub fn code_in_groups(code: &str) -> String {
 /// While an admitted buyer's browser asks for the seat map with its device's proof.
 pub const SEATS_COMING: &str = "It is your turn: your seat map is on its way.";
 
+/// When the page cannot read what the server sent for the buyer's turn (never expected: our
+/// own server wrote it).
+pub const UNREADABLE: &str =
+    "This page could not read what our server sent. Reload it to try again.";
+
 /// Until when a code that moves a place works: "Valid until 19:14 Berlin time, once."
 pub fn move_valid_until(at: DateTime<Utc>, zone: &Zone) -> String {
     format!(

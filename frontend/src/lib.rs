@@ -6,10 +6,7 @@
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    // Lazy: the operator's pages are a route whose code is loaded before it hydrates, and a
-    // page rendered at the buyer's turn loads that stage's code first (`before_hydrating`).
-    wasm_bindgen_futures::spawn_local(async {
-        app::before_hydrating().await;
-        leptos::mount::hydrate_lazy(app::App);
-    });
+    // An event's page hydrates without the router, every other page through it, loaded first
+    // (`app::hydrate`).
+    wasm_bindgen_futures::spawn_local(app::hydrate());
 }

@@ -19,7 +19,7 @@ use app::{
     App,
     backend::{Backend, BoxFuture, PageBuyer, SessionRefused, SharedBackend},
     shell,
-    wire::{BuyerId, ErrorBody, Event, EventEntry, EventId, HoldStatus, QueueStatus},
+    wire::{BuyerId, Deferred, ErrorBody, Event, EventEntry, EventId, HoldStatus, QueueStatus},
 };
 use axum::{
     Router,
@@ -136,8 +136,8 @@ impl PageBackend {
                     seats: None,
                     now: chrono::Utc::now(),
                     arriving: false,
-                    hold: Some(hold),
-                    order,
+                    hold: Some(Deferred::Ready(hold)),
+                    order: order.map(Deferred::Ready),
                     forms: Some(forms::page_forms(&state.sessions, buyer, event_id)),
                     moved_at: None,
                 },
@@ -189,7 +189,7 @@ impl PageBackend {
                 let json = seatmap::read(state, event_id).await?;
                 let map = serde_json::from_str(&json)
                     .map_err(|e| Error::Internal(format!("seat map JSON: {e}")))?;
-                Some(map)
+                Some(Deferred::Ready(map))
             }
             _ => None,
         };
