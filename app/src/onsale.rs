@@ -173,10 +173,10 @@ pub fn EventPage(
                         let bound = binds(&entry.event.room);
                         view! { <GettingPlace event_id=event_id() asked=None bound query=query.get_value()/> }.into_any()
                     }
-                    Ok(entry) => view! { {
+                    Ok(entry) => {
                         let PageQuery { claim, note } = query.get_value();
-                        view! { <OnSale entry claim notice=note/> }
-                    } }.into_any(),
+                        view! { <OnSale entry claim notice=note/> }.into_any()
+                    }
                     Err(ErrorBody { proof: Some(asked), .. }) => {
                         view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false query=query.get_value()/> }.into_any()
                     }
