@@ -24,13 +24,14 @@ pub mod words;
 pub use pages::hydrate;
 pub use pages::{App, shell};
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// Set once the page in this browser has hydrated (never on the server, where effects do not
 /// run): what is built after it is built by script, not rendered by the server.
 static HYDRATED: AtomicBool = AtomicBool::new(false);
 
 /// Whether the page has hydrated (see [`HYDRATED`]).
+#[cfg(feature = "hydrate")]
 pub(crate) fn hydrated() -> bool {
-    HYDRATED.load(Ordering::Relaxed)
+    HYDRATED.load(std::sync::atomic::Ordering::Relaxed)
 }

@@ -171,14 +171,15 @@ pub fn EventPage(
                     Ok(entry) if entry.arriving => {
                         Api::current().bind(&entry);
                         let bound = binds(&entry.event.room);
-                        view! { <GettingPlace event_id=event_id() asked=None bound query=query.get_value()/> }.into_any()
+                        let forms = entry.forms;
+                        view! { <GettingPlace event_id=event_id() asked=None bound query=query.get_value() forms/> }.into_any()
                     }
                     Ok(entry) => {
                         let PageQuery { claim, note } = query.get_value();
                         view! { <OnSale entry claim notice=note/> }.into_any()
                     }
                     Err(ErrorBody { proof: Some(asked), .. }) => {
-                        view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false query=query.get_value()/> }.into_any()
+                        view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false query=query.get_value() forms=None/> }.into_any()
                     }
                     Err(e) => {
                         // A refusal that passes (too many at once, a store down) has a way
@@ -240,8 +241,14 @@ fn GettingPlace(
     asked: Option<ProofChallenge>,
     bound: bool,
     query: PageQuery,
+    /// The page's forms (the claim form's token), as the server renders them.
+    forms: Option<PageForms>,
 ) -> impl IntoView {
     let PageQuery { claim, note } = query;
+    // Without JavaScript a code in the address is claimed by a form, not by a reload (a room
+    // that binds tokens takes no claim without the device's proof).
+    let claim_by_form = StoredValue::new(claim.clone().filter(|_| !bound));
+    let forms = StoredValue::new(forms);
     if bound {
         provide_context(BoundRoom(event_id.clone()));
     }
@@ -292,14 +299,15 @@ fn GettingPlace(
                         {if proof {
                             view! {
                                 <p>"This sale asks each browser for a few seconds of work before it joins the line, so that nobody can take places in bulk. Your browser is doing it now; keep this page open and it moves on by itself."</p>
-                                <noscript>
-                                    <p class="error">"That work needs JavaScript: turn it on for this site and reload the page."</p>
-                                </noscript>
+                                {noscript(|| r#"<p class="error">That work needs JavaScript: turn it on for this site and reload the page.</p>"#.to_owned())}
                             }.into_any()
                         } else {
                             view! {
                                 <p>"One moment: your browser is joining the line."</p>
-                                {noscript_refresh("1".into(), "This page reloads itself in a second with your place.")}
+                                {match claim_by_form.get_value() {
+                                    Some(code) => claim_form(&here.get_value(), code, &forms.get_value()).into_any(),
+                                    None => noscript_refresh("1".into(), "This page reloads itself in a second with your place.").into_any(),
+                                }}
                             }.into_any()
                         }}
                         {failed.map(|e| view! {
@@ -311,6 +319,35 @@ fn GettingPlace(
             }
         }}
     }
+}
+
+/// A `<noscript>` with what a browser without JavaScript reads, written by the server as the
+/// HTML `html` makes. A browser with JavaScript never shows it, so the WASM hydrates an empty
+/// one and carries none of it (`html` is not called there).
+fn noscript(html: impl FnOnce() -> String) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    let html = html();
+    #[cfg(not(feature = "ssr"))]
+    let html = {
+        let _ = html;
+        String::new()
+    };
+    view! { <noscript inner_html=html></noscript> }
+}
+
+/// The claim of a place moved here (`code`), as a form for a browser without JavaScript (the
+/// hydrated page claims by itself); the server answers 303 back to the page, with a note.
+fn claim_form(event_id: &str, code: String, forms: &Option<PageForms>) -> impl IntoView + use<> {
+    let (event_id, token) = (event_id.to_owned(), forms.as_ref().map(|f| f.token.clone()));
+    noscript(move || {
+        let e = crate::words::escape_html;
+        format!(
+            r#"<form class="card claim-form" method="post" action="/events/{}/claim"><p>Your place in line is moving here from your other device.</p><input type="hidden" name="token" value="{}"><input type="hidden" name="code" value="{}"><button type="submit" class="button">Move my place here</button></form>"#,
+            e(&event_id),
+            e(token.as_deref().unwrap_or_default()),
+            e(&code)
+        )
+    })
 }
 
 /// Provided on the page of a room that binds tokens (the event's id): what the page says to a
@@ -397,6 +434,11 @@ fn OnSale(
         Stage::NotOpen { .. } | Stage::PreQueue { .. } | Stage::Waiting { .. }
     );
     let claim = StoredValue::new(claim.filter(|_| before_holding));
+    // Without JavaScript, by a form (in a room that binds tokens, not at all).
+    let claim_by_form = claim
+        .get_value()
+        .filter(|_| !binds(&event.room))
+        .map(|code| claim_form(&event.id, code, &entry.forms));
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]
         if let Some(code) = claim.get_value() {
@@ -475,6 +517,7 @@ fn OnSale(
         <h1>{event.name.clone()}</h1>
         <p class="sr-only" aria-live="polite">{move || spoken.get()}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
+        {claim_by_form}
         {move || match stage.get() {
             Stage::NotOpen { opens_at, prequeue_opens_at } => view! {
                 <Countdowns opens_at prequeue_opens_at now today/>
@@ -811,36 +854,28 @@ fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
 }
 
 /// A `<noscript>` that reloads a page without JavaScript (`content` as `<meta refresh>` has it)
-/// and says so. Only in what the server renders (and its hydration): a `<noscript>` that the
-/// hydrated page builds later is not inert, and its `<meta refresh>` would reload a page that
-/// keeps itself current (axe-core's `meta-refresh`, critical).
+/// and says so ([`noscript`]: the server writes it; a page the browser builds or hydrates has an
+/// empty one, whose `<meta refresh>` could not reload a page that keeps itself current).
 ///
 /// In a room that binds tokens ([`BoundRoom`]) a browser without JavaScript can take no place,
 /// and a reload would only loop: it reads [`NEEDS_DEVICE`] instead, and loads the image that
-/// counts it for the operator (built by the server's rendering only, like the refresh: one
-/// the hydrated page built would load).
+/// counts it for the operator.
 fn noscript_refresh(content: String, sentence: &'static str) -> impl IntoView {
-    let server_rendered = !crate::hydrated();
-    let bound = use_context::<BoundRoom>();
-    let (class, sentence) = match bound {
-        Some(_) => ("error", NEEDS_DEVICE),
-        None => ("muted", sentence),
-    };
-    let counted = bound
-        .filter(|_| server_rendered)
-        .map(|BoundRoom(event_id)| {
-            let src = format!("/api/events/{event_id}/refusals/no-script");
-            view! { <img src=src alt="" width="1" height="1"/> }
-        });
-    let meta = (server_rendered && class == "muted")
-        .then(|| view! { <meta http-equiv="refresh" content=content/> });
-    view! {
-        <noscript>
-            {meta}
-            <p class=class>{sentence}</p>
-            {counted}
-        </noscript>
-    }
+    noscript(move || {
+        let e = crate::words::escape_html;
+        match use_context::<BoundRoom>() {
+            Some(BoundRoom(event_id)) => format!(
+                r#"<p class="error">{}</p><img src="/api/events/{}/refusals/no-script" alt="" width="1" height="1">"#,
+                e(NEEDS_DEVICE),
+                e(&event_id)
+            ),
+            None => format!(
+                r#"<meta http-equiv="refresh" content="{}"><p class="muted">{}</p>"#,
+                e(&content),
+                e(sentence)
+            ),
+        }
+    })
 }
 
 /// A stage that is one sentence (a card of the `class` given): few shapes of view, since each

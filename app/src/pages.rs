@@ -57,7 +57,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub(crate) fn set_title(text: &str) {
     #[cfg(feature = "ssr")]
     {
-        let text = escape_html(text);
+        let text = crate::words::escape_html(text);
         // Its view renders nothing: leptos_meta took the title when the component ran.
         let _ = leptos_meta::Title(leptos_meta::TitleProps::builder().text(text).build());
     }
@@ -67,23 +67,6 @@ pub(crate) fn set_title(text: &str) {
     }
     #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
     let _ = text;
-}
-
-/// `text` with the characters that mean something in HTML written as entities.
-#[cfg(feature = "ssr")]
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// Around every page: the page's metadata, the top bar and the `<main>` the page goes in. The

@@ -205,6 +205,13 @@ pub enum Note {
     NotOpen,
     /// The room binds tokens to the device, which takes the page's script: a form cannot.
     NeedsDevice,
+    /// A place moved here from another device (the claim form).
+    Claimed,
+    /// The claim form's code is used, expired or unknown.
+    ClaimRefused,
+    /// The code is good but cannot move its place here: it is this browser's own, or this
+    /// browser is admitted already, or its own place moved once already.
+    ClaimConflict,
     /// Anything else: our failure.
     Failed,
 }
@@ -264,7 +271,7 @@ pub fn place_moved(at: DateTime<Utc>, zone: &Zone) -> String {
 }
 
 impl Note {
-    const ALL: [Note; 22] = [
+    const ALL: [Note; 25] = [
         Note::Released,
         Note::SeatTaken,
         Note::NotTogether,
@@ -286,6 +293,9 @@ impl Note {
         Note::NoHold,
         Note::NotOpen,
         Note::NeedsDevice,
+        Note::Claimed,
+        Note::ClaimRefused,
+        Note::ClaimConflict,
         Note::Failed,
     ];
 
@@ -313,6 +323,9 @@ impl Note {
             Note::NoHold => "no_hold",
             Note::NotOpen => "not_open",
             Note::NeedsDevice => "needs_device",
+            Note::Claimed => "claimed",
+            Note::ClaimRefused => "claim_refused",
+            Note::ClaimConflict => "claim_conflict",
             Note::Failed => "failed",
         }
     }
@@ -358,6 +371,11 @@ impl Note {
                 "It is not your turn to choose seats yet. You keep your place in line; this page lets you in when it is your turn.".into()
             }
             Note::NeedsDevice => NEEDS_DEVICE.into(),
+            Note::Claimed => CLAIMED.into(),
+            Note::ClaimRefused => CLAIM_REFUSED.into(),
+            Note::ClaimConflict => {
+                "That place cannot move to this browser: the code is this browser's own, or this browser is admitted already, or its place moved once before. Nothing changed.".into()
+            }
             Note::AdmissionMissing => {
                 "Your browser sent that form without your admission, so nothing was held. Here is the seat map again; please try once more.".into()
             }
@@ -442,6 +460,22 @@ pub fn day_and_clock<Tz: TimeZone>(t: DateTime<Tz>, with_year: bool) -> String {
     date + &clock(t)
 }
 
+/// `text` with the characters that mean something in HTML written as entities.
+pub fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -498,6 +532,15 @@ mod tests {
         assert_eq!(wait_to_announce(11 * 60 - 30), "about 15 minutes");
         assert_eq!(wait_to_announce(15 * 60), "about 15 minutes");
         assert_eq!(wait_to_announce(61 * 60), "about 1 hour 15 minutes");
+    }
+
+    #[test]
+    fn html_is_escaped_so_that_text_stays_text() {
+        assert_eq!(
+            escape_html(r#"<a href="x">Tom & Jerry's</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;"
+        );
+        assert_eq!(escape_html("K7QMF-3XWD9 · 19:00"), "K7QMF-3XWD9 · 19:00");
     }
 
     #[test]

@@ -120,3 +120,31 @@ test('without JavaScript: a seat taken meanwhile leads back to the map with the 
     await browser.close();
   }
 });
+
+test('without JavaScript: a place moved here from another browser is claimed by a form', async () => {
+  const event = await pausedEvent('Forms Claim');
+  const a = await openBrowser();
+  const b = await openBrowser({ javaScriptEnabled: false, viewport: { width: 360, height: 740 } });
+  try {
+    const pageA = await a.context.newPage();
+    await pageA.goto(`${BASE}/events/${event.id}`);
+    await pageA.locator('.place').waitFor({ timeout: 15_000 });
+    await pageA.getByRole('button', { name: 'Continue on another device' }).click();
+    const code = await pageA.locator('[data-code]').getAttribute('data-code', { timeout: 10_000 });
+    assert.ok(code);
+
+    // The code's address, opened without JavaScript: a form, and no place taken meanwhile.
+    const pageB = await b.context.newPage();
+    await pageB.goto(`${BASE}/events/${event.id}?claim=${encodeURIComponent(code)}`);
+    await pageB.getByRole('button', { name: 'Move my place here' }).click();
+    await pageB.getByText('Your place moved here from your other device, with its position.').waitFor();
+    assert.match(await pageB.locator('.place').innerText(), /#1\b/);
+    await pageB.screenshot({ path: `${ARTIFACTS}/forms-claimed-360.png`, fullPage: true });
+    await pageA.getByText(/Your place moved to another device at/).waitFor({ timeout: 10_000 });
+    const stats = await admin('GET', `/api/admin/events/${event.id}/stats`);
+    assert.equal(stats.queue_length, 1, 'one place in line: the moved one');
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});

@@ -1,12 +1,12 @@
 //! The event page's forms, for browsers without JavaScript: hold (chosen seats, or best
-//! available), release and pay, posted as `application/x-www-form-urlencoded` and answered
+//! available), release, pay, and claim a place moved here from another device, posted as `application/x-www-form-urlencoded` and answered
 //! with `303 See Other` to the event's page, which server rendering draws at the stage they led
 //! to (it finds the buyer's hold or order). A hydrated page posts the same forms by script, to
 //! the JSON API.
 //!
 //! Invariants:
 //! - No logic twice: each form calls the function its JSON endpoint calls ([`holds::hold`],
-//!   [`holds::release`], [`checkout::pay`]) behind the same session and admission checks
+//!   [`holds::release`], [`checkout::pay`], [`moving::claim_counted`]) behind the same session and admission checks
 //!   ([`Buyer`], [`AdmittedBuyer::check`]).
 //! - A post from another site changes nothing: a browser that says it is cross-site
 //!   (`Sec-Fetch-Site`) or names another `Origin` is refused (403), and every form must carry
@@ -34,11 +34,13 @@ use axum::{
 
 use crate::{
     checkout,
+    client::Client,
     error::Error,
     extract::{self, HoldId},
-    holds, queue,
+    holds,
+    queue::{self, moving},
     state::AppState,
-    tokens::{Buyer, gate::AdmittedBuyer, session::Sessions},
+    tokens::{Buyer, cookies::Cookie, gate::AdmittedBuyer, session::Sessions},
 };
 
 pub fn router() -> Router<AppState> {
@@ -49,6 +51,7 @@ pub fn router() -> Router<AppState> {
             post(release_form),
         )
         .route("/events/{event_id}/holds/{hold_id}/pay", post(pay_form))
+        .route("/events/{event_id}/claim", post(claim_form))
 }
 
 /// The purpose under which [`form_token`] is signed.
@@ -75,6 +78,7 @@ pub fn form_of(path: &str) -> Option<(String, Form)> {
     let (event_id, action) = rest.split_once('/')?;
     let form = match action {
         "hold" => Form::Hold,
+        "claim" => Form::Claim,
         _ => match action.strip_prefix("holds/")?.split_once('/')?.1 {
             "release" => Form::Release,
             "pay" => Form::Pay,
@@ -113,6 +117,8 @@ pub fn refused(page: &str, what: Form, e: &Error) -> Response {
         Error::SeatUnavailable(_) => Note::SeatTaken,
         Error::Unprocessable(_) | Error::BadRequest(_) | Error::PayloadTooLarge => Note::BadForm,
         Error::Unauthorized(_) => Note::NoSession,
+        Error::NotFound(_) if what == Form::Claim => Note::ClaimRefused,
+        Error::Conflict(_) if what == Form::Claim => Note::ClaimConflict,
         Error::NotFound(_) => Note::NoHold,
         Error::NotOpen { .. } => Note::NotOpen,
         Error::PaymentDeclined => Note::Declined,
@@ -145,6 +151,7 @@ pub enum Form {
     Hold,
     Release,
     Pay,
+    Claim,
 }
 
 /// The most fields a form may carry: the seats of the largest hold and a few more. A longer
@@ -417,6 +424,44 @@ async fn pay_form(
     }
 }
 
+/// `POST /events/{id}/claim`: `code` (a move code another device shows) and `token`. The place
+/// moves to this browser's session as by `POST /api/events/{id}/queue/claim`. A room that binds
+/// tokens takes a claim only with the device's proof, which a form cannot make.
+async fn claim_form(
+    State(state): State<AppState>,
+    client: Client,
+    extract::EventId(event_id): extract::EventId,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let event_id = EventId::from(event_id);
+    let page = page(&event_id);
+    let (fields, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Claim)) {
+        Ok(read) => read,
+        Err(refusal) => return *refusal,
+    };
+    let Some(code) = fields.one("code") else {
+        return see_other(&page, Some((Note::BadForm, None)));
+    };
+    let answer = match state.rooms.get(&state.db, &event_id).await {
+        Ok(room) if room.bind_tokens => return see_other(&page, Some((Note::NeedsDevice, None))),
+        Ok(_) => moving::claim_counted(&state, &buyer.id, &client, &event_id, code, &headers).await,
+        Err(e) => Err(e),
+    };
+    match answer {
+        Ok(_) => {
+            let mut response = see_other(&page, Some((Note::Claimed, None)));
+            // A receipt this browser holds is of a place it gave up (as the API's claim).
+            Cookie::PlaceGone {
+                event_id: &event_id,
+            }
+            .set(&state.config, response.headers_mut());
+            response
+        }
+        Err(e) => refused(&page, Form::Claim, &e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -427,6 +472,7 @@ mod tests {
         assert_eq!(form_of("/events/e1/hold"), page(Form::Hold));
         assert_eq!(form_of("/events/e1/holds/abc/pay"), page(Form::Pay));
         assert_eq!(form_of("/events/e1/holds/abc/release"), page(Form::Release));
+        assert_eq!(form_of("/events/e1/claim"), page(Form::Claim));
         assert_eq!(form_of("/events/e1"), None);
         assert_eq!(form_of("/events/e1/holds/abc/delete"), None);
         assert_eq!(form_of("/api/events/e1/holds"), None);

@@ -256,7 +256,8 @@ async fn csp(mut req: Request, next: Next) -> Response {
     response
 }
 
-/// Marks a page request that must not join the line: a first visit, or a prefetch.
+/// Marks a page request that must not join the line: a first visit, a prefetch, or a page
+/// that carries a move code ([`carries_claim`]).
 #[derive(Clone, Copy)]
 struct LookOnly;
 
@@ -269,6 +270,13 @@ fn is_prefetch(headers: &http::HeaderMap) -> bool {
                 .is_ok_and(|v| v.to_ascii_lowercase().contains("prefetch"))
         })
     })
+}
+
+/// Whether the page's address carries a move code (`?claim=`): its place comes by the claim
+/// (by script, or by the page's claim form), so the page only looks and takes no new one.
+fn carries_claim(uri: &http::Uri) -> bool {
+    uri.query()
+        .is_some_and(|q| form_urlencoded::parse(q.as_bytes()).any(|(name, _)| name == "claim"))
 }
 
 /// Middleware: names the page's client and buyer, issuing a session cookie on the first
@@ -316,7 +324,7 @@ async fn page_session(State(state): State<AppState>, mut req: Request, next: Nex
     if let Some(id) = buyer {
         req.extensions_mut().insert(PageBuyer(id));
     }
-    if new_token.is_some() || is_prefetch(req.headers()) {
+    if new_token.is_some() || is_prefetch(req.headers()) || carries_claim(req.uri()) {
         req.extensions_mut().insert(LookOnly);
     }
     let mut response = next.run(req).await;

@@ -359,6 +359,29 @@ pub async fn not_moved_away(state: &AppState, buyer: &BuyerId, event_id: &EventI
     Ok(())
 }
 
+/// A claim as a buyer makes it, by the API or by the page's form: counted against the claims
+/// a minute of the buyer's network first (a code is guessed no faster), then [`claim`].
+pub async fn claim_counted(
+    state: &AppState,
+    buyer: &BuyerId,
+    client: &Client,
+    event_id: &EventId,
+    typed: &str,
+    headers: &HeaderMap,
+) -> Result<DateTime<Utc>> {
+    ratelimit::check(
+        state,
+        "claim",
+        &client.network(),
+        state.config.claims_per_network_per_minute,
+        std::time::Duration::from_secs(60),
+    )
+    .await?;
+    let at = claim(state, buyer, event_id, typed, headers).await?;
+    tracing::info!(event = %event_id, %buyer, %at, "a place moved to another device");
+    Ok(at)
+}
+
 /// `POST /api/events/{id}/queue/claim`: the place moves here, and the answer is a join's.
 async fn claim_handler(
     State(state): State<AppState>,
@@ -369,16 +392,15 @@ async fn claim_handler(
     ApiJson(request): ApiJson<ClaimRequest>,
 ) -> Result<Response> {
     let event_id = EventId::from(event_id);
-    ratelimit::check(
+    claim_counted(
         &state,
-        "claim",
-        &client.network(),
-        state.config.claims_per_network_per_minute,
-        std::time::Duration::from_secs(60),
+        &buyer.id,
+        &client,
+        &event_id,
+        &request.code,
+        &headers,
     )
     .await?;
-    let at = claim(&state, &buyer.id, &event_id, &request.code, &headers).await?;
-    tracing::info!(event = %event_id, buyer = %buyer.id, %at, "a place moved to another device");
     // The claimer's own headers prove nothing of this place (a receipt or a token they carry
     // is of a place they gave up): the poll reads the line alone, and hands out a receipt and
     // a token (bound to the key the script stored) for the place as it is now.

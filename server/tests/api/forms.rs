@@ -1,12 +1,13 @@
-//! The event page's forms without JavaScript: hold, release and pay posted as HTML forms,
-//! answered with 303 to the page, which the server renders at the stage they led to.
+//! The event page's forms without JavaScript: hold, release, pay and claim a moved place,
+//! posted as HTML forms, answered with 303 to the page, which the server renders at the stage
+//! they led to.
 
 use anteroom::{admission::ticker::Ticker, forms::form_token};
 use reqwest::{StatusCode, redirect::Policy};
 use serde_json::json;
 
 use crate::helpers::{
-    TestApp, app_with_fake, event_body, join, open_event, page, quick, spawn_app,
+    TestApp, app_with_fake, event_body, join, joined, open_event, page, poll, quick, spawn_app,
 };
 
 /// A browser without JavaScript: its cookies as one `Cookie` header, and a client that does
@@ -488,5 +489,84 @@ async fn when_anteroom_sheds_a_form_leads_back_with_the_wait_and_a_page_says_it_
     assert!(
         page.contains("Anteroom is at capacity this instant, so nothing was changed. Try again in about a second."),
         "{page}"
+    );
+}
+
+/// A move code of the buyer of `session`, as the API gives it.
+async fn move_code(app: &TestApp, event: &str, session: &str) -> String {
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/queue/move")))
+        .bearer_auth(session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let body: serde_json::Value = r.json().await.unwrap();
+    body["code"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_place_moves_here_by_the_claim_form_and_a_used_code_comes_back_with_its_note() {
+    let app = spawn_app().await;
+    let event = app.room_event(1).await;
+    let first = joined(&app, &event).await;
+    let mover = joined(&app, &event).await;
+    let code = move_code(&app, &event, &mover).await;
+
+    // The other device, without JavaScript, opens the code's address: the page only looks
+    // (no place of its own at the back) and offers the claim as a form.
+    let (_, session) = app.session().await;
+    let mut browser = Browser::new(&event, &session);
+    let html = browser.page(&app, &format!("?claim={code}")).await;
+    assert!(
+        html.contains(&format!("action=\"/events/{event}/claim\"")),
+        "{html}"
+    );
+    assert!(html.contains(&format!("name=\"code\" value=\"{code}\"")));
+    assert_eq!(poll(&app, &event, &session).await.0, StatusCode::NOT_FOUND);
+
+    let token = hidden(&html, "token", "");
+    let form = [("token", token.clone()), ("code", code.clone())];
+    let path = format!("/events/{event}/claim");
+    // Posted from another site: refused, and the place stays where it is.
+    let r = browser
+        .post_with(&app, &path, &form, &[("sec-fetch-site", "cross-site")])
+        .await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert_eq!(poll(&app, &event, &mover).await.1["position"], 2);
+
+    let to = browser.post(&app, &path, &form).await;
+    assert_eq!(to, format!("/events/{event}?note=claimed"));
+    let (status, place) = poll(&app, &event, &session).await;
+    assert_eq!(status, StatusCode::OK, "{place}");
+    assert_eq!(
+        place["position"], 2,
+        "the place keeps its position: {place}"
+    );
+    assert_eq!(poll(&app, &event, &mover).await.0, StatusCode::NOT_FOUND);
+    let html = browser.page(&app, "?note=claimed").await;
+    assert!(html.contains(app::words::CLAIMED), "{html}");
+
+    // The code is used now: back to the page with the sentence, nothing moved.
+    let to = browser.post(&app, &path, &form).await;
+    assert_eq!(to, format!("/events/{event}?note=claim_refused"));
+    // A code that is not a code, and no code at all.
+    let junk = [("token", token.clone()), ("code", "x".repeat(5000))];
+    let to = browser.post(&app, &path, &junk).await;
+    assert_eq!(to, format!("/events/{event}?note=claim_refused"));
+    let to = browser.post(&app, &path, &[("token", token)]).await;
+    assert_eq!(to, format!("/events/{event}?note=bad_form"));
+    assert_eq!(poll(&app, &event, &session).await.1["position"], 2);
+    assert_eq!(poll(&app, &event, &first).await.1["position"], 1);
+
+    // Whatever the address carries goes into the form as text, never as markup.
+    let html = browser
+        .page(&app, "?claim=%22%3E%3Cscript%3Ex()%3C/script%3E")
+        .await;
+    assert!(!html.contains("<script>x()"), "{html}");
+    assert!(
+        html.contains("name=\"code\" value=\"&quot;&gt;&lt;script&gt;x()"),
+        "{html}"
     );
 }
