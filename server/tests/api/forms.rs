@@ -9,6 +9,7 @@ use serde_json::json;
 use crate::helpers::{
     TestApp, app_with_fake, event_body, join, joined, open_event, page, poll, quick, spawn_app,
 };
+use crate::moving::move_code;
 
 /// A browser without JavaScript: its cookies as one `Cookie` header, and a client that does
 /// not follow redirects (the tests read them).
@@ -492,27 +493,16 @@ async fn when_anteroom_sheds_a_form_leads_back_with_the_wait_and_a_page_says_it_
     );
 }
 
-/// A move code of the buyer of `session`, as the API gives it.
-async fn move_code(app: &TestApp, event: &str, session: &str) -> String {
-    let r = app
-        .client
-        .post(app.url(&format!("/api/events/{event}/queue/move")))
-        .bearer_auth(session)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), StatusCode::CREATED);
-    let body: serde_json::Value = r.json().await.unwrap();
-    body["code"].as_str().unwrap().to_owned()
-}
-
 #[tokio::test]
 async fn a_place_moves_here_by_the_claim_form_and_a_used_code_comes_back_with_its_note() {
     let app = spawn_app().await;
     let event = app.room_event(1).await;
     let first = joined(&app, &event).await;
     let mover = joined(&app, &event).await;
-    let code = move_code(&app, &event, &mover).await;
+    let code = move_code(&app, &event, &mover).await["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     // The other device, without JavaScript, opens the code's address: the page only looks
     // (no place of its own at the back) and offers the claim as a form.

@@ -26,7 +26,7 @@ async fn ask_move(app: &TestApp, event: &str, session: &str) -> reqwest::Respons
 }
 
 /// A move code of the buyer of `session` (asserting the 201).
-async fn move_code(app: &TestApp, event: &str, session: &str) -> Value {
+pub async fn move_code(app: &TestApp, event: &str, session: &str) -> Value {
     let r = ask_move(app, event, session).await;
     let status = r.status();
     let body: Value = r.json().await.unwrap();
