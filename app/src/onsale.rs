@@ -576,26 +576,33 @@ fn turn_stage(at: Stage, page: Turn) -> AnyView {
         message,
         forms,
     } = page;
-    let read = || -> Result<AnyView, serde_json::Error> {
+    let stage_view = || -> Result<AnyView, ErrorBody> {
         Ok(match at {
             Stage::Choosing(map) => {
-                let map = map.read()?;
+                let map = read(map)?;
                 view! { <SeatPicker map event_id limit stage message forms/> }.into_any()
             }
             Stage::Holding(hold) => {
-                let hold = hold.read()?;
+                let hold = read(hold)?;
                 view! { <HoldPanel hold stage message forms/> }.into_any()
             }
             Stage::Confirmed(order, hold) => {
-                let (order, hold) = (order.read()?, hold.read()?);
+                let (order, hold) = (read(order)?, read(hold)?);
                 view! { <Confirmation order hold/> }.into_any()
             }
             // The line's stages are built by `OnSale` itself, in the main WASM.
             _ => ().into_any(),
         })
     };
-    // Our own server wrote it; a page that cannot read it says so instead of half a stage.
-    read().unwrap_or_else(|_| one_sentence("error", UNREADABLE.into()))
+    // A page that cannot read its stage says so instead of showing half of it.
+    stage_view().unwrap_or_else(|e| one_sentence("error", e.message))
+}
+
+/// A part of the turn's data, read (only the turn's code calls this, so its readers stay in
+/// the turn's chunk); our own server wrote it, so a failure is ours, in one sentence.
+fn read<T: serde::de::DeserializeOwned>(part: Deferred<T>) -> Result<T, ErrorBody> {
+    part.read()
+        .map_err(|_| ErrorBody::new("internal", UNREADABLE))
 }
 
 /// Loads the code of the turn's stages before the page hydrates when the server rendered one of
@@ -1116,16 +1123,11 @@ fn SeatPicker(
                 }
                 Err(e) => {
                     let taken = e.seat_ids.clone().unwrap_or_default();
-                    match api.seats(&event_id).await.map(|m| (m.read(), m)) {
-                        Ok((read, fresh)) => {
+                    match api.seats(&event_id).await.and_then(read) {
+                        Ok(fresh) => {
                             let words = if e.error == "seat_unavailable" && !taken.is_empty() {
-                                let names: Vec<String> = taken
-                                    .iter()
-                                    .map(|id| {
-                                        read.as_ref()
-                                            .map_or_else(|_| id.clone(), |m| seat_label(m, id))
-                                    })
-                                    .collect();
+                                let names: Vec<String> =
+                                    taken.iter().map(|id| seat_label(&fresh, id)).collect();
                                 format!(
                                     "Someone just took {}. The map now shows what is left; choose again.",
                                     names.join(", ")
@@ -1136,7 +1138,8 @@ fn SeatPicker(
                                 e.message
                             };
                             message.set(Some(words));
-                            stage.set(Stage::Choosing(fresh));
+                            // Read once, here: the stage takes the map as it is.
+                            stage.set(Stage::Choosing(Deferred::Ready(fresh)));
                         }
                         Err(again) if again.error == "not_admitted" => {
                             back_to_line(&event_id, stage, message).await;

@@ -879,11 +879,11 @@ pub enum Deferred<T> {
     Raw(Box<serde_json::value::RawValue>),
 }
 
-impl<T: Clone + serde::de::DeserializeOwned> Deferred<T> {
+impl<T: serde::de::DeserializeOwned> Deferred<T> {
     /// The value, read from its JSON if it came as JSON.
-    pub fn read(&self) -> Result<T, serde_json::Error> {
+    pub fn read(self) -> Result<T, serde_json::Error> {
         match self {
-            Self::Ready(value) => Ok(value.clone()),
+            Self::Ready(value) => Ok(value),
             Self::Raw(json) => serde_json::from_str(json.get()),
         }
     }
@@ -1601,7 +1601,7 @@ mod tests {
 
         let came: Deferred<Hold> = serde_json::from_str(&json).unwrap();
         assert!(matches!(came, Deferred::Raw(_)), "kept unread");
-        assert_eq!(came.read().unwrap(), hold);
+        assert_eq!(came.clone().read().unwrap(), hold);
         assert_eq!(
             serde_json::to_string(&came).unwrap(),
             json,

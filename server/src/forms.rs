@@ -1,13 +1,13 @@
 //! The event page's forms, for browsers without JavaScript: hold (chosen seats, or best
-//! available), release, pay, and claim a place moved here from another device, posted as `application/x-www-form-urlencoded` and answered
-//! with `303 See Other` to the event's page, which server rendering draws at the stage they led
-//! to (it finds the buyer's hold or order). A hydrated page posts the same forms by script, to
-//! the JSON API.
+//! available), release, pay, and claim a place moved here from another device. They are posted
+//! as `application/x-www-form-urlencoded` and answered with `303 See Other` to the event's
+//! page, which server rendering draws at the stage they led to (it finds the buyer's hold or
+//! order). A hydrated page posts the same forms by script, to the JSON API.
 //!
 //! Invariants:
 //! - No logic twice: each form calls the function its JSON endpoint calls ([`holds::hold`],
-//!   [`holds::release`], [`checkout::pay`], [`moving::claim_counted`]) behind the same session and admission checks
-//!   ([`Buyer`], [`AdmittedBuyer::check`]).
+//!   [`holds::release`], [`checkout::pay`], [`moving::claim_counted`]) behind the same session
+//!   and admission checks ([`Buyer`], [`AdmittedBuyer::check`]).
 //! - A post from another site changes nothing: a browser that says it is cross-site
 //!   (`Sec-Fetch-Site`) or names another `Origin` is refused (403), and every form must carry
 //!   the token signed for this session and event ([`form_token`]), which only a page of ours

@@ -186,10 +186,12 @@ impl PageBackend {
             // The line itself says this buyer is in: show the map (in a bound room, the
             // page asks for it with its proof).
             Some(QueueStatus::Admitted { .. }) if !bound => {
+                // As the cache holds it: the page reads it where it shows it, and the data it
+                // hydrates from carries the text as it is (not read, then written again).
                 let json = seatmap::read(state, event_id).await?;
-                let map = serde_json::from_str(&json)
+                let map = serde_json::value::RawValue::from_string(json)
                     .map_err(|e| Error::Internal(format!("seat map JSON: {e}")))?;
-                Some(Deferred::Ready(map))
+                Some(Deferred::Raw(map))
             }
             _ => None,
         };

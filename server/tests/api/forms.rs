@@ -560,3 +560,27 @@ async fn a_place_moves_here_by_the_claim_form_and_a_used_code_comes_back_with_it
         "{html}"
     );
 }
+
+#[tokio::test]
+async fn in_a_room_that_binds_tokens_the_claim_form_says_a_device_key_is_needed() {
+    let app = spawn_app().await;
+    let event = app
+        .create_event(event_body(
+            1,
+            4,
+            json!({"admit_rate_per_second": 10, "bind_tokens": true}),
+        ))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let (buyer, session) = app.session().await;
+    let token = form_token(&app.state.sessions, &buyer.into(), &event.clone().into());
+    let browser = Browser::new(&event, &session);
+    let to = browser
+        .post(
+            &app,
+            &format!("/events/{event}/claim"),
+            &[("token", token), ("code", "K7QMF-3XWD9".to_owned())],
+        )
+        .await;
+    assert_eq!(to, format!("/events/{event}?note=needs_device"));
+}
