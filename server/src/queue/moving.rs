@@ -283,8 +283,9 @@ fn no_such_code() -> Error {
     )
 }
 
-/// Moves the place whose code is `typed` to `buyer` (who claims it): the time it moved.
-pub async fn claim(
+/// Moves the place whose code is `typed` to `buyer` (who claims it): the time it moved. Callers
+/// go through [`claim_counted`], which counts the claim first.
+async fn claim(
     state: &AppState,
     buyer: &BuyerId,
     event_id: &EventId,
