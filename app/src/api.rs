@@ -213,11 +213,25 @@ impl Api {
 
     /// Asks for a one-time code that moves this buyer's place to another device (API.md
     /// "Moving a place to another device").
+    /// In a room that binds tokens the ask carries a proof of this device's key: only the
+    /// place's device moves it.
     pub async fn move_place(&self, event_id: &str) -> Result<MoveCode, ErrorBody> {
+        let path = format!("/api/events/{event_id}/queue/move");
+        let device = device_headers(event_id, "POST", &path, false).await?;
+        call("POST", &path, Some(&serde_json::json!({})), &device).await
+    }
+
+    /// Where the place another device moves with `code` stands, without taking it.
+    pub async fn claim_preview(
+        &self,
+        event_id: &str,
+        code: &str,
+    ) -> Result<crate::wire::ClaimPreview, ErrorBody> {
+        let code: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
         call(
-            "POST",
-            &format!("/api/events/{event_id}/queue/move"),
-            Some(&serde_json::json!({})),
+            "GET",
+            &format!("/api/events/{event_id}/queue/claim?code={code}"),
+            None::<&()>,
             &[],
         )
         .await
@@ -252,18 +266,26 @@ impl Api {
         call("POST", &path, Some(request), &headers).await
     }
 
-    pub async fn release(&self, hold_id: &str) -> Result<(), ErrorBody> {
-        call("DELETE", &format!("/api/holds/{hold_id}"), None::<&()>, &[]).await
+    /// Releases a hold of `event_id` (in a room that binds tokens, with a proof of this
+    /// device's key).
+    pub async fn release(&self, event_id: &str, hold_id: &str) -> Result<(), ErrorBody> {
+        let path = format!("/api/holds/{hold_id}");
+        let device = device_headers(event_id, "DELETE", &path, false).await?;
+        call("DELETE", &path, None::<&()>, &device).await
     }
 
-    pub async fn checkout(&self, hold_id: &str, key: &str) -> Result<Order, ErrorBody> {
-        call(
-            "POST",
-            &format!("/api/holds/{hold_id}/checkout"),
-            Some(&()),
-            &[(IDEMPOTENCY_KEY, key.to_owned())],
-        )
-        .await
+    /// Pays a hold of `event_id` (in a room that binds tokens, with a proof of this device's
+    /// key).
+    pub async fn checkout(
+        &self,
+        event_id: &str,
+        hold_id: &str,
+        key: &str,
+    ) -> Result<Order, ErrorBody> {
+        let path = format!("/api/holds/{hold_id}/checkout");
+        let mut headers = device_headers(event_id, "POST", &path, false).await?;
+        headers.push((IDEMPOTENCY_KEY, key.to_owned()));
+        call("POST", &path, Some(&()), &headers).await
     }
 
     /// Whether this browser is signed in as the operator.

@@ -25,8 +25,8 @@ use crate::{
     api::{Api, binds},
     pages::set_title,
     wire::{
-        Deferred, ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms,
-        ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
+        ClaimPreview, Deferred, ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook,
+        PageForms, ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
     },
     words::{
         MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, UNREADABLE, code_in_groups, countdown,
@@ -305,7 +305,7 @@ fn GettingPlace(
                             view! {
                                 <p>"One moment: your browser is joining the line."</p>
                                 {match claim_by_form.get_value() {
-                                    Some(code) => claim_form(&here.get_value(), code, &forms.get_value()).into_any(),
+                                    Some(code) => claim_form(&here.get_value(), code, None, &forms.get_value()).into_any(),
                                     None => noscript_refresh("1".into(), "This page reloads itself in a second with your place.").into_any(),
                                 }}
                             }.into_any()
@@ -336,13 +336,23 @@ fn noscript(html: impl FnOnce() -> String) -> impl IntoView {
 }
 
 /// The claim of a place moved here (`code`), as a form for a browser without JavaScript (the
-/// hydrated page claims by itself); the server answers 303 back to the page, with a note.
-fn claim_form(event_id: &str, code: String, forms: &Option<PageForms>) -> impl IntoView + use<> {
+/// hydrated page claims by itself, or asks first); the server answers 303 back to the page,
+/// with a note. `own` is this page's own place, if it has one (`Some(None)`: a pre-queue
+/// ticket), which the claim gives up: the form says so.
+fn claim_form(
+    event_id: &str,
+    code: String,
+    own: Option<Option<u64>>,
+    forms: &Option<PageForms>,
+) -> impl IntoView + use<> {
     let (event_id, token) = (event_id.to_owned(), forms.as_ref().map(|f| f.token.clone()));
     noscript(move || {
         let e = crate::words::escape_html;
+        let given_up = own
+            .map(|position| format!("<p>{}</p>", e(&crate::words::own_place_given_up(position))))
+            .unwrap_or_default();
         format!(
-            r#"<form class="card claim-form" method="post" action="/events/{}/claim"><p>Your place in line is moving here from your other device.</p><input type="hidden" name="token" value="{}"><input type="hidden" name="code" value="{}"><button type="submit" class="button">Move my place here</button></form>"#,
+            r#"<form class="card claim-form" method="post" action="/events/{}/claim"><p>Your place in line is moving here from your other device.</p>{given_up}<input type="hidden" name="token" value="{}"><input type="hidden" name="code" value="{}"><button type="submit" class="button">Move my place here</button></form>"#,
             e(&event_id),
             e(token.as_deref().unwrap_or_default()),
             e(&code)
@@ -428,29 +438,55 @@ fn OnSale(
     let message = RwSignal::new(notice);
     let forms = StoredValue::new(entry.forms.clone());
 
-    // A place moved here from another device: claimed once, before the buyer holds seats.
+    // A place moved here from another device: claimed once, before the buyer holds seats. A
+    // page with no place of its own claims it at once; one with a place in line (which the
+    // claim gives up) shows both places and claims only when the buyer chooses to.
     let before_holding = matches!(
         stage.get_untracked(),
         Stage::NotOpen { .. } | Stage::PreQueue { .. } | Stage::Waiting { .. }
     );
+    let own_place = match stage.get_untracked() {
+        Stage::Waiting { position, .. } => Some(Some(position)),
+        Stage::PreQueue { .. } => Some(None),
+        _ => None,
+    };
     let claim = StoredValue::new(claim.filter(|_| before_holding));
     // Without JavaScript, by a form (in a room that binds tokens, not at all).
     let claim_by_form = claim
         .get_value()
         .filter(|_| !binds(&event.room))
-        .map(|code| claim_form(&event.id, code, &entry.forms));
+        .map(|code| claim_form(&event.id, code, own_place, &entry.forms));
+    // The buyer's choice to make: the code and where its place stands (browser only).
+    let choice = RwSignal::new(None::<(String, ClaimPreview)>);
+    let claim_now = move |code: String| {
+        choice.set(None);
+        leptos::task::spawn_local(async move {
+            let event_id = event_id.get_value();
+            match Api::current().claim(&event_id, &code).await {
+                Ok(status) => {
+                    message.set(Some(crate::words::CLAIMED.into()));
+                    stage.set(line_stage(&status).unwrap_or(Stage::Admitted));
+                }
+                Err(e) if e.error == "not_found" => {
+                    message.set(Some(crate::words::CLAIM_REFUSED.into()))
+                }
+                Err(e) => message.set(Some(e.message)),
+            }
+        });
+    };
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]
         if let Some(code) = claim.get_value() {
             claim.set_value(None);
             forget_claim_in_address();
+            if own_place.is_none() {
+                claim_now(code);
+                return;
+            }
             leptos::task::spawn_local(async move {
                 let event_id = event_id.get_value();
-                match Api::current().claim(&event_id, &code).await {
-                    Ok(status) => {
-                        message.set(Some(crate::words::CLAIMED.into()));
-                        stage.set(line_stage(&status).unwrap_or(Stage::Admitted));
-                    }
+                match Api::current().claim_preview(&event_id, &code).await {
+                    Ok(preview) => choice.set(Some((code, preview))),
                     Err(e) if e.error == "not_found" => {
                         message.set(Some(crate::words::CLAIM_REFUSED.into()))
                     }
@@ -459,8 +495,25 @@ fn OnSale(
             });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = claim;
+        let _ = (claim, claim_now);
     });
+    let choosing = move || {
+        choice.get().map(|(code, preview)| {
+            let (moving, kept) = crate::words::claim_choice(&preview, own_place.flatten());
+            view! {
+                <section class="card claim-choice" aria-label="A place moving here">
+                    <p>{moving}</p>
+                    <p>{kept}</p>
+                    <button type="button" class="button" on:click=move |_| claim_now(code.clone())>
+                        "Move that place here"
+                    </button>
+                    <button type="button" class="button secondary" on:click=move |_| {
+                        choice.set(None);
+                    }>"Keep this device's place"</button>
+                </section>
+            }
+        })
+    };
 
     // Admitted without the seat map (a room that binds tokens): ask for it with the proof.
     Effect::new(move |_| {
@@ -518,6 +571,7 @@ fn OnSale(
         <p class="sr-only" aria-live="polite">{move || spoken.get()}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
         {claim_by_form}
+        {choosing}
         {move || match stage.get() {
             Stage::NotOpen { opens_at, prequeue_opens_at } => view! {
                 <Countdowns opens_at prequeue_opens_at now today/>
@@ -1337,7 +1391,10 @@ fn HoldPanel(
         let api = Api::current();
         leptos::task::spawn_local(async move {
             let h = hold.get_value();
-            match api.checkout(&h.hold_id, &pay_key.get_value()).await {
+            match api
+                .checkout(&h.event_id, &h.hold_id, &pay_key.get_value())
+                .await
+            {
                 Ok(order) => {
                     stage.set(Stage::Confirmed(Deferred::Ready(order), Deferred::Ready(h)))
                 }
@@ -1356,7 +1413,8 @@ fn HoldPanel(
         busy.set(true);
         let api = Api::current();
         leptos::task::spawn_local(async move {
-            match api.release(&hold.get_value().hold_id).await {
+            let h = hold.get_value();
+            match api.release(&h.event_id, &h.hold_id).await {
                 Ok(()) => back_to_map(Some(
                     "Released. The seats are free for others again.".into(),
                 )),

@@ -215,6 +215,16 @@ pub struct ClaimRequest {
     pub code: String,
 }
 
+/// `GET /api/events/{id}/queue/claim?code=`: where the place a move code would bring here
+/// stands, so that a page with a place of its own shows both before the buyer chooses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ClaimPreview {
+    Waiting { position: u64 },
+    Admitted,
+    PreQueue,
+}
+
 /// When a sale that has not opened opens, and its pre-queue (a `not_open` answer's fields).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opening {
@@ -1054,6 +1064,8 @@ pub struct PaymentEntry {
     /// The idempotency key at the provider: the hold and the attempt.
     pub provider_key: String,
     pub amount_cents: i64,
+    /// The event's currency (ISO 4217): charged and refunded in it.
+    pub currency: String,
     /// `pending`, `succeeded`, `declined`, `refunded` or `failed`.
     pub state: String,
     pub charge_id: Option<String>,

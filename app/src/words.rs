@@ -229,6 +229,34 @@ pub const CLAIM_REFUSED: &str = "That code is used, expired or unknown, so no pl
 /// Said once a place moved here from another device.
 pub const CLAIMED: &str = "Your place moved here from your other device, with its position.";
 
+/// What the buyer is told before a place moves here over the place this page has: where the
+/// moving place stands, and what moving it gives up.
+pub fn claim_choice(moving: &crate::wire::ClaimPreview, own: Option<u64>) -> (String, String) {
+    use crate::wire::ClaimPreview;
+    let moving = match moving {
+        ClaimPreview::Waiting { position } => format!(
+            "Your other device's place is #{} in line.",
+            grouped(*position)
+        ),
+        ClaimPreview::Admitted => "Your other device's place has been let in.".to_owned(),
+        ClaimPreview::PreQueue => "Your other device's place is in the draw.".to_owned(),
+    };
+    (moving, own_place_given_up(own))
+}
+
+/// What moving a place here gives up: this page's own place (`None`: a ticket in the draw).
+pub fn own_place_given_up(own: Option<u64>) -> String {
+    match own {
+        Some(position) => format!(
+            "This device is #{} in line; moving that place here gives this one up.",
+            grouped(position)
+        ),
+        None => {
+            "This device is in the draw; moving that place here gives its ticket up.".to_owned()
+        }
+    }
+}
+
 /// A code as people read and type it: as the server wrote it when it comes in groups already
 /// ("K7QMF-3XWD9"), else in groups of five ("K7QMF 3XWD9").
 pub fn code_in_groups(code: &str) -> String {

@@ -186,7 +186,10 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
     let room = state.rooms.get(&state.db, &event).await.unwrap();
     let mut redis = state.redis.clone();
     let bench = NewPlace {
-        network: "bench".into(),
+        networks: vec![anteroom::client::Network {
+            cidr: "bench".into(),
+            scale: 1,
+        }],
         proof: None,
     };
     let band = Band::exact(room.admit_rate_per_second.max(1));

@@ -8,7 +8,9 @@
 //! writes into that header lies left of what our proxies appended, so it is never read past
 //! the client's real address; a hop that does not parse ends the walk at the proxy that
 //! wrote it. An IPv6 client counts as its /64 (one host commonly has a whole /64 to pick
-//! addresses from); the per-network limits count an IPv4 /24 or an IPv6 /64. [`Client::of`]
+//! addresses from); the per-network limits count an IPv4 /24, and an IPv6 /64 together with
+//! its /56 and /48, each allowed a multiple of the limit ([`Client::networks`]): one customer
+//! is commonly given a /56 or a whole /48, which is 65,536 /64s. [`Client::of`]
 //! is the one function that decides, and every per-address limit takes its subject from a
 //! [`Client`].
 
@@ -139,23 +141,57 @@ impl Client {
         }
     }
 
-    /// The subject of the per-network limits: the IPv4 /24 or the IPv6 /64.
+    /// The network an address counts as: the IPv4 /24 or the IPv6 /64.
     pub fn network(&self) -> String {
-        let block = |ip: IpAddr, prefix| Cidr {
-            network: ip,
-            prefix,
+        self.block(64).to_string()
+    }
+
+    /// The buckets the per-network limits count this client in, each with the multiple of
+    /// the limit it may reach: the IPv4 /24 (1); the IPv6 /64 (1), its /56 (4) and its /48
+    /// (16). An allocation of a /48 is then worth 16 networks' share, not 65,536.
+    pub fn networks(&self) -> Vec<Network> {
+        let prefixes: &[(u8, u32)] = match self.ip {
+            IpAddr::V4(_) => &[(24, 1)],
+            IpAddr::V6(_) => &[(64, 1), (56, 4), (48, 16)],
         };
-        let cidr = match self.ip {
-            IpAddr::V4(ip) => {
-                let net = masked(u128::from(u32::from(ip)), 32, 24) as u32;
-                block(IpAddr::V4(Ipv4Addr::from(net)), 24)
-            }
-            IpAddr::V6(ip) => {
-                let net = masked(u128::from(ip), 128, 64);
-                block(IpAddr::V6(Ipv6Addr::from(net)), 64)
-            }
-        };
-        cidr.to_string()
+        prefixes
+            .iter()
+            .map(|&(prefix, scale)| Network {
+                cidr: self.block(prefix).to_string(),
+                scale,
+            })
+            .collect()
+    }
+
+    /// The block of `prefix_v6` bits holding an IPv6 client, or the /24 of an IPv4 one.
+    fn block(&self, prefix_v6: u8) -> Cidr {
+        match self.ip {
+            IpAddr::V4(ip) => Cidr {
+                network: IpAddr::V4(Ipv4Addr::from(
+                    masked(u128::from(u32::from(ip)), 32, 24) as u32
+                )),
+                prefix: 24,
+            },
+            IpAddr::V6(ip) => Cidr {
+                network: IpAddr::V6(Ipv6Addr::from(masked(u128::from(ip), 128, prefix_v6))),
+                prefix: prefix_v6,
+            },
+        }
+    }
+}
+
+/// One bucket of the per-network limits: a block of addresses and the multiple of the
+/// configured limit it may reach.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    pub cidr: String,
+    pub scale: u32,
+}
+
+impl Network {
+    /// This bucket's share of `limit`.
+    pub fn limit(&self, limit: u32) -> u32 {
+        limit.saturating_mul(self.scale)
     }
 }
 
@@ -332,6 +368,35 @@ mod tests {
         assert_eq!(c("203.0.113.7").address(), "203.0.113.7");
         assert_eq!(c("203.0.113.7").network(), "203.0.113.0/24");
         assert_eq!(c("2001:db8:1:2::1").network(), "2001:db8:1:2::/64");
+    }
+
+    /// Review finding 8: a /48 counted as 65,536 networks.
+    #[test]
+    fn an_ipv6_client_counts_in_its_64_56_and_48_and_an_ipv4_one_in_its_24() {
+        let c = |ip: &str| Client {
+            ip: ip.parse().unwrap(),
+        };
+        let buckets = |ip: &str| {
+            c(ip)
+                .networks()
+                .into_iter()
+                .map(|n| (n.cidr, n.scale))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            buckets("2001:db8:1:2a3::1"),
+            [
+                ("2001:db8:1:2a3::/64".to_owned(), 1),
+                ("2001:db8:1:200::/56".to_owned(), 4),
+                ("2001:db8:1::/48".to_owned(), 16),
+            ]
+        );
+        assert_eq!(buckets("203.0.113.7"), [("203.0.113.0/24".to_owned(), 1)]);
+        assert_eq!(
+            c("2001:db8:1:ffff::1").networks()[2],
+            c("2001:db8:1::9").networks()[2]
+        );
+        assert_eq!(c("2001:db8::1").networks()[2].limit(u32::MAX), u32::MAX);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Files that hold secrets: the development defaults (when configuration names no secret, a
 //! random value is generated once and kept in the data folder, so restarts and several local
-//! instances agree; production sets them through the environment) and the admission keys'
-//! folder (`tokens::keys`).
+//! instances agree) and the admission keys' folder (`tokens::keys`). Outside `--dev` a server
+//! never generates one: it reads the environment or files `anteroom secrets` wrote once, since
+//! instances that each made their own would refuse each other's sessions and tokens.
 //!
 //! Invariants: a secret file is readable and writable by its owner only (0600), in a folder
 //! only its owner may enter (0700). Both are created so, and checked whenever they are read:
@@ -60,7 +61,7 @@ pub fn secret_file(dir: &Path, name: &str, strictness: Strictness) -> io::Result
 }
 
 /// The secret in `path`, or `None` when there is none (no file, or an empty one).
-fn read_secret(path: &Path, strictness: Strictness) -> io::Result<Option<String>> {
+pub fn read_secret(path: &Path, strictness: Strictness) -> io::Result<Option<String>> {
     match fs::read_to_string(path) {
         Ok(s) if !s.trim().is_empty() => {
             check_private(path, strictness)?;

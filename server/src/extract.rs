@@ -9,7 +9,7 @@ use std::{collections::HashMap, time::Duration};
 use axum::{
     body::{Body, Bytes},
     extract::{FromRequest, FromRequestParts, Path, Request, rejection::BytesRejection},
-    http::{StatusCode, request::Parts},
+    http::{HeaderMap, StatusCode, header, request::Parts},
 };
 use serde::de::DeserializeOwned;
 
@@ -168,9 +168,54 @@ fn body_rejection(rejection: BytesRejection) -> Error {
     }
 }
 
+/// Whether a browser says this request comes from a page of another site: `Sec-Fetch-Site`
+/// other than same-origin or none, or an `Origin` that is not this host. An app (neither
+/// header) is not. The page's forms and the JSON claim of a place refuse such requests.
+pub fn cross_site(headers: &HeaderMap) -> bool {
+    let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    if fetch_site.is_some_and(|site| site != "same-origin" && site != "none") {
+        return true;
+    }
+    // Browsers send `Origin` with every form post: it must name this host.
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    match headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) {
+        None => false,
+        Some(origin) => {
+            let named = origin
+                .split_once("://")
+                .map_or(origin, |(_, rest)| rest)
+                .trim_end_matches('/');
+            Some(named) != host
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use axum::http::HeaderValue;
+
     use super::*;
+
+    #[test]
+    fn a_post_that_says_it_is_from_elsewhere_is_cross_site() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static("tickets.example"));
+            for (k, v) in pairs {
+                h.insert(*k, HeaderValue::from_static(v));
+            }
+            h
+        };
+        assert!(!cross_site(&headers(&[])));
+        assert!(!cross_site(&headers(&[
+            ("sec-fetch-site", "same-origin"),
+            ("origin", "https://tickets.example")
+        ])));
+        assert!(cross_site(&headers(&[("sec-fetch-site", "cross-site")])));
+        assert!(cross_site(&headers(&[("sec-fetch-site", "same-site")])));
+        assert!(cross_site(&headers(&[("origin", "https://evil.example")])));
+        assert!(cross_site(&headers(&[("origin", "null")])));
+    }
 
     #[derive(serde::Deserialize, Debug)]
     #[serde(deny_unknown_fields)]

@@ -49,6 +49,11 @@ async fn run(cli: Cli) -> Result<(), BoxError> {
                 return Err("the draw did not verify".into());
             }
         }
+        Command::Secrets => {
+            for line in startup::write_secrets(&config)? {
+                println!("{line}");
+            }
+        }
         Command::Migrate => {
             startup::migrate(&config).await?;
             println!("migrations applied");

@@ -18,7 +18,9 @@
 //! Invariants: the report is computed from Postgres in one ordered read of the event's
 //! admissions (a night's worth: tens of bytes a row), at most once per [`FRESH`] per event and instance (one computation at a time;
 //! the others wait for it and take its answer), so requests cannot make us scan the log more
-//! often; an unknown event is 404 before any query; a page holds at most [`MAX_LIMIT`] entries
+//! often; an unknown event is 404 before any query; a page of the log is read at most once per
+//! [`PAGE_FRESH`] per instance, through the public reads' share of the pool
+//! (`Rooms::public_read`); a page holds at most [`MAX_LIMIT`] entries
 //! and bad paging changes nothing: `after` or `limit` that is not a whole number is 400,
 //! `limit` outside 1..=10000 is 422.
 
@@ -61,7 +63,18 @@ pub fn router() -> axum::Router<AppState> {
 pub struct Reports {
     cached: Mutex<HashMap<String, (Instant, Report)>>,
     computing: tokio::sync::Mutex<()>,
+    /// Pages of the admission log lately read, by (event, after, limit): each is read from
+    /// Postgres at most once per [`PAGE_FRESH`], and at most [`PAGES_MAX`] are kept.
+    pages: Mutex<HashMap<PageKey, (Instant, AdmissionLog)>>,
 }
+
+/// A page of an event's admission log: (event, after, limit).
+type PageKey = (String, u64, u64);
+
+/// How long a page of the admission log is answered from memory.
+pub const PAGE_FRESH: Duration = Duration::from_secs(1);
+/// The most pages kept: a crawl of every `after` cannot grow the map beyond it.
+pub const PAGES_MAX: usize = 1_000;
 
 impl Reports {
     fn fresh(&self, event_id: &str) -> Option<Report> {
@@ -70,6 +83,26 @@ impl Reports {
             .get(event_id)
             .filter(|(at, _)| at.elapsed() < FRESH)
             .map(|(_, report)| report.clone())
+    }
+
+    /// A page of `event_id`'s admission log read within [`PAGE_FRESH`], if any.
+    fn page(&self, key: &PageKey) -> Option<AdmissionLog> {
+        let pages = self.pages.lock().expect("not poisoned");
+        pages
+            .get(key)
+            .filter(|(at, _)| at.elapsed() < PAGE_FRESH)
+            .map(|(_, page)| page.clone())
+    }
+
+    fn keep_page(&self, key: PageKey, page: AdmissionLog) {
+        let mut pages = self.pages.lock().expect("not poisoned");
+        if pages.len() >= PAGES_MAX {
+            pages.retain(|_, (at, _)| at.elapsed() < PAGE_FRESH);
+            if pages.len() >= PAGES_MAX {
+                pages.clear();
+            }
+        }
+        pages.insert(key, (Instant::now(), page));
     }
 
     /// The report of `event_id` (an event that exists), at most [`FRESH`] old.
@@ -251,6 +284,11 @@ async fn admissions(
     let Query(query) = query.map_err(|e| Error::BadRequest(e.body_text()))?;
     let (after, limit) = paging(&query)?;
     state.rooms.event(&state.db, &event_id).await?;
+    let key = (event_id.clone(), after, limit);
+    if let Some(page) = state.reports.page(&key) {
+        return Ok(Json(page));
+    }
+    let _public = state.rooms.public_read().await?;
     let mut rows: Vec<EntryRow> = sqlx::query_as(
         "select n, arrival, back_from_away, admitted_at, joined_at, estimate_seconds, \
              estimate_low_seconds, estimate_high_seconds \
@@ -281,7 +319,9 @@ async fn admissions(
         )
         .collect();
     let next = more.then(|| entries.last().map(|e| e.n)).flatten();
-    Ok(Json(AdmissionLog { entries, next }))
+    let page = AdmissionLog { entries, next };
+    state.reports.keep_page(key, page.clone());
+    Ok(Json(page))
 }
 
 #[cfg(test)]

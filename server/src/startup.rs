@@ -91,10 +91,18 @@ impl Application {
         }
         let leptos = leptos_options(&config.leptos_config)?;
         // The secrets first: a start refused for one of them touches nothing.
-        let (admin_token, _) =
-            secret_or_file(&config, config.admin_token.as_ref(), ADMIN_TOKEN_FILE)?;
-        let (session_secret, _) =
-            secret_or_file(&config, config.session_secret.as_ref(), "session_secret")?;
+        let (admin_token, _) = secret_or_file(
+            &config,
+            config.admin_token.as_ref(),
+            ADMIN_TOKEN_FILE,
+            "ANTEROOM_ADMIN_TOKEN",
+        )?;
+        let (session_secret, _) = secret_or_file(
+            &config,
+            config.session_secret.as_ref(),
+            SESSION_SECRET_FILE,
+            "ANTEROOM_SESSION_SECRET",
+        )?;
         tokens::session::check_session_secret(session_secret.expose())?;
         let sessions = Sessions::new(
             session_secret.expose().as_bytes(),
@@ -300,8 +308,13 @@ pub fn router(state: AppState) -> Router {
         .merge(forms::router())
         .merge(ops::router())
         .merge(pages::router(&state))
-        .route_layer(middleware::from_fn_with_state(state.clone(), ops::shed::gate))
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(app::shell))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            ops::shed::gate,
+        ))
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
+            app::shell,
+        ))
         .layer(middleware::from_fn(ops::json_errors))
         .layer(middleware::from_fn(ops::headers::no_store))
         .layer(compression())
@@ -312,16 +325,21 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
         .layer(CatchPanicLayer::new())
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http().make_span_with(|req: &http::Request<_>| {
-            let id = req
-                .headers()
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            tracing::info_span!("request", method = %req.method(), uri = %req.uri(), request_id = %id)
-        }))
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .layer(SetRequestIdLayer::x_request_id(RequestIds::new()))
         .with_state(state)
+}
+
+/// The span every log line of a request carries: its method, its path and its request id.
+/// The path only, never the query: a query may carry a secret (a move code in `?claim=`), and
+/// every warning inside the request would copy it into the logs.
+fn request_span<B>(req: &http::Request<B>) -> tracing::Span {
+    let id = req
+        .headers()
+        .get("x-request-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
 }
 
 /// Compression of pages and JSON when the client accepts it: brotli or gzip at a middle
@@ -358,19 +376,83 @@ fn leptos_options(path: &Path) -> Result<LeptosOptions, BoxError> {
     Ok(options)
 }
 
+/// The configured secret, else the one kept in the data folder as `name`. With `--dev` a
+/// missing one is generated there; outside it the start is refused (`env` names the setting),
+/// since instances behind one load balancer that each generated their own would answer one
+/// another's buyers with 401s.
 fn secret_or_file(
     config: &Config,
     configured: Option<&Secret>,
     name: &str,
+    env: &str,
 ) -> Result<(Secret, bool), BoxError> {
-    match configured {
-        Some(s) if !s.expose().is_empty() => Ok((s.clone(), false)),
-        _ => {
-            let strictness = Strictness::for_dev(config.dev);
-            let (value, created) = devdata::secret_file(&config.data_dir, name, strictness)?;
-            Ok((Secret::new(value), created))
-        }
+    if let Some(s) = configured.filter(|s| !s.expose().is_empty()) {
+        return Ok((s.clone(), false));
     }
+    let strictness = Strictness::for_dev(config.dev);
+    if !config.dev {
+        let path = config.data_dir.join(name);
+        return match devdata::read_secret(&path, strictness)? {
+            Some(value) => Ok((Secret::new(value), false)),
+            None => Err(format!(
+                "no {name}: set {env} (the same value on every instance), or run `anteroom \
+                 secrets` once on a data folder every instance shares ({}); outside --dev no \
+                 secret is generated at start",
+                config.data_dir.display()
+            )
+            .into()),
+        };
+    }
+    let (value, created) = devdata::secret_file(&config.data_dir, name, strictness)?;
+    Ok((Secret::new(value), created))
+}
+
+/// `anteroom secrets`: writes into the data folder, once, what a production deployment's
+/// instances must share and the environment does not set (the admin token, the session
+/// secret, an admission signing key), each 0600 in a 0700 folder. What is there already is
+/// kept. Returns a line for each, saying what was written or found.
+pub fn write_secrets(config: &Config) -> Result<Vec<String>, BoxError> {
+    let mut lines = Vec::new();
+    for (name, configured, env) in [
+        (
+            ADMIN_TOKEN_FILE,
+            &config.admin_token,
+            "ANTEROOM_ADMIN_TOKEN",
+        ),
+        (
+            SESSION_SECRET_FILE,
+            &config.session_secret,
+            "ANTEROOM_SESSION_SECRET",
+        ),
+    ] {
+        if configured.as_ref().is_some_and(|s| !s.expose().is_empty()) {
+            lines.push(format!("{name}: set by {env}, nothing written"));
+            continue;
+        }
+        let (value, created) = devdata::secret_file(&config.data_dir, name, Strictness::Refuse)?;
+        let path = config.data_dir.join(name);
+        lines.push(match (created, name == ADMIN_TOKEN_FILE) {
+            (true, true) => format!(
+                "{name}: written to {} (shown this once): {value}",
+                path.display()
+            ),
+            (true, false) => format!("{name}: written to {}", path.display()),
+            (false, _) => format!("{name}: kept in {} already", path.display()),
+        });
+    }
+    let dir = crate::tokens::rotation::key_dir(config);
+    let before = crate::tokens::keys::read_dir(&dir, Strictness::Refuse)?.len();
+    let keys = crate::tokens::keys::load_or_generate(&dir, Strictness::Refuse)?;
+    lines.push(if keys.len() > before {
+        format!("admission key: generated in {}", dir.display())
+    } else {
+        format!(
+            "admission keys: {} in {} already",
+            keys.len(),
+            dir.display()
+        )
+    });
+    Ok(lines)
 }
 
 /// What to tell the person starting the server about the admin token: the token and where it
@@ -378,10 +460,12 @@ fn secret_or_file(
 /// is theirs already, and a kept one was shown when it was made: printing it on every start
 /// would copy it into every log).
 pub fn admin_token_notice(config: &Config) -> Result<Option<String>, BoxError> {
-    if config
-        .admin_token
-        .as_ref()
-        .is_some_and(|t| !t.expose().is_empty())
+    // Outside `--dev` nothing is generated at start (`anteroom secrets` shows what it writes).
+    if !config.dev
+        || config
+            .admin_token
+            .as_ref()
+            .is_some_and(|t| !t.expose().is_empty())
     {
         return Ok(None);
     }
@@ -397,6 +481,8 @@ pub fn admin_token_notice(config: &Config) -> Result<Option<String>, BoxError> {
 
 /// The admin token's file in the data folder, when none is configured.
 const ADMIN_TOKEN_FILE: &str = "admin_token";
+/// The session secret's file in the data folder, when none is configured.
+const SESSION_SECRET_FILE: &str = "session_secret";
 
 /// A pool on the configured database, creating the database first if it does not exist.
 pub async fn connect_db(config: &Config) -> Result<PgPool, BoxError> {
@@ -478,5 +564,56 @@ pub async fn shutdown_signal() {
     tokio::select! {
         _ = ctrl_c => {}
         _ = term.recv() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::request_span;
+
+    /// A writer the test's subscriber logs into.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Review finding 13: a warning inside a request to `/events/{id}?claim=CODE` carried the
+    /// code in its span.
+    #[test]
+    fn a_log_line_inside_a_request_names_its_path_but_never_its_query() {
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let req = http::Request::get("/events/ev_1?claim=K7QM3XWD9T&x=1")
+                .header("x-request-id", "r-1")
+                .body(())
+                .unwrap();
+            let span = request_span(&req);
+            let _inside = span.enter();
+            tracing::warn!("something went wrong");
+        });
+        let logged = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert!(logged.contains("/events/ev_1"), "{logged}");
+        assert!(logged.contains("r-1"), "{logged}");
+        assert!(
+            !logged.contains("K7QM3XWD9T"),
+            "the move code reached the log: {logged}"
+        );
+        assert!(!logged.contains("claim"), "{logged}");
     }
 }

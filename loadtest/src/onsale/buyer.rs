@@ -439,9 +439,8 @@ impl Buyer<'_> {
         let tally = &night.tallies.checkouts;
         let url = format!("{}/api/holds/{}/checkout", self.base, hold.hold_id);
         while Utc::now() < hold.expires_at {
-            let req = night
-                .client
-                .post(&url)
+            let req = self
+                .prove(night.client.post(&url), "POST", &url, None)
                 .bearer_auth(self.token)
                 .header("idempotency-key", format!("pay-{}", hold.hold_id));
             let wait = match night.call(tally, req).await {

@@ -1,7 +1,8 @@
 //! Retiring a line after its night. While an event's room runs, the Redis keys of its line (the
 //! arrival sequence, the head, the admitted set, the carried credit, the admissions count,
 //! the inventory the line reads, the admitted buyers still shopping, the places per network,
-//! the places moved to another device and the move codes given)
+//! the places moved to another device and the move codes given, the device bindings and
+//! refusals, and once the draw is archived in Postgres the draw's entrants, record and tickets)
 //! have no time to live; once the room is off and nobody is in line they serve nobody, so the
 //! line is archived in Postgres (`event_line`: the greatest arrival number it admitted, which
 //! the line keeps consulting, its admissions, which the operator's count keeps showing, and
@@ -103,11 +104,26 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
         .key(keys.moved_in(event_id))
         .key(keys.rate(event_id))
         .key(keys.health(event_id))
+        .key(keys.bound(event_id))
+        .key(keys.refusals(event_id))
         .arg(text(head))
         .arg(text(admissions))
         .arg(ttl.as_millis() as u64)
         .invoke_async(&mut redis)
         .await?;
+    // The draw's keys go too once the draw is kept in Postgres (or there is none); a draw not
+    // made yet keeps its entrants for when the room is on again.
+    let mut touched = touched;
+    if touched >= 0 && crate::opening::archive(state, event_id).await? {
+        let ms = ttl.as_millis() as u64;
+        let (entrants, draw, tickets): (i64, i64, i64) = redis::pipe()
+            .pexpire(keys.entrants(event_id), ms as i64)
+            .pexpire(keys.draw(event_id), ms as i64)
+            .pexpire(keys.drawn_tickets(event_id), ms as i64)
+            .query_async(&mut redis)
+            .await?;
+        touched += entrants + draw + tickets;
+    }
     Ok(match u64::try_from(touched) {
         Ok(keys) => Retired::Expiring {
             admissions: admissions.unwrap_or(0),

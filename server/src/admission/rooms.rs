@@ -1,5 +1,6 @@
 //! The events and their room settings as this instance knows them. Postgres is the source of
-//! truth; every instance re-reads all events every `room_refresh_ms` (default 500 ms), so an
+//! truth; every instance re-reads the current events (`events::current`: a room on, a show
+//! not long past) every `room_refresh_ms` (default 500 ms), so an
 //! operator's change applies everywhere within a second. With each event comes what Postgres
 //! keeps of its line (`event_line`: the greatest arrival number ever admitted), which the line
 //! consults when Redis forgot it.
@@ -8,8 +9,8 @@
 //! behind join, poll and the gate) are served from this memory, never from Postgres for an
 //! event known here; an unknown id is looked up in Postgres (an event created on another
 //! instance since the last refresh) at most once per [`MISSING_FOR`], remembered as missing in
-//! a map of at most [`MISSING_MAX`] ids; and those look-ups hold at most
-//! `db_public_connections` of the pool at once (beyond: 503 after the pool's own wait), so a
+//! a map of at most [`MISSING_MAX`] ids; and those look-ups, like every public read's query
+//! ([`Rooms::public_read`]), hold at most `db_public_connections` of the pool at once (beyond: 503 after the pool's own wait), so a
 //! flood of them leaves the rest to holds, checkout and the operator.
 
 use std::{
@@ -78,7 +79,7 @@ impl Rooms {
     /// Re-reads every event and what Postgres keeps of its line.
     pub async fn refresh(&self, db: &PgPool) -> Result<()> {
         let began = self.remembered.load(Ordering::SeqCst);
-        let all = events::list(db).await?;
+        let all = events::current(db).await?;
         let lines: HashMap<String, (i64, i64)> = sqlx::query_as::<_, (String, i64, i64)>(
             "select event_id, admitted_through, logged_through from event_line",
         )
@@ -142,13 +143,7 @@ impl Rooms {
         if !events::is_event_id(event_id) || self.known_missing(event_id) {
             return Err(not_found());
         }
-        let _lookup = tokio::time::timeout(self.lookup_wait, self.lookups.acquire())
-            .await
-            .map_err(|_| Error::Unavailable {
-                message: "too many look-ups of unknown events; try again in a moment".into(),
-                retry_after_secs: 1,
-            })?
-            .expect("the semaphore is never closed");
+        let _lookup = self.public_read().await?;
         match events::get_event(db, event_id).await {
             Ok(event) => {
                 self.remember(&event);
@@ -160,6 +155,20 @@ impl Rooms {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// One of the `db_public_connections` that unauthenticated reads may hold at once (the
+    /// look-ups of unknown events, the public report's pages, the draw): every query of a
+    /// public read holds one, so a flood of them waits here, never in the pool that holds and
+    /// checkout share. 503 after the pool's own wait.
+    pub async fn public_read(&self) -> Result<tokio::sync::SemaphorePermit<'_>> {
+        tokio::time::timeout(self.lookup_wait, self.lookups.acquire())
+            .await
+            .map_err(|_| Error::Unavailable {
+                message: "too many public reads at once; try again in a moment".into(),
+                retry_after_secs: 1,
+            })
+            .map(|permit| permit.expect("the semaphore is never closed"))
     }
 
     /// The room of `event_id` (as [`Rooms::event`] finds the event).

@@ -129,6 +129,9 @@ pub struct Ticker {
     /// When this ticker last cut each event's rate for the hold path (the rule's cool-down).
     /// A std Mutex, like `heads`.
     cuts: Mutex<HashMap<String, Instant>>,
+    /// Events whose made draw this ticker saw archived in Postgres (`opening::archive`), so
+    /// that it asks once, not each tick. A std Mutex, like `heads`.
+    archived: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Ticker {
@@ -138,6 +141,7 @@ impl Ticker {
             owner: owner_token(),
             heads: Mutex::default(),
             led: Mutex::default(),
+            archived: Mutex::default(),
             kept: Mutex::default(),
             cuts: Mutex::default(),
         }
@@ -296,7 +300,29 @@ impl Ticker {
         if let Drawn::Made { entrants, took } = drawn {
             tracing::info!(event = %event_id, entrants, took_ms = took.as_millis() as u64, "the draw is made");
         }
-        Ok(matches!(drawn, Drawn::Made { .. } | Drawn::Already))
+        let made = matches!(drawn, Drawn::Made { .. } | Drawn::Already);
+        // Kept in Postgres once made (again by the next tick if this fails or this leader
+        // dies first): the published draw must outlive Redis.
+        let seen = self
+            .archived
+            .lock()
+            .expect("not poisoned")
+            .contains(event_id);
+        if made && !seen {
+            match opening::archive(&self.state, event_id).await {
+                Ok(true) => {
+                    self.archived
+                        .lock()
+                        .expect("not poisoned")
+                        .insert(event_id.to_owned());
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    tracing::warn!(event = %event_id, error = %e, "could not archive the draw")
+                }
+            }
+        }
+        Ok(made)
     }
 
     /// The fenced admission step: counts the seats and, if this ticker still holds the lock,

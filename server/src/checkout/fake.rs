@@ -73,6 +73,7 @@ struct LedgerCharge {
     idempotency_key: String,
     merchant: String,
     amount_cents: i64,
+    currency: String,
     status: &'static str,
     refunded: bool,
 }
@@ -97,6 +98,8 @@ pub struct Fake {
 #[derive(Deserialize)]
 struct ChargeRequest {
     amount_cents: i64,
+    /// ISO 4217: three capital letters, else 422 (a provider charges in what it is told).
+    currency: String,
     idempotency_key: String,
     #[serde(default)]
     merchant: String,
@@ -149,6 +152,13 @@ pub async fn spawn(settings: FakeSettings, addr: SocketAddr) -> std::io::Result<
 
 async fn charge(State(fake): State<Arc<Fake>>, Json(req): Json<ChargeRequest>) -> Response {
     fake.calls.fetch_add(1, Ordering::SeqCst);
+    if req.currency.len() != 3 || !req.currency.bytes().all(|b| b.is_ascii_uppercase()) {
+        return (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Json(json!({"error": "invalid_currency"})),
+        )
+            .into_response();
+    }
     let _in_flight = InFlight::enter(&fake);
     let settings = fake.settings.lock().expect("not poisoned").clone();
     let now = chrono::Utc::now();
@@ -200,6 +210,7 @@ async fn charge(State(fake): State<Arc<Fake>>, Json(req): Json<ChargeRequest>) -
                 idempotency_key: req.idempotency_key.clone(),
                 merchant: req.merchant.clone(),
                 amount_cents: req.amount_cents,
+                currency: req.currency.clone(),
                 status: if decline { "declined" } else { "succeeded" },
                 refunded: false,
             })
@@ -219,7 +230,8 @@ async fn charge(State(fake): State<Arc<Fake>>, Json(req): Json<ChargeRequest>) -
 impl LedgerCharge {
     /// The charge as the provider shows it to the merchant.
     fn public(&self) -> Value {
-        json!({"id": self.id, "status": self.status, "refunded": self.refunded})
+        json!({"id": self.id, "status": self.status, "refunded": self.refunded,
+               "amount_cents": self.amount_cents, "currency": self.currency})
     }
 }
 

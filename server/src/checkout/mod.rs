@@ -25,13 +25,19 @@ use std::time::{Duration, Instant};
 
 use crate::extract::HoldId;
 use app::wire::{HoldStatus, Order, OrderStatus};
-use axum::{Json, Router, extract::State, http::HeaderMap, routing::post};
+use axum::{
+    Json, Router,
+    extract::State,
+    http::{HeaderMap, Method},
+    routing::post,
+};
 use chrono::Utc;
 use sqlx::PgPool;
 
 use crate::{
     error::{Error, Result},
     holds::{self, after_seat_change, idempotency_key},
+    queue::device,
     redis::Counter,
     state::AppState,
     tokens::Buyer,
@@ -57,17 +63,32 @@ async fn checkout(
     headers: HeaderMap,
 ) -> Result<Json<Order>> {
     let key = idempotency_key(&headers)?;
-    pay(&state, &hold_id, &buyer.id, &key).await.map(Json)
+    let path = format!("/api/holds/{}/checkout", hold_id.as_str());
+    pay(
+        &state,
+        &hold_id,
+        &buyer.id,
+        &key,
+        (&Method::POST, &path),
+        &headers,
+    )
+    .await
+    .map(Json)
 }
 
 /// Pays `buyer`'s hold `hold_id` (at most once, whatever `key`): the one path of `POST
-/// /api/holds/{id}/checkout` and of the event page's pay form.
+/// /api/holds/{id}/checkout` and of the event page's pay form. In a room that binds tokens
+/// the `request` (method and path, and its `headers`) must prove the place's device
+/// (`queue::device::prove_owner`) before any money moves.
 pub async fn pay(
     state: &AppState,
     hold_id: &app::wire::HoldId,
     buyer: &app::wire::BuyerId,
     key: &str,
+    request: (&Method, &str),
+    headers: &HeaderMap,
 ) -> Result<Order> {
+    let mut proven = false;
     let config = &state.config;
     let answer_by = Instant::now()
         + Duration::from_millis(
@@ -80,6 +101,12 @@ pub async fn pay(
             return Ok(order);
         }
         let hold = holds::load(&state.db, hold_id, buyer).await?;
+        if !proven {
+            let event_id = app::wire::EventId::from(hold.event_id.clone());
+            let room = state.rooms.get(&state.db, &event_id).await?;
+            device::prove_owner(state, &room, buyer, &event_id, request, headers).await?;
+            proven = true;
+        }
         if hold.status != HoldStatus::Active {
             return Err(Error::Conflict(format!(
                 "this hold is {}; hold the seats again",
@@ -146,6 +173,7 @@ async fn drive(
         .charge(
             &payment.provider_key,
             payment.amount_cents,
+            &payment.currency,
             busy_until.min(hold.expires_at),
             &state.metrics,
         )

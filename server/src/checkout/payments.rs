@@ -36,9 +36,13 @@ pub struct PaymentRow {
     pub amount_cents: i64,
     /// The client's Idempotency-Key of the request that started it (the sale records it).
     pub idempotency_key: String,
+    /// The event's currency (ISO 4217), in which it is charged and refunded.
+    pub currency: String,
 }
 
-const ROW: &str = "id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key";
+/// The columns of a [`PaymentRow`], for every query that reads one.
+pub const ROW: &str =
+    "id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key, currency";
 
 /// The longest a checkout request can drive its payment: a bulkhead slot, the provider's 429s,
 /// the charge, the sale transaction and a refund. Its claim lasts this long, so nobody else
@@ -101,11 +105,11 @@ pub async fn claim(
         // then this one finds its payment on the next turn.
         let inserted: Option<PaymentRow> = sqlx::query_as(&format!(
             "insert into payment (hold_id, event_id, buyer_id, attempt, provider_key, amount_cents, \
-                 idempotency_key, claimed_until) \
+                 idempotency_key, claimed_until, currency) \
              select h.id, h.event_id, h.buyer_id, n, h.id || ':' || n, h.total_cents, $3, \
-                 now() + make_interval(secs => $4) \
-             from hold h, (select coalesce(max(attempt), 0) + 1 as n from payment \
-                           where hold_id = $1) a \
+                 now() + make_interval(secs => $4), e.currency \
+             from hold h join event e on e.id = h.event_id, \
+                  (select coalesce(max(attempt), 0) + 1 as n from payment where hold_id = $1) a \
              where h.id = $1 and h.buyer_id = $2 \
              on conflict do nothing returning {ROW}"
         ))
@@ -185,9 +189,11 @@ impl From<crate::error::Error> for SettleError {
     }
 }
 
-/// The sale transaction: if the payment is still pending and its hold still the buyer's and
-/// active, the hold becomes purchased, its seats sold, the sale recorded and the payment
-/// `succeeded` with `charge_id`, all in one commit.
+/// The sale transaction: if the payment is still pending, its hold still the buyer's and
+/// active, and every one of the hold's seats still held by it (locked here, so nobody takes
+/// them before the commit), the hold becomes purchased, its seats sold, the sale recorded and
+/// the payment `succeeded` with `charge_id`, all in one commit. Otherwise [`Settled::HoldGone`]:
+/// the charge is refunded and no sale records seats the buyer does not get.
 pub async fn settle(
     db: &PgPool,
     payment: &PaymentRow,
@@ -210,18 +216,38 @@ pub async fn settle(
     if state != "pending" {
         return Ok(Settled::Ended(state));
     }
-    let hold: Option<(String, Text<HoldStatus>, bool)> = sqlx::query_as(
-        "select event_id, status, expires_at > now() from hold \
+    let hold: Option<(String, Text<HoldStatus>, bool, i32)> = sqlx::query_as(
+        "select event_id, status, expires_at > now(), seat_count from hold \
          where id = $1 and buyer_id = $2 for update",
     )
     .bind(&payment.hold_id)
     .bind(&payment.buyer_id)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((event_id, Text(status), alive)) = hold else {
+    let Some((event_id, Text(status), alive, seat_count)) = hold else {
         return Ok(Settled::HoldGone);
     };
     if status != HoldStatus::Active || !alive {
+        return Ok(Settled::HoldGone);
+    }
+    // The hold transaction treats an expired hold's seats as free without locking the hold,
+    // so the hold row being ours says nothing of its seats: lock them (in id order, as the
+    // hold transaction does) and sell only if every one is still this hold's. Once locked, a
+    // hold racing for them waits and then finds them sold.
+    let locked: Vec<i64> = sqlx::query_scalar(
+        "select id from seat where hold_id = $1 and status = 'held' order by id for update",
+    )
+    .bind(&payment.hold_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    if locked.len() != seat_count.max(0) as usize {
+        tracing::warn!(
+            payment = payment.id,
+            hold = %payment.hold_id,
+            seats = seat_count,
+            still_held = locked.len(),
+            "the hold's seats were taken at its expiry: no sale"
+        );
         return Ok(Settled::HoldGone);
     }
     let order_id = format!("ord_{}", ids::random_id(9));
@@ -231,9 +257,9 @@ pub async fn settle(
         .await?;
     sqlx::query(
         "update seat set status = 'sold', version = version + 1, updated_at = now() \
-         where hold_id = $1 and status = 'held'",
+         where id = any($1)",
     )
-    .bind(&payment.hold_id)
+    .bind(&locked)
     .execute(&mut *tx)
     .await?;
     sqlx::query(
@@ -317,6 +343,7 @@ struct EntryRow {
     buyer_id: String,
     provider_key: String,
     amount_cents: i64,
+    currency: String,
     state: String,
     charge_id: Option<String>,
     note: Option<String>,
@@ -332,6 +359,7 @@ impl From<EntryRow> for PaymentEntry {
             buyer_id: r.buyer_id,
             provider_key: r.provider_key,
             amount_cents: r.amount_cents,
+            currency: r.currency,
             state: r.state,
             charge_id: r.charge_id,
             note: r.note,
@@ -362,7 +390,7 @@ pub async fn admin_payments(
     };
     let list = |wanted: &'static str| {
         sqlx::query_as::<_, EntryRow>(
-            "select id, hold_id, buyer_id, provider_key, amount_cents, state, charge_id, note, \
+            "select id, hold_id, buyer_id, provider_key, amount_cents, currency, state, charge_id, note, \
                  created_at, updated_at \
              from payment where event_id = $1 and state = $2 order by updated_at desc limit $3",
         )

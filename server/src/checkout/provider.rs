@@ -66,11 +66,13 @@ impl Payments {
         self.breaker.is_open()
     }
 
-    /// Charges `amount_cents` once for `key`, retrying after 429s until `deadline`.
+    /// Charges `amount_cents` of `currency` (ISO 4217) once for `key`, retrying after 429s
+    /// until `deadline`.
     pub async fn charge(
         &self,
         key: &str,
         amount_cents: i64,
+        currency: &str,
         deadline: DateTime<Utc>,
         metrics: &Metrics,
     ) -> Result<Charge, Error> {
@@ -96,7 +98,7 @@ impl Payments {
                 .post(format!("{}/charges", self.base))
                 .json(&json!({
                     "amount_cents": amount_cents,
-                    "currency": "EUR",
+                    "currency": currency,
                     "idempotency_key": key,
                     "merchant": self.merchant,
                 }))

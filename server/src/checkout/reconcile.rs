@@ -71,12 +71,13 @@ async fn settle_due(
     let call = chrono::Duration::milliseconds(i64::from(state.config.payments_timeout_ms));
     let claim_until = now + chrono::Duration::from_std(lease_for).unwrap_or_default();
     // Claimed for the lease, so that a retry of the buyer's does not drive them meanwhile.
-    let due: Vec<PaymentRow> = sqlx::query_as(
+    let due: Vec<PaymentRow> = sqlx::query_as(&format!(
         "update payment set claimed_until = $3, updated_at = now() where id in ( \
              select id from payment where state = 'pending' and claimed_until < $1 \
              order by id limit $2 for update skip locked) \
-         returning id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key",
-    )
+         returning {}",
+        payments::ROW
+    ))
     .bind(now - call)
     .bind(BATCH)
     .bind(claim_until)

@@ -149,10 +149,22 @@ pub fn new_event_id() -> String {
         .collect()
 }
 
-pub async fn list(db: &PgPool) -> Result<Vec<Event>> {
+/// How long after its show an event with its room off stays among the events every instance
+/// re-reads ([`current`]).
+pub const CURRENT_FOR_DAYS: i32 = 30;
+
+/// The events still current: a room on, a show within the last [`CURRENT_FOR_DAYS`] or to
+/// come, or made within the last day. Every instance re-reads these twice a second; an older
+/// one is read when asked for (`admission::rooms`), so the read does not grow with every
+/// event ever sold.
+pub async fn current(db: &PgPool) -> Result<Vec<Event>> {
     let rows: Vec<EventRow> = sqlx::query_as(&format!(
-        "select {EVENT_COLUMNS} from event order by starts_at, id"
+        "select {EVENT_COLUMNS} from event \
+         where room_enabled or starts_at > now() - make_interval(days => $1) \
+            or created_at > now() - interval '1 day' \
+         order by starts_at, id"
     ))
+    .bind(CURRENT_FOR_DAYS)
     .fetch_all(db)
     .await?;
     Ok(rows.into_iter().map(Event::from).collect())

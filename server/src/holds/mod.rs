@@ -8,8 +8,9 @@
 //! transaction, and a seat row names its one hold (a column, checked by the database). A hold
 //! past its expiry frees its seats at once for the next hold transaction, and the sweep marks
 //! it expired within one interval. The same buyer with the same Idempotency-Key gets the same
-//! hold back. Per buyer: at most `seats_per_buyer` seats held per event, at most
+//! hold back. Per buyer: at most `seats_per_buyer` seats held and bought per event, at most
 //! `hold_attempts_per_minute` attempts (across instances). A refused request changes nothing.
+//! In a room that binds tokens, releasing a hold needs a proof from the place's device.
 
 pub mod expiry;
 mod transaction;
@@ -21,7 +22,7 @@ use app::wire::{self, BuyerId, HeldSeat, Hold, HoldChoice, HoldRequest, HoldStat
 use axum::{
     Json, Router,
     extract::State,
-    http::{HeaderMap, StatusCode},
+    http::{HeaderMap, Method, StatusCode},
     response::{IntoResponse, Response},
     routing::{get, post},
 };
@@ -190,14 +191,42 @@ async fn release_handler(
     State(state): State<AppState>,
     buyer: Buyer,
     HoldId(hold_id): HoldId,
+    headers: HeaderMap,
 ) -> Result<StatusCode> {
-    release(&state, &hold_id, &buyer.id).await?;
+    let path = format!("/api/holds/{}", hold_id.as_str());
+    release(
+        &state,
+        &hold_id,
+        &buyer.id,
+        (&Method::DELETE, &path),
+        &headers,
+    )
+    .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 /// Releases `buyer`'s hold `hold_id`: the one path of `DELETE /api/holds/{id}` and of the
-/// event page's release form.
-pub async fn release(state: &AppState, hold_id: &wire::HoldId, buyer: &BuyerId) -> Result<()> {
+/// event page's release form. In a room that binds tokens the `request` (method and path, and
+/// its `headers`) must prove the place's device (`queue::device::prove_owner`).
+pub async fn release(
+    state: &AppState,
+    hold_id: &wire::HoldId,
+    buyer: &BuyerId,
+    request: (&Method, &str),
+    headers: &HeaderMap,
+) -> Result<()> {
+    let event_id: Option<String> =
+        sqlx::query_scalar("select event_id from hold where id = $1 and buyer_id = $2")
+            .bind(hold_id.as_str())
+            .bind(buyer.as_str())
+            .fetch_optional(&state.db)
+            .await?;
+    let event_id = wire::EventId::from(
+        event_id
+            .ok_or_else(|| Error::NotFound(format!("you have no hold {:?}", hold_id.as_str())))?,
+    );
+    let room = state.rooms.get(&state.db, &event_id).await?;
+    crate::queue::device::prove_owner(state, &room, buyer, &event_id, request, headers).await?;
     if let Some(event_id) = transaction::release(&state.db, hold_id, buyer).await? {
         after_seat_change(state, &event_id, Counter::Releases).await;
     }

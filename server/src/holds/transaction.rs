@@ -5,7 +5,9 @@
 //! seat rows it takes (`FOR UPDATE` in id order, so two holds never deadlock; best-available
 //! with `SKIP LOCKED`, so it passes over seats another hold is taking), checks that they are
 //! free, marks them held with `version + 1` and inserts the hold with its expiry, then commits;
-//! the table's check keeps a seat's status and its owning hold together. Invariant 9: a seat
+//! the table's check keeps a seat's status and its owning hold together. A buyer's seats per
+//! event (`seats_per_buyer`) are the seats they hold plus the seats they bought, so one
+//! admission cannot buy past the limit by holding again after paying. Invariant 9: a seat
 //! whose hold is past its expiry is free here at once, without waiting for the sweep. A buyer's
 //! limit and Idempotency-Key are checked under a per-buyer advisory lock, so two tabs of one
 //! buyer cannot both pass the limit or both create a hold for one key.
@@ -15,7 +17,7 @@ use std::time::{Duration, Instant};
 use app::wire::{
     BuyerId, EventId, HeldSeat, Hold, HoldChoice, HoldId, HoldRequest, HoldStatus, Room,
 };
-use chrono::{SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 use sqlx::{Acquire, PgConnection, PgPool};
 
 use crate::{
@@ -91,18 +93,22 @@ pub async fn create(
         tx.rollback().await?;
         return Ok((super::load(db, &HoldId::from(id), buyer).await?, false));
     }
-    let already: i64 = sqlx::query_scalar(
-        "select count(*) from seat s join hold h on h.id = s.hold_id \
-         where h.event_id = $1 and h.buyer_id = $2 and h.status = 'active' \
-           and h.expires_at > now() and s.status = 'held'",
+    // The limit is per buyer and event over the whole sale: seats held now plus seats bought.
+    // Counting only active holds let one admission hold, pay and hold again without end.
+    let (held, bought): (i64, i64) = sqlx::query_as(
+        "select coalesce(sum(seat_count) filter (where status = 'active'), 0)::bigint, \
+                coalesce(sum(seat_count) filter (where status = 'purchased'), 0)::bigint \
+         from hold where event_id = $1 and buyer_id = $2 \
+           and (status = 'purchased' or (status = 'active' and expires_at > now()))",
     )
     .bind(event_id.as_str())
     .bind(buyer.as_str())
     .fetch_one(&mut *tx)
     .await?;
-    if already as usize + wanted > room.seats_per_buyer as usize {
+    if (held + bought) as usize + wanted > room.seats_per_buyer as usize {
         return Err(Error::Unprocessable(format!(
-            "you already hold {already} seats; at most {} per buyer for this event",
+            "you already hold {held} and bought {bought} seats; at most {} per buyer for this \
+             event",
             room.seats_per_buyer
         )));
     }
@@ -113,25 +119,25 @@ pub async fn create(
         }
     };
     let hold_id = ids::random_id(12);
-    // Postgres keeps microseconds: the answer must equal what a later read returns.
-    let expires_at =
-        Utc::now().trunc_subsecs(6) + chrono::Duration::seconds(i64::from(room.hold_ttl_seconds));
     let total_cents: i64 = seats.iter().map(|s| s.price_cents).sum();
     let ids: Vec<i64> = seats.iter().map(|s| s.id).collect();
-    sqlx::query(
+    // The expiry on Postgres's clock, which every comparison with it uses (the sweep, the
+    // hold transaction's "expired is free", the sale), never the instance's.
+    let expires_at: DateTime<Utc> = sqlx::query_scalar(
         "insert into hold (id, event_id, buyer_id, idempotency_key, request_digest, \
              expires_at, total_cents, seat_count) \
-         values ($1, $2, $3, $4, $5, $6, $7, $8)",
+         values ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7, $8) \
+         returning expires_at",
     )
     .bind(&hold_id)
     .bind(event_id.as_str())
     .bind(buyer.as_str())
     .bind(&replay.key)
     .bind(&replay.digest)
-    .bind(expires_at)
+    .bind(f64::from(room.hold_ttl_seconds))
     .bind(total_cents)
     .bind(ids.len() as i32)
-    .execute(&mut *tx)
+    .fetch_one(&mut *tx)
     .await?;
     sqlx::query(
         "update seat set status = 'held', hold_id = $1, version = version + 1, updated_at = now() \

@@ -200,6 +200,15 @@ pub async fn draw(state: &AppState, lock: &Lock, lease: Duration, event_id: &str
     if made {
         return Ok(Drawn::Already);
     }
+    // Made and archived, its keys expired since (a retired line): never drawn again.
+    let archived: Option<bool> =
+        sqlx::query_scalar("select drawn_at is not null from draw where event_id = $1")
+            .bind(event_id)
+            .fetch_optional(&state.db)
+            .await?;
+    if archived == Some(true) {
+        return Ok(Drawn::Already);
+    }
     let Some(sealed) = seal(&state.db, event_id).await? else {
         return Ok(Drawn::NotDue);
     };
@@ -364,11 +373,56 @@ pub async fn set_beacon(tx: &mut PgConnection, event_id: &str, beacon: &str) -> 
 }
 
 /// The draws this instance has published once made: a made draw never changes, so all its
-/// tickets are read from Redis once and answered from memory after (one `OnceCell` per event,
-/// so a crowd asking at the moment of the draw makes one read, not one each).
+/// tickets are read once and answered from memory after (one `OnceCell` per event, so a crowd
+/// asking at the moment of the draw makes one read, not one each). At most [`MADE_KEPT`]
+/// draws are kept: an old one is read again from its archive in Postgres when asked.
 #[derive(Default)]
 pub struct Published {
     made: Mutex<HashMap<String, Arc<OnceCell<Bytes>>>>,
+}
+
+/// The most made draws an instance keeps in memory.
+const MADE_KEPT: usize = 64;
+
+/// Keeps a made draw in Postgres (its seed, its entrant count, the beacon drawn with and every
+/// ticket in draw order) unless it is kept already, so that a published draw outlives Redis
+/// and the draw's keys there may expire. True when nothing of the event's draw lives only in
+/// Redis (it is archived now or was, or the event has no draw); false while the draw is not
+/// made.
+pub async fn archive(state: &AppState, event_id: &str) -> Result<bool> {
+    let archived: Option<bool> =
+        sqlx::query_scalar("select drawn_at is not null from draw where event_id = $1")
+            .bind(event_id)
+            .fetch_optional(&state.db)
+            .await?;
+    match archived {
+        None | Some(true) => return Ok(true),
+        Some(false) => {}
+    }
+    let keys = &state.keys;
+    let (record, tickets): (HashMap<String, String>, Vec<String>) = ::redis::pipe()
+        .hgetall(keys.draw(event_id))
+        .zrange(keys.drawn_tickets(event_id), 0, -1)
+        .query_async(&mut state.redis.clone())
+        .await?;
+    if record.is_empty() {
+        return Ok(false);
+    }
+    let field = |name: &str| record.get(name).cloned().unwrap_or_default();
+    let entrants: i64 = field("entrants").parse().unwrap_or(tickets.len() as i64);
+    sqlx::query(
+        "update draw set seed = $2, drawn_entrants = $3, tickets = $4, beacon = $5, \
+             drawn_at = now(), updated_at = now() \
+         where event_id = $1 and drawn_at is null",
+    )
+    .bind(event_id)
+    .bind(field("seed"))
+    .bind(entrants)
+    .bind(&tickets)
+    .bind(field("beacon"))
+    .execute(&state.db)
+    .await?;
+    Ok(true)
 }
 
 /// `GET /api/events/{id}/draw`'s answer (JSON): 404 for an event without a draw.
@@ -385,6 +439,10 @@ struct DrawRow {
     commitment: String,
     beacon: String,
     committed_at: DateTime<Utc>,
+    /// The archive of a made draw (all three, or none before it is archived).
+    seed: Option<String>,
+    drawn_entrants: Option<i64>,
+    tickets: Option<Vec<String>>,
 }
 
 async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
@@ -398,18 +456,52 @@ async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
     if let Some(json) = cell.as_ref().and_then(|c| c.get()) {
         return Ok(json.clone());
     }
-    let row: Option<DrawRow> = sqlx::query_as(
-        "select e.opens_at, d.secret, d.commitment, d.beacon, d.committed_at \
-         from draw d join event e on e.id = d.event_id where d.event_id = $1",
-    )
-    .bind(event_id)
-    .fetch_optional(&state.db)
-    .await?;
+    // An unknown id is 404 from memory (or one public look-up), before any query of its own;
+    // a known one's query holds one of the public reads' connections (a pending draw's
+    // entrants and beacon move, so it is read each time, within that share).
+    state.rooms.event(&state.db, event_id).await?;
+    let row: Option<DrawRow> = {
+        let _public = state.rooms.public_read().await?;
+        sqlx::query_as(
+            "select e.opens_at, d.secret, d.commitment, d.beacon, d.committed_at, d.seed, \
+                 d.drawn_entrants, d.tickets \
+             from draw d join event e on e.id = d.event_id where d.event_id = $1",
+        )
+        .bind(event_id)
+        .fetch_optional(&state.db)
+        .await?
+    };
     let Some(row) = row else {
         return Err(Error::NotFound(format!(
             "event {event_id:?} has no draw: it has no opening time"
         )));
     };
+    let cell = || {
+        let mut made = state.draws.made.lock().expect("not poisoned");
+        if made.len() >= MADE_KEPT && !made.contains_key(event_id) {
+            made.clear();
+        }
+        made.entry(event_id.to_owned()).or_default().clone()
+    };
+    if let (Some(seed), Some(entrants), Some(tickets)) =
+        (row.seed.clone(), row.drawn_entrants, row.tickets.clone())
+    {
+        // Archived: from Postgres alone.
+        let draw = Draw {
+            opens_at: row.opens_at,
+            committed_at: row.committed_at,
+            commitment: row.commitment,
+            state: DrawState::Drawn,
+            entrants: entrants.max(0) as u64,
+            secret: Some(row.secret),
+            beacon: row.beacon,
+            seed: Some(seed),
+            tickets: Some(tickets),
+        };
+        let cell = cell();
+        let json = cell.get_or_try_init(|| async { to_json(&draw) }).await?;
+        return Ok(json.clone());
+    }
     let keys = &state.keys;
     let (record, entrants): (HashMap<String, String>, u64) = ::redis::pipe()
         .hgetall(keys.draw(event_id))
@@ -430,14 +522,7 @@ async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
     if record.is_empty() {
         return to_json(&draw);
     }
-    let cell = state
-        .draws
-        .made
-        .lock()
-        .expect("not poisoned")
-        .entry(event_id.to_owned())
-        .or_default()
-        .clone();
+    let cell = cell();
     let json = cell
         .get_or_try_init(|| async {
             let tickets: Vec<String> = ::redis::cmd("ZRANGE")

@@ -14,7 +14,9 @@
 //!   bound, so one path cannot take a whole budget.
 //! - Operator traffic (`/api/admin`, `/admin`) is never shed by the public budgets: the
 //!   operator can pause the room in the middle of the storm. It has a small bound of its own,
-//!   since anyone can send it. Probes (`/healthz`, `/readyz`) are never shed (`/metrics` is on
+//!   taken only by a request that carries the operator's credential (checked first, from the
+//!   headers alone); anonymous requests to those paths, sign-ins included, count as general
+//!   traffic, so nobody without the credential can spend the operator's lane. Probes (`/healthz`, `/readyz`) are never shed (`/metrics` is on
 //!   its own address).
 //! - Only routed requests are counted; static files and unknown paths are cheap and not shed.
 
@@ -28,7 +30,9 @@ use axum::{
 };
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::{config::Config, error::Error, extract, forms, state::AppState};
+use crate::{
+    config::Config, error::Error, extract, forms, state::AppState, tokens::admin::admin_via,
+};
 
 /// The hot paths, each with its own bound (`Shed::paths[path as usize]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,9 +199,13 @@ pub async fn gate(
     req: Request,
     next: Next,
 ) -> Response {
-    let lane = route
-        .map(|r| Lane::of(req.method(), r.as_str()))
-        .unwrap_or(Lane::General);
+    let lane = match route.map(|r| Lane::of(req.method(), r.as_str())) {
+        // Who asks is checked before the operator's permits are taken: anonymous traffic to
+        // the operator's paths (a sign-in, a flood) is shed with the public's, so it can never
+        // spend the lane that lets the operator pause a room in the storm.
+        Some(Lane::Operator) if admin_via(&state, req.headers()).is_none() => Lane::General,
+        lane => lane.unwrap_or(Lane::General),
+    };
     // A page's form (no JavaScript) is answered with its page and a note, never with JSON.
     let form = (req.method() == Method::POST)
         .then(|| forms::form_of(req.uri().path()))

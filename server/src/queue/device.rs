@@ -10,7 +10,9 @@
 //!   browser that could not make a key). A proof that does not pass is refused (400) and
 //!   changes nothing.
 //! - A token minted for a bound place carries its key's thumbprint (`cnf.jkt`), so only that
-//!   key's proofs take it past the gate (`tokens::gate`).
+//!   key's proofs take it past the gate (`tokens::gate`). Moving the place, releasing its hold
+//!   and paying need a proof from that key too ([`prove_owner`]): the session alone is not
+//!   the device.
 
 use app::wire::{BuyerId, EventId, Room};
 use axum::{
@@ -77,6 +79,27 @@ pub async fn bound_to(
     prove_and_bind(state, buyer, event_id, (&Method::GET, path), headers)
         .await
         .map(Some)
+}
+
+/// In a room that binds tokens (and is on), that a request acting for `buyer`'s place, hold or
+/// payment comes from the device the place is bound to: a valid proof of this `method` request
+/// of `path` from the bound key (a place bound to nothing yet is bound to it now). Moving a
+/// place, releasing a hold and paying ask it, so a copied session alone does none of them (400
+/// without a proof, 403 from another key). Elsewhere there is nothing to prove.
+pub async fn prove_owner(
+    state: &AppState,
+    room: &Room,
+    buyer: &BuyerId,
+    event_id: &EventId,
+    request: (&Method, &str),
+    headers: &HeaderMap,
+) -> Result<()> {
+    if !app::api::binds(room) {
+        return Ok(());
+    }
+    prove_and_bind(state, buyer, event_id, request, headers)
+        .await
+        .map(|_| ())
 }
 
 /// Checks the proof of a `method` request of `path` in `headers` and binds `buyer`'s place to

@@ -192,7 +192,9 @@ pub struct Joiner<'a> {
 /// A place the locate script may make: for the joiner's network, paid for by the proof of
 /// work the room asks (none when it asks none).
 pub struct NewPlace {
-    pub network: String,
+    /// The buckets the place counts in (`Client::networks`): each may be given its share of
+    /// `places_per_network`.
+    pub networks: Vec<crate::client::Network>,
     pub proof: Option<proof::Proven>,
 }
 
@@ -205,10 +207,10 @@ pub async fn join(
     headers: &HeaderMap,
     joiner: &Joiner<'_>,
 ) -> Result<Answer> {
-    ratelimit::check(
+    ratelimit::check_networks(
         state,
         "join",
-        &joiner.client.network(),
+        &joiner.client.networks(),
         state.config.joins_per_network_per_minute,
         std::time::Duration::from_secs(60),
     )
@@ -318,7 +320,7 @@ fn new_place(
         )?),
     };
     Some(NewPlace {
-        network: joiner.client.network(),
+        networks: joiner.client.networks(),
         proof,
     })
 }
@@ -372,8 +374,21 @@ pub fn locate_script<'a>(
                 .unwrap_or_default(),
         )
         .arg(state.rooms.admitted_through(event_id))
-        .arg(new_place.map_or("", |p| p.network.as_str()))
-        .arg(state.config.places_per_network)
+        .arg(new_place.map_or(String::new(), |p| {
+            p.networks
+                .iter()
+                .map(|n| n.cidr.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }))
+        .arg(new_place.map_or(String::new(), |p| {
+            let limit = state.config.places_per_network;
+            p.networks
+                .iter()
+                .map(|n| n.limit(limit).to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }))
         .arg(
             work.map(|w| {
                 (w.expires_at - Utc::now())
@@ -511,8 +526,8 @@ fn answer(
             receipt: None,
         }),
         Place::NetworkFull => Err(Error::Forbidden(format!(
-            "your network has taken the {} places in this line that one network may; join \
-             from another connection",
+            "your network has taken the {} places in this line that one network may (an IPv6 \
+             /56 four times that, a /48 sixteen times); join from another connection",
             state.config.places_per_network
         ))),
         Place::Moved { at } => Err(Error::Moved { at }),

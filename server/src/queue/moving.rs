@@ -17,8 +17,13 @@
 //!   before an admission token or a place receipt could put it back (a failover's restore
 //!   path) and before a join could make a new place, so its page learns where the place went
 //!   (404 `not_in_queue` with `moved`).
-//! - In a room that binds tokens a claim must bring a DPoP proof, and the place is bound to
-//!   the claimer's key in the same step (the old device's key is forgotten).
+//! - No pre-queue entrant's place moves (nor is given up by a claimer who is one) from the
+//!   opening until the draw is made: the draw reads the entrants, then puts them in line, and
+//!   a rename between the two would lose the place. The code stays good for after the draw.
+//! - In a room that binds tokens only the place's device asks for a code (a proof from the
+//!   bound key), an admitted place does not move (its admission is the bound device's), and a
+//!   claim must bring a DPoP proof: the place is bound to the claimer's key in the same step
+//!   (the old device's key is forgotten).
 //! - The claim answers as a join does (200 admitted / 202 waiting, and the same cookies):
 //!   after the script, it is the poll of the claimer, by the same code path.
 
@@ -59,7 +64,10 @@ const MAX_TYPED_LEN: usize = 64;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/api/events/{event_id}/queue/move", post(move_handler))
-        .route("/api/events/{event_id}/queue/claim", post(claim_handler))
+        .route(
+            "/api/events/{event_id}/queue/claim",
+            post(claim_handler).get(preview_handler),
+        )
 }
 
 /// A fresh code, as stored (no dashes).
@@ -164,6 +172,7 @@ pub async fn offer(
     state: &AppState,
     buyer: &BuyerId,
     event_id: &EventId,
+    headers: &HeaderMap,
 ) -> Result<(String, DateTime<Utc>)> {
     let room = state.rooms.get(&state.db, event_id).await?;
     if !room.enabled {
@@ -171,6 +180,18 @@ pub async fn offer(
             "this sale has no line now: any device gets in at once".into(),
         ));
     }
+    // In a room that binds tokens only the place's device moves it: a copied session cannot
+    // move the place to the copier's key.
+    let path = format!("/api/events/{event_id}/queue/move");
+    device::prove_owner(
+        state,
+        &room,
+        buyer,
+        event_id,
+        (&Method::POST, &path),
+        headers,
+    )
+    .await?;
     // Seats held are the session's (holds have an owner); its place stays with them.
     let held: bool = sqlx::query_scalar(
         "select exists(select 1 from hold where event_id = $1 and buyer_id = $2)",
@@ -219,6 +240,7 @@ pub async fn offer(
             .arg(CODE_LIFE_MS)
             .arg(Inventory::FIELDS[0])
             .arg(given.as_deref().unwrap_or(""))
+            .arg(if room.bind_tokens { "1" } else { "0" })
             .invoke_async(&mut redis)
             .await?;
         match kind.as_str() {
@@ -242,6 +264,13 @@ pub async fn offer(
                 ));
             }
             "absent" => return Err(Error::NotInQueue),
+            "admitted" => {
+                return Err(Error::Conflict(
+                    "you are admitted on this device, and this sale binds an admission to the \
+                     device it was given to: it cannot move"
+                        .into(),
+                ));
+            }
             other => return Err(Error::Internal(format!("move script answered {other:?}"))),
         }
     }
@@ -259,7 +288,7 @@ async fn move_handler(
     headers: HeaderMap,
 ) -> Result<(StatusCode, Json<MoveCode>)> {
     let event_id = EventId::from(event_id);
-    let (code, expires_at) = offer(&state, &buyer.id, &event_id).await?;
+    let (code, expires_at) = offer(&state, &buyer.id, &event_id, &headers).await?;
     let code = shown(&code);
     let claim_url = claim_url(&headers, &event_id, &code);
     let qr_svg = qr_svg(&claim_url)?;
@@ -324,6 +353,11 @@ async fn claim(
         .key(keys.draw(event_id))
         .arg(buyer.as_str())
         .arg(device.as_deref().unwrap_or(""))
+        .arg(
+            room.opens_at
+                .map(|t| t.timestamp_millis().to_string())
+                .unwrap_or_default(),
+        )
         .invoke_async(&mut state.redis.clone())
         .await?;
     match kind.as_str() {
@@ -338,6 +372,11 @@ async fn claim(
         )),
         "claimer_admitted" => Err(Error::Conflict(
             "you are admitted on this device already: a moved place would take that away".into(),
+        )),
+        "drawing" => Err(Error::Conflict(
+            "the sale is opening and the draw is being made: the code stays good, claim again \
+             in a few seconds"
+                .into(),
         )),
         other => Err(Error::Internal(format!("claim script answered {other:?}"))),
     }
@@ -370,10 +409,10 @@ pub async fn claim_counted(
     typed: &str,
     headers: &HeaderMap,
 ) -> Result<DateTime<Utc>> {
-    ratelimit::check(
+    ratelimit::check_networks(
         state,
         "claim",
-        &client.network(),
+        &client.networks(),
         state.config.claims_per_network_per_minute,
         std::time::Duration::from_secs(60),
     )
@@ -381,6 +420,61 @@ pub async fn claim_counted(
     let at = claim(state, buyer, event_id, typed, headers).await?;
     tracing::info!(event = %event_id, %buyer, %at, "a place moved to another device");
     Ok(at)
+}
+
+/// `GET /api/events/{id}/queue/claim?code=`: where the place `code` would move here stands
+/// (a page with a place of its own shows both, and claims only when the buyer chooses).
+/// Counted against the network's claims a minute like a claim, so codes are guessed no faster
+/// by looking; changes nothing. A used, expired or unknown code: 404; the buyer's own: 409.
+async fn preview_handler(
+    State(state): State<AppState>,
+    buyer: Buyer,
+    client: Client,
+    extract::EventId(event_id): extract::EventId,
+    axum::extract::Query(query): axum::extract::Query<std::collections::HashMap<String, String>>,
+) -> Result<Json<app::wire::ClaimPreview>> {
+    let event_id = EventId::from(event_id);
+    ratelimit::check_networks(
+        &state,
+        "claim",
+        &client.networks(),
+        state.config.claims_per_network_per_minute,
+        std::time::Duration::from_secs(60),
+    )
+    .await?;
+    let code = query
+        .get("code")
+        .and_then(|typed| canonical(typed))
+        .ok_or_else(no_such_code)?;
+    let keys = &state.keys;
+    let mut redis = state.redis.clone();
+    let owner: Option<String> = redis::cmd("GET")
+        .arg(keys.move_code(&event_id, &code))
+        .query_async(&mut redis)
+        .await?;
+    let owner = owner.ok_or_else(no_such_code)?;
+    if owner == buyer.id.as_str() {
+        return Err(Error::Conflict(
+            "this is your own move code: open it on the other device".into(),
+        ));
+    }
+    type Found = (Option<u64>, Option<f64>, Option<String>, Option<f64>);
+    let (rank, expiry, ticket, away): Found = redis::pipe()
+        .zrank(keys.queue(&event_id), &owner)
+        .zscore(keys.admitted(&event_id), &owner)
+        .hget(keys.entrants(&event_id), &owner)
+        .zscore(keys.away(&event_id), &owner)
+        .query_async(&mut redis)
+        .await?;
+    let now_ms = Utc::now().timestamp_millis() as f64;
+    Ok(Json(match (rank, expiry, ticket, away) {
+        (Some(rank), ..) => app::wire::ClaimPreview::Waiting { position: rank + 1 },
+        // Skipped while its page was gone: first in line at its next poll.
+        (None, _, _, Some(_)) => app::wire::ClaimPreview::Waiting { position: 1 },
+        (None, Some(expiry), ..) if expiry > now_ms => app::wire::ClaimPreview::Admitted,
+        (None, _, Some(_), _) => app::wire::ClaimPreview::PreQueue,
+        _ => return Err(no_such_code()),
+    }))
 }
 
 /// `POST /api/events/{id}/queue/claim`: the place moves here, and the answer is a join's.
@@ -392,6 +486,12 @@ async fn claim_handler(
     headers: HeaderMap,
     ApiJson(request): ApiJson<ClaimRequest>,
 ) -> Result<Response> {
+    // A link on another site must not move a place by script behind the buyer's back.
+    if extract::cross_site(&headers) {
+        return Err(Error::Forbidden(
+            "a place is claimed from this site's own page or an app, not from another site".into(),
+        ));
+    }
     let event_id = EventId::from(event_id);
     claim_counted(
         &state,

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::{error::Error, state::AppState};
+use crate::{client::Network, error::Error, state::AppState};
 
 /// Counts one attempt of `subject` against `limit` per `window`; refuses with 429 and the
 /// seconds until the window ends once the count is above `limit`.
@@ -28,6 +28,22 @@ pub async fn check(
         return Err(Error::RateLimited {
             retry_after_secs: ttl_ms.div_ceil(1000).max(1),
         });
+    }
+    Ok(())
+}
+
+/// [`check`] for each bucket a client counts in (`Client::networks`), each against its share
+/// of `limit`: refused at the first that is over (an IPv4 client has one bucket, an IPv6 one
+/// three; their keys lie on different cluster slots, so they are separate calls).
+pub async fn check_networks(
+    state: &AppState,
+    name: &str,
+    networks: &[Network],
+    limit: u32,
+    window: Duration,
+) -> Result<(), Error> {
+    for network in networks {
+        check(state, name, &network.cidr, network.limit(limit), window).await?;
     }
     Ok(())
 }

@@ -4,11 +4,16 @@
 //!
 //! Invariants (DESIGN.md 7): a token verifies only if its `kid` names a key we hold, its
 //! algorithm is EdDSA (nothing else, `none` included, is tried), its signature holds, its
-//! audience is ours, it has not expired (no leeway), and `evt` and `sub` are the event and the
+//! audience is ours, it has not expired (beyond [`LEEWAY_SECS`]: its expiry is Redis's clock
+//! in whole seconds, read here on the instance's), and `evt` and `sub` are the event and the
 //! buyer asked about. [`AdmissionKeys::mint`] is the one function that mints a token, whatever
 //! admitted the buyer (the ticker, the room off, a place put back after a failover).
 
 use app::wire::{AdmissionClaims, BuyerId, Confirmation, EventId, QueueStatus};
+
+/// How far past its `exp` a token still verifies here: its expiry is set on Redis's clock and
+/// cut to whole seconds, and is read on this instance's clock, which may run a little ahead.
+pub const LEEWAY_SECS: u64 = 2;
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, Header, Validation};
 
@@ -73,7 +78,7 @@ impl AdmissionKeys {
         let mut validation = Validation::new(Algorithm::EdDSA);
         validation.set_audience(&[&self.audience]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
-        validation.leeway = 0;
+        validation.leeway = LEEWAY_SECS;
         let claims = jsonwebtoken::decode::<AdmissionClaims>(token, key, &validation)
             .ok()?
             .claims;
@@ -169,6 +174,15 @@ mod tests {
             None,
         );
         assert!(keys.verify(&expired, &e("evt"), &b("buyer")).is_none());
+        // Review finding 14: an expiry a second behind this clock is within the leeway.
+        let just = keys.sign(
+            &b("buyer"),
+            &e("evt"),
+            0,
+            Utc::now() - chrono::Duration::seconds(1),
+            None,
+        );
+        assert!(keys.verify(&just, &e("evt"), &b("buyer")).is_some());
 
         let (_, stranger) = fresh_keys();
         let foreign = stranger.sign(&b("buyer"), &e("evt"), 0, soon(), None);

@@ -66,16 +66,40 @@ pub struct KeyRing {
     current: RwLock<Arc<AdmissionKeys>>,
 }
 
+/// The folder of the admission keys: the configured one, else `admission-keys` in the data
+/// folder.
+pub fn key_dir(config: &Config) -> std::path::PathBuf {
+    config
+        .admission_key_dir
+        .clone()
+        .unwrap_or_else(|| config.data_dir.join("admission-keys"))
+}
+
 impl KeyRing {
     /// The keys of the configured folder (generated there on first run), signing with the
     /// configured kid or the greatest one until the first [`KeyRing::refresh`].
     pub fn load(config: &Config) -> std::io::Result<Self> {
-        let dir = config
-            .admission_key_dir
-            .clone()
-            .unwrap_or_else(|| config.data_dir.join("admission-keys"));
+        let dir = key_dir(config);
         let strictness = Strictness::for_dev(config.dev);
-        let material = keys::load_or_generate(&dir, strictness)?;
+        // Outside `--dev` a key is never generated at start: each instance would sign with
+        // its own, and the others would refuse its tokens until the rotation published it.
+        let material = if config.dev {
+            keys::load_or_generate(&dir, strictness)?
+        } else {
+            let material = keys::read_dir(&dir, strictness)?;
+            if !keys::signs(&material) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "no admission signing key in {}: put the deployment's key there \
+                         (ANTEROOM_ADMISSION_KEY_DIR, shared by every instance) or run \
+                         `anteroom secrets` once; outside --dev none is generated at start",
+                        dir.display()
+                    ),
+                ));
+            }
+            material
+        };
         let current = AdmissionKeys::new(
             &material,
             config.admission_signing_kid.as_deref(),

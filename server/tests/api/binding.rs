@@ -462,3 +462,105 @@ fn a_proof_passes_up_to_the_skew_either_way_and_not_a_second_beyond() {
         }
     }
 }
+
+/// Review finding 3: in a bound room the session alone moved a place (even an admitted one,
+/// rebinding it to the claimer's key), released a hold and paid. Now each needs a proof from
+/// the place's key: none is 400, another key's is 403, and nothing changes; an admitted place
+/// does not move at all.
+#[tokio::test]
+async fn in_a_bound_room_moving_releasing_and_paying_need_the_places_device() {
+    let app = spawn_app().await;
+    let event = bound_event(&app).await;
+    let (_, session) = app.session().await;
+    let key = DeviceKey::new();
+    let thief = DeviceKey::new();
+    // Another buyer joins first, and the one tick of `admitted` admits both.
+    let (_, other) = app.session().await;
+    let other_key = DeviceKey::new();
+    let queue = app.url(&format!("/api/events/{event}/queue"));
+    let r = join_with(
+        &app,
+        &event,
+        &other,
+        Some(other_key.proof("POST", &queue, None)),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let token = admitted(&app, &event, &session, &key).await;
+    let ids = seat_ids(&app, &event).await;
+    let url = app.url(&format!("/api/events/{event}/holds"));
+    let r = app
+        .client
+        .post(&url)
+        .bearer_auth(&session)
+        .header("admission-token", &token)
+        .header("dpop", key.proof("POST", &url, Some(&token)))
+        .header("idempotency-key", "h")
+        .json(&hold_body(&ids[..1]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let hold: Value = r.json().await.unwrap();
+    let hold_id = hold["hold_id"].as_str().unwrap();
+    let send = |method: reqwest::Method, path: String, proof: Option<&DeviceKey>| {
+        let url = app.url(&path);
+        let mut req = app
+            .client
+            .request(method.clone(), &url)
+            .bearer_auth(&session)
+            .header("idempotency-key", "pay")
+            .json(&json!({}));
+        if let Some(device) = proof {
+            req = req.header("dpop", device.proof(method.as_str(), &url, None));
+        }
+        req.send()
+    };
+    let release = format!("/api/holds/{hold_id}");
+    let pay = format!("/api/holds/{hold_id}/checkout");
+    let moving = format!("/api/events/{event}/queue/move");
+    for (method, path) in [
+        (reqwest::Method::DELETE, &release),
+        (reqwest::Method::POST, &pay),
+        (reqwest::Method::POST, &moving),
+    ] {
+        let r = send(method.clone(), path.clone(), None).await.unwrap();
+        expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+        let r = send(method, path.clone(), Some(&thief)).await.unwrap();
+        expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    }
+    let status: String = sqlx::query_scalar("select status from hold where id = $1")
+        .bind(hold_id)
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(status, "active", "the refused requests changed nothing");
+    assert_eq!(
+        app.count("select count(*) from payment").await,
+        0,
+        "no payment was started"
+    );
+    // The place's own device: its admitted place does not move, and it pays.
+    let r = send(reqwest::Method::POST, moving.clone(), Some(&key))
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    let r = send(reqwest::Method::POST, pay, Some(&key)).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // An admitted place with no hold does not move either, even asked from its device.
+    let url = app.url(&moving);
+    let r = app
+        .client
+        .post(&url)
+        .bearer_auth(&other)
+        .header("dpop", other_key.proof("POST", &url, None))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let body = expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    assert!(
+        body["message"].as_str().unwrap().contains("admitted"),
+        "{body}"
+    );
+}

@@ -224,3 +224,102 @@ async fn a_hold_that_expires_during_a_slow_payment_is_refunded_and_409() {
         0
     );
 }
+
+/// Review finding 2: the seat limit is per buyer and event over the whole sale, seats held
+/// plus seats bought. Before, only active holds counted, so one admission could hold, pay
+/// and hold again without end.
+#[tokio::test]
+async fn a_buyer_who_bought_their_limit_cannot_hold_another_seat_of_the_event() {
+    let (app, _url) = app_with_fake(quick()).await;
+    let event = app
+        .create_event(crate::helpers::event_body(
+            1,
+            10,
+            json!({"enabled": false, "seats_per_buyer": 2}),
+        ))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let ids = crate::helpers::seat_ids(&app, &event).await;
+    let (session, hold_id) = holder(&app, &event, &ids[0..1]).await;
+    let r = checkout(&app, &session, &hold_id, "pay-1").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    // One bought, one more may be held and bought: two in all.
+    let r = crate::helpers::hold(
+        &app,
+        &event,
+        &session,
+        "second",
+        crate::helpers::hold_body(&ids[1..2]),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let second: Value = r.json().await.unwrap();
+    let r = checkout(&app, &session, second["hold_id"].as_str().unwrap(), "pay-2").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    for (key, seats) in [("third", &ids[2..3]), ("best", &ids[3..4])] {
+        let r = crate::helpers::hold(
+            &app,
+            &event,
+            &session,
+            key,
+            crate::helpers::hold_body(seats),
+        )
+        .await;
+        let body = expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+        assert!(
+            body["message"].as_str().unwrap().contains("bought 2"),
+            "{body}"
+        );
+    }
+    let r = crate::helpers::hold(
+        &app,
+        &event,
+        &session,
+        "section",
+        json!({"section": "B", "quantity": 1}),
+    )
+    .await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let sold = app
+        .count(&format!(
+            "select count(*) from seat where event_id = '{event}' and status <> 'available'"
+        ))
+        .await;
+    assert_eq!(sold, 2, "the buyer took more than their limit");
+}
+
+/// Review finding 6: every charge was made in EUR whatever the event sold in.
+#[tokio::test]
+async fn a_charge_is_made_and_recorded_in_the_events_currency() {
+    let (app, url) = app_with_fake(quick()).await;
+    let mut body = crate::helpers::event_body(1, 4, json!({"enabled": false}));
+    body["currency"] = json!("USD");
+    let event = app.create_event(body).await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let ids = crate::helpers::seat_ids(&app, &event).await;
+    let (session, hold_id) = holder(&app, &event, &ids[0..2]).await;
+    let r = checkout(&app, &session, &hold_id, "pay-usd").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let charges = ledger(&url).await["charges"].as_array().unwrap().clone();
+    assert_eq!(charges.len(), 1);
+    assert_eq!(charges[0]["currency"], "USD", "{charges:?}");
+    assert_eq!(charges[0]["amount_cents"], 10_000);
+    let recorded = app
+        .count(&format!(
+            "select count(*) from payment where hold_id = '{hold_id}' and currency = 'USD'"
+        ))
+        .await;
+    assert_eq!(recorded, 1);
+    let listed: Value = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/events/{event}/payments"))),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["counts"]["succeeded"], 1, "{listed}");
+}

@@ -500,6 +500,7 @@ async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one(
     let mut config = test_config();
     config.dev = false;
     config.payments_url = Some(payments);
+    anteroom::startup::write_secrets(&config).unwrap();
     let app = spawn_with(config).await;
     let r = app.new_session().await;
     assert_eq!(r.status(), StatusCode::CREATED);
@@ -542,6 +543,57 @@ fn production_config_with_secret_files() -> Config {
     config.payments_url = Some("http://127.0.0.1:9".into());
     config.session_secret = None;
     config
+}
+
+/// Review finding 11: outside `--dev`, a server with no configured or kept admin token,
+/// session secret or admission key refused nothing and generated its own, so instances behind
+/// one load balancer refused each other's sessions and tokens. Now it refuses to start, saying
+/// what is missing; `anteroom secrets` writes them once, and then every instance starts and
+/// accepts the others' sessions.
+#[tokio::test]
+async fn a_production_server_without_its_shared_secrets_refuses_to_start_and_generates_none() {
+    let mut config = production_config_with_secret_files();
+    config.admin_token = None;
+    let refused = |config: Config| async move {
+        Application::build(config)
+            .await
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    let why = refused(config.clone()).await;
+    assert!(why.contains("ANTEROOM_ADMIN_TOKEN"), "{why}");
+    assert!(
+        !config.data_dir.join("admin_token").exists(),
+        "a refused start wrote a secret"
+    );
+    let mut with_token = config.clone();
+    with_token.admin_token = Some(Secret::new(ADMIN_TOKEN));
+    let why = refused(with_token.clone()).await;
+    assert!(why.contains("ANTEROOM_SESSION_SECRET"), "{why}");
+    with_token.session_secret = Some(Secret::new(anteroom::ids::random_id(32)));
+    let why = refused(with_token).await;
+    assert!(why.contains("admission signing key"), "{why}");
+    assert!(
+        keys::read_dir(&config.data_dir.join("admission-keys"), Strictness::Refuse)
+            .unwrap()
+            .is_empty(),
+        "a refused start generated a key"
+    );
+    let written = anteroom::startup::write_secrets(&config).unwrap();
+    assert_eq!(written.len(), 3, "{written:?}");
+    let again = anteroom::startup::write_secrets(&config).unwrap();
+    assert!(again.iter().all(|l| l.contains("already")), "{again:?}");
+    // Two instances on the written folder: a session of one is a session of the other.
+    let a = spawn_with(config.clone()).await;
+    let b = spawn_with(config).await;
+    let r = a.new_session().await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let token = r.json::<serde_json::Value>().await.unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(b.get("/api/session", &token).await.status(), StatusCode::OK);
 }
 
 fn set_mode(path: &std::path::Path, mode: u32) {

@@ -540,3 +540,30 @@ async fn a_buyer_lists_their_own_holds_of_an_event_newest_first_and_nobody_elses
         .unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
 }
+
+/// Review finding 14: a hold's expiry was the instance's clock plus its life, then compared
+/// with Postgres's `now()` by the sweep and the hold transaction. Now it is Postgres's own:
+/// exactly the hold transaction's `now()` (its `created_at`) plus the life, and the answer is
+/// what the row says.
+#[tokio::test]
+async fn a_holds_expiry_is_set_on_postgres_clock_and_answered_as_stored() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 2).await;
+    let (_, session) = app.session().await;
+    let r = hold(&app, &event, &session, "k", hold_body(&ids[..1])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let body: Value = r.json().await.unwrap();
+    let answered: chrono::DateTime<chrono::Utc> =
+        serde_json::from_value(body["expires_at"].clone()).unwrap();
+    let (stored, on_postgres_clock): (chrono::DateTime<chrono::Utc>, bool) = sqlx::query_as(
+        "select h.expires_at, \
+                h.expires_at = h.created_at + make_interval(secs => e.hold_ttl_seconds) \
+         from hold h join event e on e.id = h.event_id where h.id = $1",
+    )
+    .bind(body["hold_id"].as_str().unwrap())
+    .fetch_one(&app.state.db)
+    .await
+    .unwrap();
+    assert_eq!(answered, stored);
+    assert!(on_postgres_clock, "the expiry came from another clock");
+}

@@ -373,7 +373,20 @@ async fn in_a_bound_room_the_claim_needs_a_proof_and_the_place_passes_the_gate_o
         .unwrap();
     assert_eq!(r.status(), StatusCode::ACCEPTED);
 
-    let code = move_code(&app, &event, &mover).await;
+    // Only the place's device asks for its code (review finding 3).
+    let move_url = app.url(&format!("/api/events/{event}/queue/move"));
+    let ask = |key: &DeviceKey| {
+        app.client
+            .post(&move_url)
+            .bearer_auth(&mover)
+            .header("dpop", key.proof("POST", &move_url, None))
+            .send()
+    };
+    let r = ask(&new_key).await.unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    let r = ask(&old_key).await.unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let code: Value = r.json().await.unwrap();
     let code = code["code"].as_str().unwrap();
     let (claimer_id, claimer) = app.session().await;
     let r = claim(&app, &event, &claimer, code).await;
@@ -425,4 +438,61 @@ async fn claims_are_limited_per_network() {
     let r = claim(&app, &event, &claimer, "ABCDE-FGHJK").await;
     assert!(r.headers().contains_key("retry-after"));
     expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+}
+
+/// Review finding 9: a claim by script from another site's page moved a place behind the
+/// buyer's back, and a page with a place of its own claimed without asking. The JSON claim now
+/// refuses what a browser says comes from another site, and a page can see where the moving
+/// place stands (without taking it) to show both places first.
+#[tokio::test]
+async fn a_claim_from_another_site_is_refused_and_a_preview_shows_the_moving_place_untouched() {
+    let app = spawn_app().await;
+    let event = app.room_event(1).await;
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        sessions.push(crate::helpers::joined(&app, &event).await);
+    }
+    let code = move_code(&app, &event, &sessions[1]).await;
+    let code = code["code"].as_str().unwrap().to_owned();
+    let claimer = &sessions[2];
+    let preview = |session: &str, code: &str| {
+        app.client
+            .get(app.url(&format!("/api/events/{event}/queue/claim")))
+            .query(&[("code", code)])
+            .bearer_auth(session)
+            .send()
+    };
+    let r = preview(claimer, &code).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let seen: Value = r.json().await.unwrap();
+    assert_eq!(seen, json!({"status": "waiting", "position": 2}));
+    let r = preview(&sessions[1], &code).await.unwrap();
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    let r = preview(claimer, "ZZZZZ-ZZZZZ").await.unwrap();
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    for site in ["cross-site", "same-site"] {
+        let r = app
+            .client
+            .post(app.url(&format!("/api/events/{event}/queue/claim")))
+            .bearer_auth(claimer)
+            .header("sec-fetch-site", site)
+            .json(&json!({ "code": code }))
+            .send()
+            .await
+            .unwrap();
+        expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    }
+    // Nothing moved: the code still moves the place, once the buyer chooses it.
+    assert_eq!(poll(&app, &event, &sessions[1]).await.1["position"], 2);
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/queue/claim")))
+        .bearer_auth(claimer)
+        .header("sec-fetch-site", "same-origin")
+        .json(&json!({ "code": code }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    assert_eq!(r.json::<Value>().await.unwrap()["position"], 2);
 }

@@ -677,3 +677,148 @@ async fn the_draw_is_made_once_across_three_processes_when_its_leader_is_killed_
         assert!(body.get("ticket").is_none());
     }
 }
+
+/// Review finding 5: between the draw's read of the entrants and its swap into the line, a
+/// claim renamed an entrant and the place was lost. Now no entrant's place moves from the
+/// opening until the draw is made (409, and the code stays good); after the draw it moves with
+/// its place in the draw.
+#[tokio::test]
+async fn a_pre_queue_place_does_not_move_while_the_draw_is_made_and_moves_after_it() {
+    let app = crate::helpers::spawn_app().await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(2), 60, 1).await;
+    let entrants = enter_prequeue(&app, &event, 3).await;
+    let code = crate::moving::move_code(&app, &event, &entrants[1].0).await;
+    let code = code["code"].as_str().unwrap().to_owned();
+    let (_, claimer) = app.session().await;
+    let claim = || {
+        app.client
+            .post(app.url(&format!("/api/events/{event}/queue/claim")))
+            .bearer_auth(&claimer)
+            .json(&json!({ "code": code }))
+            .send()
+    };
+    sleep_until(opens_at).await;
+    let r = claim().await.unwrap();
+    let body = expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    assert!(body["message"].as_str().unwrap().contains("draw"), "{body}");
+    assert_eq!(
+        poll(&app, &event, &entrants[1].0).await.1["status"],
+        "pre_queue",
+        "the place stayed"
+    );
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    Ticker::new(app.state.clone())
+        .tick(&event, &room, 0)
+        .await
+        .unwrap();
+    let (_, draw) = published_draw(&app, &event).await;
+    let order = recompute(&draw);
+    let place = order.iter().position(|t| *t == entrants[1].1).unwrap() + 1;
+    let r = claim().await.unwrap();
+    let status = r.status();
+    let moved: Value = r.json().await.unwrap();
+    if place == 1 {
+        assert_eq!(moved["status"], "admitted", "{moved}");
+    } else {
+        assert_eq!(status, StatusCode::ACCEPTED, "{moved}");
+        assert_eq!(moved["position"], place - 1, "{moved}");
+        assert_eq!(moved["ticket"], entrants[1].1.as_str());
+    }
+    assert_eq!(
+        poll(&app, &event, &entrants[1].0).await.0,
+        StatusCode::NOT_FOUND
+    );
+}
+
+/// Review finding 12: the draw's order lived only in Redis (a lost Redis made a published draw
+/// unverifiable) and its keys, the device bindings and the refusals never expired. Now the
+/// made draw is kept in Postgres and published from there, and a retired line's keys all get
+/// a time to live.
+#[tokio::test]
+async fn a_made_draw_is_kept_in_postgres_and_its_keys_expire_with_the_line() {
+    let app = crate::helpers::spawn_app().await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(2), 60, 5).await;
+    let entrants = enter_prequeue(&app, &event, 3).await;
+    sleep_until(opens_at).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    Ticker::new(app.state.clone())
+        .tick(&event, &room, 0)
+        .await
+        .unwrap();
+    let archived: Option<Vec<String>> =
+        sqlx::query_scalar("select tickets from draw where event_id = $1")
+            .bind(&event)
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+    let archived = archived.expect("the made draw is archived");
+    assert_eq!(archived.len(), 3);
+    // Redis loses the draw: it is still published, from Postgres, and still verifies.
+    let keys = &app.state.keys;
+    let _: () = redis::cmd("DEL")
+        .arg(keys.draw(&event))
+        .arg(keys.drawn_tickets(&event))
+        .arg(keys.entrants(&event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let (status, draw) = published_draw(&app, &event).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(draw["state"], "drawn");
+    assert_eq!(
+        recompute(&draw),
+        archived,
+        "the archive is the order anyone recomputes"
+    );
+    let mine: HashSet<&String> = entrants.iter().map(|(_, t)| t).collect();
+    assert_eq!(archived.iter().collect::<HashSet<_>>(), mine);
+    // No draw again from the tickers of a line that lost its keys.
+    let ticker = Ticker::new(app.state.clone());
+    assert!(ticker.draw(&event).await.unwrap());
+    let made: bool = redis::cmd("EXISTS")
+        .arg(keys.draw(&event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert!(!made, "a kept draw is not made again");
+    // The night ends: every key of the line, the draw's, the bindings and refusals included,
+    // gets a time to live.
+    let _: () = redis::cmd("HSET")
+        .arg(keys.bound(&event))
+        .arg("someone")
+        .arg("jkt")
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let _: () = redis::cmd("HSET")
+        .arg(keys.refusals(&event))
+        .arg("no_key")
+        .arg(1)
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let _: () = redis::cmd("HSET")
+        .arg(keys.entrants(&event))
+        .arg("someone")
+        .arg("ticket")
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    anteroom::admission::retire::retire(&app.state, &event)
+        .await
+        .unwrap();
+    for key in [
+        keys.bound(&event),
+        keys.refusals(&event),
+        keys.entrants(&event),
+    ] {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut app.state.redis.clone())
+            .await
+            .unwrap();
+        assert!(ttl > 0, "{key} never expires ({ttl})");
+    }
+}

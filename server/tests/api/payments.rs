@@ -486,3 +486,78 @@ async fn a_client_that_disconnects_mid_payment_is_settled_by_reconciliation() {
     let money = audit(&url, &db, &event).await;
     assert_eq!((money.charges, money.sales, money.refunds), (1, 1, 0));
 }
+
+/// Review finding 1: the sale transaction must lock the hold's seats. The interleaving is made
+/// exact with a lock: the sale's transaction starts (its `now()` is before the hold's expiry)
+/// and waits on the payment row; the hold expires; another buyer's hold takes the seat (the
+/// hold transaction treats an expired hold's seats as free) and commits; then the sale goes on.
+/// Before the fix it recorded a sale of 0 seats and kept the money.
+#[tokio::test]
+async fn a_sale_racing_a_hold_at_its_expiry_sells_no_seat_it_lost_and_refunds_instead() {
+    use anteroom::checkout::payments::{self, PaymentRow, Settled};
+    let app = crate::helpers::spawn_app().await;
+    let (event, seats) = open_event(&app, 1, 1).await;
+    let (_, hold_a) = holder(&app, &event, &seats).await;
+    let db = &app.state.db;
+    let payment: PaymentRow = sqlx::query_as(
+        "insert into payment (hold_id, event_id, buyer_id, attempt, provider_key, amount_cents, \
+             idempotency_key, claimed_until, currency) \
+         select id, event_id, buyer_id, 1, id || ':1', total_cents, 'k', now(), 'EUR' from hold \
+         where id = $1 \
+         returning id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key, currency",
+    )
+    .bind(&hold_a)
+    .fetch_one(db)
+    .await
+    .unwrap();
+    let mut blocker = db.begin().await.unwrap();
+    sqlx::query("select 1 from payment where id = $1 for update")
+        .bind(payment.id)
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let sale = tokio::spawn({
+        let db = db.clone();
+        let payment = payment.clone();
+        async move { payments::settle(&db, &payment, "ch_edge").await }
+    });
+    until(async || {
+        sqlx::query_scalar::<_, i64>(
+            "select count(*) from pg_stat_activity \
+             where datname = current_database() and wait_event_type = 'Lock'",
+        )
+        .fetch_one(db)
+        .await
+        .unwrap()
+            == 1
+    })
+    .await;
+    // The hold ends now: after the sale's transaction began, before the other buyer's.
+    sqlx::query("update hold set expires_at = clock_timestamp() where id = $1")
+        .bind(&hold_a)
+        .execute(db)
+        .await
+        .unwrap();
+    let (_, hold_b) = holder(&app, &event, &seats).await;
+    blocker.commit().await.unwrap();
+    let settled = sale.await.unwrap();
+    assert!(
+        matches!(settled, Ok(Settled::HoldGone)),
+        "the sale went on with its seats gone"
+    );
+    let sales = app
+        .count(&format!(
+            "select count(*) from sale where hold_id = '{hold_a}'"
+        ))
+        .await;
+    assert_eq!(
+        sales, 0,
+        "a sale was recorded for a hold whose seat is gone"
+    );
+    let owner: (String, String) = sqlx::query_as("select status, hold_id from seat where id = $1")
+        .bind(seats[0])
+        .fetch_one(db)
+        .await
+        .unwrap();
+    assert_eq!(owner, ("held".to_owned(), hold_b));
+}

@@ -129,6 +129,49 @@ async fn a_network_takes_at_most_its_share_of_places_and_keeping_one_costs_none(
     );
 }
 
+/// Review finding 8: an IPv6 /48 counted as 65,536 networks of a place share each. Now a /64
+/// gets the share, its /56 four times it and its /48 sixteen times it.
+#[tokio::test]
+async fn an_ipv6_allocation_takes_at_most_four_shares_per_56_and_sixteen_per_48() {
+    let app = app_behind_balancer(|c| c.places_per_network = 1).await;
+    let event = room_event(&app, json!({"admit_rate_per_second": 1})).await;
+    let join_at = |address: String| {
+        let app = &app;
+        let event = &event;
+        async move {
+            let token = buyer_at(app, &address).await;
+            join_from(app, event, (&token, &address), None).await
+        }
+    };
+    // Four /64s of one /56 take its four shares; a fifth /64 of it is refused.
+    for net in 0..4 {
+        let r = join_at(format!("2001:db8:1:1{net:02x}::1")).await;
+        assert_eq!(r.status(), StatusCode::ACCEPTED);
+    }
+    let r = join_at("2001:db8:1:1ff::1".into()).await;
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    // Three more /56s of the /48 take their four each: sixteen in the /48, then no more.
+    for net in 2..=4 {
+        for host in 0..4 {
+            let r = join_at(format!("2001:db8:1:{net}{host:02x}::1")).await;
+            assert_eq!(r.status(), StatusCode::ACCEPTED, "/56 {net}, /64 {host}");
+        }
+    }
+    let r = join_at("2001:db8:1:500::1".into()).await;
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    assert_eq!(
+        line_length(&app, &event).await,
+        16,
+        "the refused joins stored nothing"
+    );
+    let r = join_at("2001:db8:2::1".into()).await;
+    assert_eq!(
+        r.status(),
+        StatusCode::ACCEPTED,
+        "another /48 is another network"
+    );
+}
+
 /// Whether `nonce` proves `bits` of work for `challenge`, by this test's own SHA-256 (ring's),
 /// not the server's code.
 fn meets(challenge: &str, nonce: &str, bits: u32) -> bool {

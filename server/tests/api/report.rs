@@ -497,3 +497,81 @@ async fn a_line_made_again_after_its_retirement_numbers_on_and_counts_on() {
         (Some(5), Some(5))
     );
 }
+
+/// Review finding 7: the admission log's pages (up to 10,000 rows each, uncached) and the draw
+/// of any id (a query before knowing the event) went through the pool that holds share, so a
+/// flood of them starved holds. Now a page is read at most once a second, every public query
+/// holds one of `db_public_connections`, and an unknown event is 404 before any query: holds
+/// made during the flood all succeed within the pool's short wait.
+#[tokio::test]
+async fn a_flood_of_public_reads_leaves_the_pool_to_holds() {
+    let mut config = test_config();
+    config.db_pool_size = 4;
+    config.db_public_connections = 1;
+    config.db_acquire_timeout_ms = 1_000;
+    let app = crate::helpers::spawn_with(config).await;
+    let (event, seats) = crate::helpers::open_event(&app, 2, 10).await;
+    sqlx::query(
+        "insert into admission (event_id, n, arrival, admitted_at) \
+         select $1, n, n, now() from generate_series(1, 20000) n",
+    )
+    .bind(&event)
+    .execute(&app.state.db)
+    .await
+    .unwrap();
+    let sessions = app.sessions(20).await;
+    let flood = join_all((0..300).map(|i| {
+        let path = match i % 3 {
+            // Many pages (each its own cache entry), the largest allowed.
+            0 => format!(
+                "/api/events/{event}/report/admissions?after={}&limit=10000",
+                i % 30
+            ),
+            // Made-up ids: 404 from memory after one public look-up each.
+            1 => format!("/api/events/nosuch{i}/draw"),
+            _ => format!("/api/events/{event}/draw"),
+        };
+        let app = &app;
+        async move {
+            app.client
+                .get(app.url(&path))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    }));
+    let holds = join_all(
+        sessions
+            .iter()
+            .zip(seats.iter())
+            .map(|((_, session), seat)| {
+                crate::helpers::hold(
+                    &app,
+                    &event,
+                    session,
+                    "flood",
+                    crate::helpers::hold_body(&[*seat]),
+                )
+            }),
+    );
+    let (answers, holds) = tokio::join!(flood, holds);
+    for r in holds {
+        assert_eq!(
+            r.status(),
+            StatusCode::CREATED,
+            "a hold starved by public reads"
+        );
+    }
+    for status in answers {
+        assert!(
+            [
+                StatusCode::OK,
+                StatusCode::NOT_FOUND,
+                StatusCode::SERVICE_UNAVAILABLE
+            ]
+            .contains(&status),
+            "{status}"
+        );
+    }
+}

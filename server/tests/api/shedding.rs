@@ -185,3 +185,46 @@ async fn the_per_buyer_hold_limit_holds_across_instances() {
     assert_eq!(&statuses[4..], &[429, 429], "{statuses:?}");
     assert_eq!(&statuses[..4], &[201; 4], "{statuses:?}");
 }
+
+/// Review finding 10: the operator's lane took a permit before asking who was there, so an
+/// anonymous flood of its paths could lock the operator out. Here the public budget is spent
+/// (none at all) and the operator's lane has one permit: anonymous requests to the operator's
+/// paths are shed with the public's (before the fix they passed through the operator's lane
+/// and got 401), and the operator still gets in.
+#[tokio::test]
+async fn anonymous_requests_to_the_operators_paths_never_take_the_operators_lane() {
+    let mut config = test_config();
+    config.in_flight_general = 0;
+    config.in_flight_operator = 1;
+    let app = spawn_with(config).await;
+    let anonymous = join_all((0..20).map(|_| {
+        app.client
+            .get(app.url("/api/admin/events/any/stats"))
+            .bearer_auth("not-the-admin-token")
+            .send()
+    }))
+    .await;
+    for r in anonymous {
+        expect_error(r.unwrap(), StatusCode::SERVICE_UNAVAILABLE, "unavailable").await;
+    }
+    let r = app
+        .client
+        .post(app.url("/api/admin/session"))
+        .json(&json!({"token": "a guess"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::SERVICE_UNAVAILABLE,
+        "a sign-in is anonymous until it succeeds"
+    );
+    let r = app
+        .admin(app.client.get(app.url("/api/admin/session")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "the operator is let in");
+    assert!(shed_count(&app, "general").await >= 21);
+    assert_eq!(shed_count(&app, "operator").await, 0);
+}

@@ -11,10 +11,12 @@
 -- KEYS[12] bound (hash buyer -> device key thumbprint), KEYS[13] the draw's record (present
 -- once made).
 -- ARGV[1] the claiming buyer; ARGV[2] the thumbprint of the claimer's device key in a room
--- that binds tokens, else '' (the place keeps the binding it had, if any).
+-- that binds tokens, else '' (the place keeps the binding it had, if any); ARGV[3] when the
+-- sale opens (ms), or '' for a sale without an opening time.
 -- Returns {kind, ms}: 'claimed' and when; 'unknown' (no such live code), 'own' (the claimer's
 -- own code), 'claimer_moved' (the claimer's place moved away or arrived by a claim),
--- 'claimer_admitted' (the claimer is admitted now) with 0, and nothing changed; 'gone' (the
+-- 'claimer_admitted' (the claimer is admitted now), 'drawing' (a pre-queue entrant's place,
+-- or claimer, while the draw is being made) with 0, and nothing changed; 'gone' (the
 -- place left the line or moved since the code was given: the code is used up) with 0.
 local old = redis.call('GET', KEYS[1])
 if not old then
@@ -34,10 +36,17 @@ end
 if tonumber(redis.call('ZSCORE', KEYS[6], new) or '0') > now_ms then
   return {'claimer_admitted', 0}
 end
+-- From the opening until the draw's record exists the draw reads the entrants and then puts
+-- them in line: an entrant renamed (or given up) between the two would lose the place, so no
+-- entrant's place moves then; the code stays good for after the draw.
+local pending = redis.call('EXISTS', KEYS[13]) == 0
+if pending and ARGV[3] ~= '' and now_ms >= tonumber(ARGV[3])
+  and (redis.call('HEXISTS', KEYS[11], old) == 1 or redis.call('HEXISTS', KEYS[11], new) == 1) then
+  return {'drawing', 0}
+end
 -- The code is spent from here on, whatever the place's fate.
 redis.call('DEL', KEYS[1])
 redis.call('HDEL', KEYS[2], old)
-local pending = redis.call('EXISTS', KEYS[13]) == 0
 -- A place that moved once moves no more: a code its new session had been given for a place
 -- of its own (given up in that claim) names a place that arrived by a claim.
 local placed = redis.call('HEXISTS', KEYS[3], old) == 0

@@ -18,8 +18,9 @@
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
--- there when Redis forgot it: a retired line's keys expire); ARGV[6] the joiner's network,
--- ARGV[7] the places a network may be given, ARGV[8] the ms until the join's proof of work
+-- there when Redis forgot it: a retired line's keys expire); ARGV[6] the joiner's networks,
+-- separated by spaces (an IPv6 client's /64, /56 and /48), ARGV[7] the places each of them
+-- may be given, in the same order, ARGV[8] the ms until the join's proof of work
 -- expires, or '' for a join without one; ARGV[9] when the pre-queue opens (ms), or '' when the
 -- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
 -- ticket, for a new entrant; ARGV[12] the estimate's band in force (`Band::record`), kept
@@ -98,13 +99,20 @@ end
 -- A new place or pre-queue entry spends the network's share and the join's proof of work:
 -- nil when it may be made, else the answer refusing it.
 local function spend()
-  if tonumber(redis.call('HGET', KEYS[8], ARGV[6]) or '0') >= tonumber(ARGV[7]) then
-    return reply('network_full', 0, 0, 0)
+  local networks, limits = {}, {}
+  for network in string.gmatch(ARGV[6], '%S+') do networks[#networks + 1] = network end
+  for limit in string.gmatch(ARGV[7], '%S+') do limits[#limits + 1] = tonumber(limit) end
+  for i, network in ipairs(networks) do
+    if tonumber(redis.call('HGET', KEYS[8], network) or '0') >= limits[i] then
+      return reply('network_full', 0, 0, 0)
+    end
   end
   if ARGV[8] ~= '' and not redis.call('SET', KEYS[7], '1', 'NX', 'PX', ARGV[8]) then
     return reply('absent', 0, 0, 0)
   end
-  redis.call('HINCRBY', KEYS[8], ARGV[6], 1)
+  for _, network in ipairs(networks) do
+    redis.call('HINCRBY', KEYS[8], network, 1)
+  end
   return nil
 end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)

@@ -9,10 +9,12 @@
 -- once made), KEYS[10] inventory (its first field '1' when sold out), KEYS[11] the key of the
 -- code the caller read from `moving` for this buyer (ARGV[5]), or KEYS[1] when none.
 -- ARGV[1] buyer, ARGV[2] the new code, ARGV[3] its life in ms, ARGV[4] the inventory's
--- sold-out field, ARGV[5] the buyer's record in `moving` as the caller read it, or ''.
+-- sold-out field, ARGV[5] the buyer's record in `moving` as the caller read it, or '';
+-- ARGV[6] '1' when the room binds tokens: an admitted place then stays on its device.
 -- Returns {kind, code, expiry}: 'code' with the code and when it expires (ms), else 'sold_out',
--- 'moved' (the place moved once already, here or to here), 'absent' (no place) or 'taken'
--- (ARGV[2] is another buyer's live code: ask again with another), with '' and 0.
+-- 'moved' (the place moved once already, here or to here), 'absent' (no place), 'admitted'
+-- (admitted in a room that binds tokens) or 'taken' (ARGV[2] is another buyer's live code:
+-- ask again with another), with '' and 0.
 if redis.call('HGET', KEYS[10], ARGV[4]) == '1' then
   return {'sold_out', '', 0}
 end
@@ -30,6 +32,9 @@ local placed = redis.call('ZSCORE', KEYS[5], buyer) or redis.call('ZSCORE', KEYS
   or (redis.call('EXISTS', KEYS[9]) == 0 and redis.call('HEXISTS', KEYS[8], buyer) == 1)
 if not placed then
   return {'absent', '', 0}
+end
+if ARGV[6] == '1' and expiry > now_ms then
+  return {'admitted', '', 0}
 end
 -- The code given before, while it lives (the caller read it first: a key is named in KEYS).
 local given = redis.call('HGET', KEYS[2], buyer)
