@@ -391,7 +391,8 @@ impl Api {
             "PUT",
             &format!("/api/admin/events/{event_id}/draw"),
             Some(&BeaconUpdate {
-                beacon: beacon.to_owned(),
+                beacon: Some(beacon.to_owned()),
+                ..BeaconUpdate::default()
             }),
             &[],
         )

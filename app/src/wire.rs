@@ -1132,13 +1132,45 @@ pub struct Draw {
     pub seed: Option<String>,
     /// Every entrant's ticket in draw order (the first got place 1), once drawn.
     pub tickets: Option<Vec<String>>,
+    /// The public randomness round the draw committed to, if any: its randomness is the
+    /// beacon.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon_source: Option<BeaconSource>,
+    /// That round's signature (hex), once known: anyone checks it with the source's public key,
+    /// and the beacon is hex(SHA-256(it)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon_signature: Option<String>,
 }
 
-/// `PUT /api/admin/events/{id}/draw` body.
+/// A future public randomness round a draw commits to (API.md "Before the sale opens"): a
+/// round of a drand chain whose signatures are on G1 and public key on G2
+/// (`bls-unchained-g1-rfc9380`, the League of Entropy's quicknet). The round's randomness,
+/// hex(SHA-256(signature)), is the draw's beacon.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct BeaconSource {
+    /// `drand`.
+    pub kind: String,
+    /// The chain's hash: 64 lowercase hex characters.
+    pub chain_hash: String,
+    /// The chain's public key: 192 lowercase hex characters (a compressed G2 point).
+    pub public_key: String,
+    pub round: u64,
+}
+
+/// `PUT /api/admin/events/{id}/draw` body: exactly one of a free-text `beacon` (until the
+/// sale opens), a `beacon_source` (before the pre-queue opens) or the committed round's
+/// `round_signature` (checked against the source's public key, any time before the draw).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BeaconUpdate {
-    pub beacon: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beacon_source: Option<BeaconSource>,
+    /// Hex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round_signature: Option<String>,
 }
 
 /// The longest beacon: a lottery result or a beacon round's value with its name fits easily.
@@ -1148,12 +1180,27 @@ impl BeaconUpdate {
     /// A beacon is printable text (it is hashed as written and shown to buyers) of at most
     /// [`MAX_BEACON_CHARS`] characters.
     pub fn validate(&self) -> Result<(), ErrorBody> {
-        if self.beacon.chars().count() > MAX_BEACON_CHARS
-            || self.beacon.chars().any(char::is_control)
+        let given = [
+            self.beacon.is_some(),
+            self.beacon_source.is_some(),
+            self.round_signature.is_some(),
+        ];
+        if given.iter().filter(|g| **g).count() != 1 {
+            return Err(unprocessable(
+                "give exactly one of beacon, beacon_source and round_signature",
+            ));
+        }
+        if let Some(beacon) = &self.beacon
+            && (beacon.chars().count() > MAX_BEACON_CHARS || beacon.chars().any(char::is_control))
         {
             return Err(unprocessable(format!(
                 "a beacon is printable text of at most {MAX_BEACON_CHARS} characters"
             )));
+        }
+        if let Some(signature) = &self.round_signature
+            && (signature.len() > 512 || !signature.bytes().all(|b| b.is_ascii_hexdigit()))
+        {
+            return Err(unprocessable("round_signature is hex"));
         }
         Ok(())
     }

@@ -176,19 +176,31 @@ test('without JavaScript a bound room says it needs a device key, counts the vis
   }
 });
 
+/** A page of `browser` at the event `eventId` in line, asserting the `position` it shows. */
+async function pageInLine(browser, eventId, position) {
+  const page = await browser.context.newPage();
+  await page.goto(`${BASE}/events/${eventId}`);
+  await page.locator('.place').waitFor({ timeout: 15_000 });
+  assert.match(await page.locator('.place').innerText(), new RegExp(`#${position}\\b`));
+  return page;
+}
+
+/** The move code `page` (a page in line) is given for its place. */
+async function moveCode(page) {
+  await page.getByRole('button', { name: 'Continue on another device' }).click();
+  const code = await page.locator('[data-code]').getAttribute('data-code', { timeout: 10_000 });
+  assert.ok(code);
+  return code;
+}
+
 test('a place moved to another browser keeps its position there, and is admitted there', async () => {
   const event = await boundEvent('Bound Move', { paused: true });
   for (let i = 0; i < 3; i += 1) await apiBuyerInLine(event.id);
   const a = await openBrowser();
   const b = await openBrowser();
   try {
-    const pageA = await a.context.newPage();
-    await pageA.goto(`${BASE}/events/${event.id}`);
-    await pageA.locator('.place').waitFor({ timeout: 15_000 });
-    assert.match(await pageA.locator('.place').innerText(), /#4\b/);
-    await pageA.getByRole('button', { name: 'Continue on another device' }).click();
-    const code = await pageA.locator('[data-code]').getAttribute('data-code', { timeout: 10_000 });
-    assert.ok(code);
+    const pageA = await pageInLine(a, event.id, 4);
+    const code = await moveCode(pageA);
     assert.match(await pageA.locator('.move').innerText(), /Valid until \d\d:\d\d /);
     await pageA.locator('.qr svg').waitFor();
     await pageA.screenshot({ path: `${ARTIFACTS}/device-move-code.png`, fullPage: true });
@@ -209,6 +221,34 @@ test('a place moved to another browser keeps its position there, and is admitted
     // The old page took no new place meanwhile.
     const afterwards = await pageA.evaluate(async (id) => (await fetch(`/api/events/${id}/queue`)).status, event.id);
     assert.equal(afterwards, 404);
+    assert.deepEqual(b.consoleErrors, []);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test('a browser with a place of its own is shown both places and moves the other here only on a click', async () => {
+  const event = await boundEvent('Bound Move Choice', { paused: true });
+  for (let i = 0; i < 3; i += 1) await apiBuyerInLine(event.id);
+  const a = await openBrowser();
+  const b = await openBrowser();
+  try {
+    const pageA = await pageInLine(a, event.id, 4);
+    const pageB = await pageInLine(b, event.id, 5);
+    const code = await moveCode(pageA);
+    await pageB.goto(`${BASE}/events/${event.id}?claim=${encodeURIComponent(code)}`);
+    const choice = pageB.locator('.claim-choice');
+    await choice.waitFor({ timeout: 15_000 });
+    assert.match(await choice.innerText(), /other device's place is #4 in line/);
+    assert.match(await choice.innerText(), /This device is #5 in line/);
+    await pageB.screenshot({ path: `${ARTIFACTS}/device-claim-choice.png`, fullPage: true });
+    // Nothing moved until the click: A still has its place.
+    const before = await pageA.evaluate(async (id) => (await fetch(`/api/events/${id}/queue`)).status, event.id);
+    assert.equal(before, 200);
+    await pageB.getByRole('button', { name: 'Move that place here' }).click();
+    await pageB.getByText(/Your place moved here from your other device/).waitFor({ timeout: 10_000 });
+    assert.match(await pageB.locator('.place').innerText(), /#4\b/);
     assert.deepEqual(b.consoleErrors, []);
   } finally {
     await a.close();

@@ -335,6 +335,17 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub hold_sweep_seconds: u32,
 
+    /// drand relays asked for the round a draw committed to, once its time passed
+    /// (`opening::beacon`), comma-separated; empty: only the operator enters it.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_DRAND_URLS",
+        value_delimiter = ',',
+        default_value = "https://api.drand.sh,https://drand.cloudflare.com"
+    )]
+    pub drand_urls: Vec<String>,
+
     /// Base URL of the payment provider. Required unless `--dev`, where, unset, a fake provider
     /// (`anteroom fake-payments`) is started inside this process.
     #[arg(long, global = true, env = "ANTEROOM_PAYMENTS_URL")]

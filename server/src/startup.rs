@@ -144,7 +144,9 @@ impl Application {
             payments,
             metrics: Metrics::new(),
             shed: Shed::new(&config),
-            draws: opening::Published::default(),
+            draws: opening::Published::new(opening::SecretKey::derive(
+                session_secret.expose().as_bytes(),
+            )),
             bands: Bands::default(),
             reports: Reports::default(),
             health: Health::default(),
@@ -541,6 +543,14 @@ pub async fn migrate(config: &Config) -> Result<(), BoxError> {
 /// `anteroom demo`: migrate, then create each demo event unless it exists (the night, and the
 /// opening a few minutes from now): the events created now.
 pub async fn demo(config: &Config) -> Result<Vec<Event>, BoxError> {
+    // The demo's opening commits to a draw whose secret the serving instances must make again.
+    let (session_secret, _) = secret_or_file(
+        config,
+        config.session_secret.as_ref(),
+        SESSION_SECRET_FILE,
+        "ANTEROOM_SESSION_SECRET",
+    )?;
+    let key = opening::SecretKey::derive(session_secret.expose().as_bytes());
     let db = connect_db(config).await?;
     MIGRATOR.run(&db).await?;
     let mut created = Vec::new();
@@ -551,7 +561,7 @@ pub async fn demo(config: &Config) -> Result<Vec<Event>, BoxError> {
             events::demo_opening_event(chrono::Utc::now()),
         ),
     ] {
-        created.extend(events::create(&db, id, &event).await?);
+        created.extend(events::create(&db, id, &event, &key).await?);
     }
     Ok(created)
 }

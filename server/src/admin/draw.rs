@@ -1,11 +1,11 @@
 //! `PUT /api/admin/events/{id}/draw`: the operator sets the draw's beacon (a value someone
-//! else publishes after the pre-queue closes), until the sale opens (409 after:
-//! `opening::set_beacon`). The change and its audit entry commit together; the answer is the
+//! else publishes after the pre-queue closes) until the sale opens, commits the draw to a
+//! future drand round before the pre-queue opens, or enters that round's signature
+//! (`opening::update_draw`). The change and its audit entry commit together; the answer is the
 //! draw as published.
 
 use app::wire::{BeaconUpdate, OperatorAction};
 use axum::{extract::State, response::Response};
-use serde_json::json;
 
 use super::{
     Operator,
@@ -28,17 +28,17 @@ pub async fn set_beacon(
         .validate()
         .map_err(|e| Error::Unprocessable(e.message))?;
     let mut tx = state.db.begin().await?;
-    let before = opening::set_beacon(&mut tx, &event_id, &update.beacon).await?;
+    let before = opening::update_draw(&mut tx, &event_id, &update).await?;
     let entry = Entry {
         action: OperatorAction::SetBeacon,
         event_id: Some(&event_id),
         actor: &operator.actor,
         change: audit::json(&update),
-        before: Some(json!({ "beacon": before })),
+        before: Some(before),
         after: Some(audit::json(&update)),
     };
     audit::record(&mut tx, entry).await?;
     tx.commit().await?;
-    tracing::info!(event = %event_id, actor = %operator.actor, beacon = %update.beacon, "draw beacon set");
+    tracing::info!(event = %event_id, actor = %operator.actor, "draw beacon set");
     opening::published(&state, &event_id).await
 }

@@ -29,7 +29,7 @@ pub async fn create(
         )));
     }
     let mut tx = state.db.begin().await?;
-    let event = events::create_in(&mut tx, &events::new_event_id(), &new)
+    let event = events::create_in(&mut tx, &events::new_event_id(), &new, state.draws.key())
         .await?
         .ok_or_else(|| Error::Internal("a fresh event id collided".into()))?;
     let entry = Entry {

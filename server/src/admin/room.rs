@@ -24,7 +24,7 @@ pub async fn update(
     ApiJson(update): ApiJson<RoomUpdate>,
 ) -> Result<Json<Room>> {
     let mut tx = state.db.begin().await?;
-    let (before, after) = Rooms::apply(&mut tx, &event_id, &update).await?;
+    let (before, after) = Rooms::apply(&mut tx, &event_id, &update, state.draws.key()).await?;
     let entry = Entry {
         action: OperatorAction::ChangeRoom,
         event_id: Some(&event_id),

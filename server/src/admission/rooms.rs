@@ -281,6 +281,7 @@ impl Rooms {
         tx: &mut PgConnection,
         event_id: &str,
         update: &RoomUpdate,
+        key: &opening::SecretKey,
     ) -> Result<(Room, Event)> {
         update
             .validate()
@@ -322,8 +323,9 @@ impl Rooms {
             .fetch_one(&mut *tx)
             .await?;
         let after = events::get_event(&mut *tx, event_id).await?;
-        if after.room.opens_at.is_some() {
-            opening::commit(&mut *tx, event_id).await?;
+        if let Some(opens_at) = after.room.opens_at {
+            opening::commit(&mut *tx, event_id, key).await?;
+            opening::check_round_after(&mut *tx, event_id, opens_at).await?;
         }
         Ok((before, after))
     }

@@ -197,16 +197,26 @@ async fn read_event<'e>(db: impl PgExecutor<'e>, event_id: &str, lock: &str) -> 
 
 /// Creates the event `id` and every seat of its layout in one transaction. `None` when an
 /// event with this id exists already (nothing is written then). `new` must be validated.
-pub async fn create(db: &PgPool, id: &str, new: &NewEvent) -> Result<Option<Event>> {
+pub async fn create(
+    db: &PgPool,
+    id: &str,
+    new: &NewEvent,
+    key: &opening::SecretKey,
+) -> Result<Option<Event>> {
     let mut tx = db.begin().await?;
-    let event = create_in(&mut tx, id, new).await?;
+    let event = create_in(&mut tx, id, new, key).await?;
     tx.commit().await?;
     Ok(event)
 }
 
 /// [`create`] inside the caller's transaction `tx` (the operator API records the creation in
 /// the same one). Commits nothing.
-pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Result<Option<Event>> {
+pub async fn create_in(
+    tx: &mut PgConnection,
+    id: &str,
+    new: &NewEvent,
+    key: &opening::SecretKey,
+) -> Result<Option<Event>> {
     let room = &new.room;
     let sql = format!(
         "insert into event (id, name, starts_at, room_enabled, room_paused, \
@@ -235,7 +245,7 @@ pub async fn create_in(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Resul
         return Ok(None);
     };
     if row.opens_at.is_some() {
-        opening::commit(&mut *tx, id).await?;
+        opening::commit(&mut *tx, id, key).await?;
     }
     for section in &new.sections {
         // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids,

@@ -25,6 +25,7 @@
 //! - A paused room draws at its opening too (its ticks run, admitting nobody): the entrants
 //!   learn their places, and admission starts when the operator resumes.
 
+pub mod beacon;
 pub mod proof;
 pub mod verify;
 
@@ -34,7 +35,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::wire::{Draw, DrawState, PREQUEUE_SECONDS_RANGE, Room, RoomUpdate, prequeue_opens_at};
+use app::wire::{
+    BeaconSource, BeaconUpdate, Draw, DrawState, PREQUEUE_SECONDS_RANGE, Room, RoomUpdate,
+    prequeue_opens_at,
+};
 use axum::{
     Router,
     body::Bytes,
@@ -44,7 +48,7 @@ use axum::{
     routing::get,
 };
 use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use tokio::sync::OnceCell;
 
 use crate::{
@@ -76,18 +80,67 @@ async fn draw_handler(
 
 /// Makes the event's secret and its commitment unless it has them already: called in the
 /// transaction that sets an opening, so the commitment is public as soon as the opening is.
-pub async fn commit(tx: &mut PgConnection, event_id: &str) -> Result<()> {
-    let secret = ids::random_hex(32);
+pub async fn commit(tx: &mut PgConnection, event_id: &str, key: &SecretKey) -> Result<()> {
+    let nonce = ids::random_hex(32);
+    let secret = key.secret(event_id, &nonce);
     sqlx::query(
-        "insert into draw (event_id, secret, commitment) values ($1, $2, $3) \
+        "insert into draw (event_id, secret_nonce, commitment) values ($1, $2, $3) \
          on conflict (event_id) do nothing",
     )
     .bind(event_id)
-    .bind(&secret)
+    .bind(&nonce)
     .bind(proof::commitment(&secret))
     .execute(tx)
     .await?;
     Ok(())
+}
+
+/// The key that makes each draw's secret: HMAC-SHA256 of the event and a random nonce kept
+/// with the draw, under a key derived (HKDF) from the deployment's session secret. The
+/// database holds the nonce and the commitment, never the secret, until the draw publishes it:
+/// whoever reads Postgres cannot compute the order ahead. (Changing the session secret while a
+/// draw is pending makes that draw's secret unrecoverable: its draw then fails loudly.)
+#[derive(Clone)]
+pub struct SecretKey(ring::hmac::Key);
+
+impl SecretKey {
+    pub fn derive(session_secret: &[u8]) -> Self {
+        let mut key = [0u8; 32];
+        ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"anteroom")
+            .extract(session_secret)
+            .expand(&[b"draw-secret"], ring::hkdf::HKDF_SHA256)
+            .and_then(|okm| okm.fill(&mut key))
+            .expect("32 bytes is SHA-256's length, which HKDF always expands to");
+        Self(ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key))
+    }
+
+    /// The secret of `event_id`'s draw made with `nonce`: 64 lowercase hex characters.
+    fn secret(&self, event_id: &str, nonce: &str) -> String {
+        let tag = ring::hmac::sign(&self.0, format!("{event_id}:{nonce}").as_bytes());
+        tag.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The secret of a draw row: the stored one (a draw made, or committed before secrets were
+    /// sealed), else the one its nonce makes, if it still hashes to `commitment`.
+    fn open(
+        &self,
+        event_id: &str,
+        stored: Option<String>,
+        nonce: Option<&str>,
+        commitment: &str,
+    ) -> Result<String> {
+        if let Some(secret) = stored {
+            return Ok(secret);
+        }
+        let secret = self.secret(event_id, nonce.unwrap_or_default());
+        if proof::commitment(&secret) != commitment {
+            return Err(Error::Internal(format!(
+                "the draw of {event_id} cannot be made: its secret no longer matches its \
+                 commitment (was ANTEROOM_SESSION_SECRET changed since the opening was set?)"
+            )));
+        }
+        Ok(secret)
+    }
 }
 
 /// `update` of the room `before` at `now`, under the rules of an opening: refused (409) when
@@ -161,20 +214,63 @@ struct Sealed {
     beacon: String,
 }
 
-/// The secret and the beacon, if the sale has opened by Postgres's clock. The row locks make a
-/// beacon being set wait for this read, or this read wait for it (see the module's doc).
-async fn seal(db: &PgPool, event_id: &str) -> Result<Option<Sealed>> {
+/// The secret and the beacon, if the sale has opened by Postgres's clock (and, for a draw
+/// committed to a randomness round, once the round's signature is known: the round is asked of
+/// the drand relays here once its time passed). The row locks make a beacon being set wait for
+/// this read, or this read wait for it (see the module's doc).
+async fn seal(state: &AppState, event_id: &str) -> Result<Option<Sealed>> {
+    let db = &state.db;
+    let waiting: Option<(sqlx::types::Json<BeaconSource>,)> = sqlx::query_as(
+        "select beacon_source from draw \
+         where event_id = $1 and beacon_source is not null and beacon_signature is null",
+    )
+    .bind(event_id)
+    .fetch_optional(db)
+    .await?;
+    if let Some((sqlx::types::Json(source),)) = waiting {
+        if !beacon::round_time(&source).is_some_and(|at| at <= Utc::now()) {
+            return Ok(None);
+        }
+        let Some(signature) = fetch_round(state, &source).await else {
+            return Ok(None);
+        };
+        let randomness = beacon::verify(&source, &signature).map_err(Error::Internal)?;
+        sqlx::query(
+            "update draw set beacon = $2, beacon_signature = $3, updated_at = now() \
+             where event_id = $1 and beacon_signature is null",
+        )
+        .bind(event_id)
+        .bind(randomness)
+        .bind(&signature)
+        .execute(db)
+        .await?;
+        tracing::info!(event = %event_id, round = source.round, "the draw's drand round is in");
+    }
     let mut tx = db.begin().await?;
-    let row: Option<(Option<DateTime<Utc>>, String, String)> = sqlx::query_as(
-        "select e.opens_at, d.secret, d.beacon from event e join draw d on d.event_id = e.id \
+    type Row = (
+        Option<DateTime<Utc>>,
+        Option<String>,
+        Option<String>,
+        String,
+        String,
+        bool,
+    );
+    let row: Option<Row> = sqlx::query_as(
+        "select e.opens_at, d.secret, d.secret_nonce, d.commitment, d.beacon, \
+             d.beacon_source is not null and d.beacon_signature is null \
+         from event e join draw d on d.event_id = e.id \
          where e.id = $1 for share of e, d",
     )
     .bind(event_id)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((Some(opens_at), secret, beacon)) = row else {
+    let Some((Some(opens_at), stored, nonce, commitment, beacon, false)) = row else {
         return Ok(None);
     };
+    let secret = state
+        .draws
+        .key
+        .open(event_id, stored, nonce.as_deref(), &commitment)?;
     // Read after the locks are held, so that a beacon set before this instant is seen.
     let opened: bool = sqlx::query_scalar("select clock_timestamp() >= $1")
         .bind(opens_at)
@@ -209,7 +305,7 @@ pub async fn draw(state: &AppState, lock: &Lock, lease: Duration, event_id: &str
     if archived == Some(true) {
         return Ok(Drawn::Already);
     }
-    let Some(sealed) = seal(&state.db, event_id).await? else {
+    let Some(sealed) = seal(state, event_id).await? else {
         return Ok(Drawn::NotDue);
     };
     let started = Instant::now();
@@ -336,11 +432,29 @@ async fn read_entrants(
     }
 }
 
-/// Sets the beacon of `event_id`'s draw in the caller's transaction `tx`, while the sale has
-/// not opened by Postgres's clock (else 409); answers the beacon before.
-pub async fn set_beacon(tx: &mut PgConnection, event_id: &str, beacon: &str) -> Result<String> {
-    let row: Option<(Option<DateTime<Utc>>, String)> = sqlx::query_as(
-        "select e.opens_at, d.beacon from event e join draw d on d.event_id = e.id \
+/// Changes `event_id`'s draw in the caller's transaction `tx` as `update` says (exactly one
+/// of its fields, `BeaconUpdate::validate`); answers what it was before (for the audit).
+/// - a free-text `beacon`: while the sale has not opened by Postgres's clock, and only for a
+///   draw with no beacon source (409 otherwise);
+/// - a `beacon_source`: while the pre-queue has not opened (nobody has entered), for a round
+///   whose time is after the opening (422 otherwise); it replaces a free-text beacon;
+/// - the committed round's `round_signature`: checked with the source's public key (422 when it
+///   does not verify); its randomness becomes the beacon. Any time before the draw is made.
+pub async fn update_draw(
+    tx: &mut PgConnection,
+    event_id: &str,
+    update: &BeaconUpdate,
+) -> Result<serde_json::Value> {
+    type Row = (
+        Option<DateTime<Utc>>,
+        i32,
+        String,
+        Option<sqlx::types::Json<BeaconSource>>,
+        Option<DateTime<Utc>>,
+    );
+    let row: Option<Row> = sqlx::query_as(
+        "select e.opens_at, e.prequeue_seconds, d.beacon, d.beacon_source, d.drawn_at \
+         from event e join draw d on d.event_id = e.id \
          where e.id = $1 for share of e for update of d",
     )
     .bind(event_id)
@@ -348,41 +462,164 @@ pub async fn set_beacon(tx: &mut PgConnection, event_id: &str, beacon: &str) -> 
     .await?;
     let no_opening =
         || Error::Conflict("this sale has no opening time (opens_at), so it has no draw".into());
-    let Some((opens_at, before)) = row else {
+    let Some((opens_at, prequeue_seconds, before, source, drawn_at)) = row else {
         events::get_event(&mut *tx, event_id).await?;
         return Err(no_opening());
     };
     let opens_at = opens_at.ok_or_else(no_opening)?;
+    let source = source.map(|s| s.0);
+    let before_json = serde_json::json!({ "beacon": before, "beacon_source": source });
     // Read after the locks are held: a draw that read the beacon already holds them no more,
     // and found this clock past `opens_at`.
-    let open: bool = sqlx::query_scalar("select clock_timestamp() < $1")
-        .bind(opens_at)
+    let now: DateTime<Utc> = sqlx::query_scalar("select clock_timestamp()")
         .fetch_one(&mut *tx)
         .await?;
-    if !open {
+    let set = |beacon: String, source: Option<BeaconSource>, signature: Option<String>| {
+        sqlx::query(
+            "update draw set beacon = $2, beacon_source = $3, beacon_signature = $4, \
+                 updated_at = now() \
+             where event_id = $1",
+        )
+        .bind(event_id.to_owned())
+        .bind(beacon)
+        .bind(source.map(sqlx::types::Json))
+        .bind(signature)
+    };
+    if let Some(beacon) = &update.beacon {
+        if let Some(source) = &source {
+            return Err(Error::Conflict(format!(
+                "this draw committed to drand round {}: its beacon is that round's randomness",
+                source.round
+            )));
+        }
+        if now >= opens_at {
+            return Err(Error::Conflict(format!(
+                "the sale opened at {opens_at}: the draw's beacon can no longer change"
+            )));
+        }
+        set(beacon.clone(), None, None).execute(&mut *tx).await?;
+    } else if let Some(new) = &update.beacon_source {
+        beacon::check(new).map_err(Error::Unprocessable)?;
+        let prequeue_opens_at =
+            prequeue_opens_at(Some(opens_at), prequeue_seconds.max(0) as u32).unwrap_or(opens_at);
+        if now >= prequeue_opens_at {
+            return Err(Error::Conflict(format!(
+                "the pre-queue opened at {prequeue_opens_at}: the draw's beacon source is fixed \
+                 before anyone enters"
+            )));
+        }
+        let round_at = beacon::round_time(new).expect("checked: the round's time is known");
+        if round_at <= opens_at {
+            return Err(Error::Unprocessable(format!(
+                "drand round {} is at {round_at}, not after the opening at {opens_at}: its \
+                 randomness could be known while entrants still enter",
+                new.round
+            )));
+        }
+        set(String::new(), Some(new.clone()), None)
+            .execute(&mut *tx)
+            .await?;
+    } else if let Some(signature) = &update.round_signature {
+        let Some(source) = source else {
+            return Err(Error::Conflict(
+                "this draw committed to no randomness round: set a beacon_source first".into(),
+            ));
+        };
+        if drawn_at.is_some() {
+            return Err(Error::Conflict("the draw is made already".into()));
+        }
+        let signature = signature.to_ascii_lowercase();
+        let randomness = beacon::verify(&source, &signature).map_err(Error::Unprocessable)?;
+        set(randomness, Some(source), Some(signature))
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(before_json)
+}
+
+/// Refuses (409) an opening at or after the time of the round `event_id`'s draw committed to:
+/// the round's randomness would be public while entrants still enter.
+pub async fn check_round_after(
+    tx: &mut PgConnection,
+    event_id: &str,
+    opens_at: DateTime<Utc>,
+) -> Result<()> {
+    let source: Option<Option<sqlx::types::Json<BeaconSource>>> =
+        sqlx::query_scalar("select beacon_source from draw where event_id = $1")
+            .bind(event_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if let Some(source) = source.flatten().map(|s| s.0)
+        && beacon::round_time(&source).is_some_and(|at| at <= opens_at)
+    {
         return Err(Error::Conflict(format!(
-            "the sale opened at {opens_at}: the draw's beacon can no longer change"
+            "the draw committed to drand round {}, which comes before that opening: the opening \
+             stays before the round",
+            source.round
         )));
     }
-    sqlx::query("update draw set beacon = $2, updated_at = now() where event_id = $1")
-        .bind(event_id)
-        .bind(beacon)
-        .execute(&mut *tx)
-        .await?;
-    Ok(before)
+    Ok(())
 }
 
 /// The draws this instance has published once made: a made draw never changes, so all its
 /// tickets are read once and answered from memory after (one `OnceCell` per event, so a crowd
 /// asking at the moment of the draw makes one read, not one each). At most [`MADE_KEPT`]
 /// draws are kept: an old one is read again from its archive in Postgres when asked.
-#[derive(Default)]
 pub struct Published {
+    /// Makes each draw's secret ([`SecretKey`]).
+    key: SecretKey,
     made: Mutex<HashMap<String, Arc<OnceCell<Bytes>>>>,
+    /// When this instance last asked the relays for a round ("chain:round"), kept only while
+    /// recent.
+    rounds_asked: Mutex<HashMap<String, Instant>>,
+}
+
+impl Published {
+    pub fn new(key: SecretKey) -> Self {
+        Self {
+            key,
+            made: Mutex::default(),
+            rounds_asked: Mutex::default(),
+        }
+    }
+
+    /// The key that makes this deployment's draw secrets.
+    pub fn key(&self) -> &SecretKey {
+        &self.key
+    }
 }
 
 /// The most made draws an instance keeps in memory.
 const MADE_KEPT: usize = 64;
+
+/// How often an instance asks the drand relays for a round that is due and not in yet.
+const ROUND_ASKED_EVERY: Duration = Duration::from_secs(3);
+
+/// The signature of `source`'s round from the configured relays, asked at most once per
+/// [`ROUND_ASKED_EVERY`] per event (a relay that hangs must not hold up every tick), each
+/// call within 2 s.
+async fn fetch_round(state: &AppState, source: &BeaconSource) -> Option<String> {
+    if state.config.drand_urls.is_empty() {
+        return None;
+    }
+    {
+        let key = format!("{}:{}", source.chain_hash, source.round);
+        let mut asked = state.draws.rounds_asked.lock().expect("not poisoned");
+        if asked
+            .get(&key)
+            .is_some_and(|at| at.elapsed() < ROUND_ASKED_EVERY)
+        {
+            return None;
+        }
+        asked.retain(|_, at| at.elapsed() < ROUND_ASKED_EVERY);
+        asked.insert(key, Instant::now());
+    }
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .ok()?;
+    beacon::fetch(&http, &state.config.drand_urls, source).await
+}
 
 /// Keeps a made draw in Postgres (its seed, its entrant count, the beacon drawn with and every
 /// ticket in draw order) unless it is kept already, so that a published draw outlives Redis
@@ -390,15 +627,18 @@ const MADE_KEPT: usize = 64;
 /// Redis (it is archived now or was, or the event has no draw); false while the draw is not
 /// made.
 pub async fn archive(state: &AppState, event_id: &str) -> Result<bool> {
-    let archived: Option<bool> =
-        sqlx::query_scalar("select drawn_at is not null from draw where event_id = $1")
-            .bind(event_id)
-            .fetch_optional(&state.db)
-            .await?;
-    match archived {
-        None | Some(true) => return Ok(true),
-        Some(false) => {}
-    }
+    type Row = (bool, Option<String>, Option<String>, String);
+    let row: Option<Row> = sqlx::query_as(
+        "select drawn_at is not null, secret, secret_nonce, commitment from draw \
+         where event_id = $1",
+    )
+    .bind(event_id)
+    .fetch_optional(&state.db)
+    .await?;
+    let (stored, nonce, commitment) = match row {
+        None | Some((true, ..)) => return Ok(true),
+        Some((false, stored, nonce, commitment)) => (stored, nonce, commitment),
+    };
     let keys = &state.keys;
     let (record, tickets): (HashMap<String, String>, Vec<String>) = ::redis::pipe()
         .hgetall(keys.draw(event_id))
@@ -410,9 +650,14 @@ pub async fn archive(state: &AppState, event_id: &str) -> Result<bool> {
     }
     let field = |name: &str| record.get(name).cloned().unwrap_or_default();
     let entrants: i64 = field("entrants").parse().unwrap_or(tickets.len() as i64);
+    // The secret is published with the draw: kept as it is from now on.
+    let secret = state
+        .draws
+        .key
+        .open(event_id, stored, nonce.as_deref(), &commitment)?;
     sqlx::query(
         "update draw set seed = $2, drawn_entrants = $3, tickets = $4, beacon = $5, \
-             drawn_at = now(), updated_at = now() \
+             secret = $6, drawn_at = now(), updated_at = now() \
          where event_id = $1 and drawn_at is null",
     )
     .bind(event_id)
@@ -420,6 +665,7 @@ pub async fn archive(state: &AppState, event_id: &str) -> Result<bool> {
     .bind(entrants)
     .bind(&tickets)
     .bind(field("beacon"))
+    .bind(&secret)
     .execute(&state.db)
     .await?;
     Ok(true)
@@ -435,7 +681,9 @@ pub async fn published(state: &AppState, event_id: &str) -> Result<Response> {
 #[derive(sqlx::FromRow)]
 struct DrawRow {
     opens_at: Option<DateTime<Utc>>,
-    secret: String,
+    /// Stored once drawn (or committed before secrets were sealed); else made from the nonce.
+    secret: Option<String>,
+    secret_nonce: Option<String>,
     commitment: String,
     beacon: String,
     committed_at: DateTime<Utc>,
@@ -443,6 +691,8 @@ struct DrawRow {
     seed: Option<String>,
     drawn_entrants: Option<i64>,
     tickets: Option<Vec<String>>,
+    beacon_source: Option<sqlx::types::Json<BeaconSource>>,
+    beacon_signature: Option<String>,
 }
 
 async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
@@ -463,8 +713,9 @@ async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
     let row: Option<DrawRow> = {
         let _public = state.rooms.public_read().await?;
         sqlx::query_as(
-            "select e.opens_at, d.secret, d.commitment, d.beacon, d.committed_at, d.seed, \
-                 d.drawn_entrants, d.tickets \
+            "select e.opens_at, d.secret, d.secret_nonce, d.commitment, d.beacon, \
+                 d.committed_at, d.seed, \
+                 d.drawn_entrants, d.tickets, d.beacon_source, d.beacon_signature \
              from draw d join event e on e.id = d.event_id where d.event_id = $1",
         )
         .bind(event_id)
@@ -490,13 +741,20 @@ async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
         let draw = Draw {
             opens_at: row.opens_at,
             committed_at: row.committed_at,
-            commitment: row.commitment,
+            commitment: row.commitment.clone(),
             state: DrawState::Drawn,
             entrants: entrants.max(0) as u64,
-            secret: Some(row.secret),
+            secret: Some(state.draws.key.open(
+                event_id,
+                row.secret.clone(),
+                row.secret_nonce.as_deref(),
+                &row.commitment,
+            )?),
             beacon: row.beacon,
             seed: Some(seed),
             tickets: Some(tickets),
+            beacon_source: row.beacon_source.map(|s| s.0),
+            beacon_signature: row.beacon_signature,
         };
         let cell = cell();
         let json = cell.get_or_try_init(|| async { to_json(&draw) }).await?;
@@ -511,13 +769,15 @@ async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
     let mut draw = Draw {
         opens_at: row.opens_at,
         committed_at: row.committed_at,
-        commitment: row.commitment,
+        commitment: row.commitment.clone(),
         state: DrawState::Pending,
         entrants,
         secret: None,
         beacon: row.beacon,
         seed: None,
         tickets: None,
+        beacon_source: row.beacon_source.map(|s| s.0),
+        beacon_signature: row.beacon_signature,
     };
     if record.is_empty() {
         return to_json(&draw);
@@ -534,7 +794,12 @@ async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
             let field = |name: &str| record.get(name).cloned().unwrap_or_default();
             draw.state = DrawState::Drawn;
             draw.entrants = field("entrants").parse().unwrap_or(tickets.len() as u64);
-            draw.secret = Some(row.secret);
+            draw.secret = Some(state.draws.key.open(
+                event_id,
+                row.secret.clone(),
+                row.secret_nonce.as_deref(),
+                &row.commitment,
+            )?);
             // The beacon the draw was made with (the last one accepted, see the module's doc).
             draw.beacon = field("beacon");
             draw.seed = Some(field("seed"));

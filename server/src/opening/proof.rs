@@ -111,6 +111,26 @@ pub fn verify(draw: &Draw) -> Result<Verified, Vec<String>> {
             draw.commitment
         ));
     }
+    // A draw committed to a randomness round: its beacon is that round's randomness, from a
+    // signature that verifies with the round's public key.
+    if let Some(source) = &draw.beacon_source {
+        match draw
+            .beacon_signature
+            .as_deref()
+            .map(|s| super::beacon::verify(source, s))
+        {
+            None => wrong.push(format!(
+                "the draw committed to drand round {} but publishes no signature of it",
+                source.round
+            )),
+            Some(Err(e)) => wrong.push(e),
+            Some(Ok(randomness)) if randomness != draw.beacon => wrong.push(format!(
+                "drand round {}'s randomness is {randomness}, not the beacon {:?}",
+                source.round, draw.beacon
+            )),
+            Some(Ok(_)) => {}
+        }
+    }
     let seed = seed(secret, &draw.beacon);
     if &seed != published_seed {
         wrong.push(format!(
@@ -173,6 +193,8 @@ mod tests {
             beacon: beacon.to_owned(),
             seed: Some(seed),
             tickets: Some(tickets),
+            beacon_source: None,
+            beacon_signature: None,
         }
     }
 
@@ -222,5 +244,30 @@ mod tests {
         let mut pending = good;
         pending.state = DrawState::Pending;
         assert!(verify(&pending).is_err());
+    }
+
+    /// Review finding 4: a draw committed to a drand round verifies only with that round's
+    /// signature, and only when its beacon is the round's randomness.
+    #[test]
+    fn a_draw_committed_to_a_drand_round_verifies_only_with_that_rounds_randomness() {
+        use crate::opening::beacon::tests::{ROUND_123, ROUND_657413, quicknet};
+        let randomness = super::super::beacon::verify(&quicknet(657413), ROUND_657413).unwrap();
+        let tickets: Vec<String> = (0..20).map(|i| format!("{i:032x}")).collect();
+        let mut draw = drawn(&"5".repeat(64), &randomness, tickets);
+        draw.beacon_source = Some(quicknet(657413));
+        draw.beacon_signature = Some(ROUND_657413.to_owned());
+        assert!(verify(&draw).is_ok());
+        let mut other_round = draw.clone();
+        other_round.beacon_signature = Some(ROUND_123.to_owned());
+        assert!(verify(&other_round).is_err());
+        let mut unsigned = draw.clone();
+        unsigned.beacon_signature = None;
+        assert!(verify(&unsigned).is_err());
+        // The operator's own beacon under a drand source: the order is not the round's.
+        let chosen = drawn(&"5".repeat(64), "chosen", draw.tickets.clone().unwrap());
+        let mut steered = chosen;
+        steered.beacon_source = draw.beacon_source.clone();
+        steered.beacon_signature = draw.beacon_signature.clone();
+        assert!(verify(&steered).is_err());
     }
 }

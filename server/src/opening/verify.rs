@@ -38,10 +38,14 @@ pub fn check(draw: &Draw, ticket: Option<&str>) -> Result<Vec<String>, Vec<Strin
         )]);
     }
     let Verified { entrants } = proof::verify(draw)?;
-    let beacon = if draw.beacon.is_empty() {
-        "no beacon".to_owned()
-    } else {
-        format!("beacon {:?}", draw.beacon)
+    let beacon = match &draw.beacon_source {
+        // `proof::verify` checked the round's signature and that the beacon is its randomness.
+        Some(source) => format!(
+            "beacon {} (drand round {} of chain {}, its signature verified)",
+            draw.beacon, source.round, source.chain_hash
+        ),
+        None if draw.beacon.is_empty() => "no beacon".to_owned(),
+        None => format!("beacon {:?}", draw.beacon),
     };
     let mut lines = vec![
         format!("draw verified: {entrants} entrants"),

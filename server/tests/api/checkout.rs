@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, app_with_fake, checkout, expect_error, holder, ledger, open_event, quick,
+    JsonBody, TestApp, app_with_fake, checkout, expect_error, holder, ledger, open_event, quick,
 };
 
 async fn set_fake(url: &str, patch: Value) {
@@ -315,11 +315,7 @@ async fn a_charge_is_made_and_recorded_in_the_events_currency() {
             app.client
                 .get(app.url(&format!("/api/admin/events/{event}/payments"))),
         )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .json_body()
+        .await;
     assert_eq!(listed["counts"]["succeeded"], 1, "{listed}");
 }

@@ -203,3 +203,39 @@ fn huge_layout() -> Value {
         .collect();
     json!({"name": "Huge", "starts_at": "2026-12-01T19:00:00Z", "sections": sections})
 }
+
+/// Review finding 12: every instance re-read every event ever created twice a second. Now the
+/// refresh reads the current ones (a room on, a recent or coming show, a new event); an old
+/// one is still answered, read when asked for.
+#[tokio::test]
+async fn the_room_refresh_reads_current_events_only_and_an_old_one_is_read_when_asked() {
+    let app = crate::helpers::spawn_app().await;
+    let (old, _) = crate::helpers::open_event(&app, 1, 1).await;
+    let (current, _) = crate::helpers::open_event(&app, 1, 1).await;
+    sqlx::query(
+        "update event set starts_at = now() - interval '60 days', \
+             created_at = now() - interval '70 days' where id = $1",
+    )
+    .bind(&old)
+    .execute(&app.state.db)
+    .await
+    .unwrap();
+    app.state.rooms.refresh(&app.state.db).await.unwrap();
+    let listed: Vec<String> = app.state.rooms.events().into_iter().map(|e| e.id).collect();
+    assert!(listed.contains(&current), "{listed:?}");
+    assert!(
+        !listed.contains(&old),
+        "an old event is re-read each refresh: {listed:?}"
+    );
+    let r = app
+        .client
+        .get(app.url(&format!("/api/events/{old}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        r.status(),
+        reqwest::StatusCode::OK,
+        "an old event is still answered"
+    );
+}

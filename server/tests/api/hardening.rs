@@ -535,6 +535,15 @@ async fn a_production_server_sets_secure_host_cookies_and_ignores_a_planted_one(
     );
 }
 
+/// Why `Application::build` refuses to start on `config` (it must refuse).
+async fn refused(config: Config) -> String {
+    Application::build(config)
+        .await
+        .err()
+        .expect("refused")
+        .to_string()
+}
+
 /// A production configuration (no `--dev`) whose secrets live in files of its data folder,
 /// with a payment provider's URL that `Application::build` never calls.
 fn production_config_with_secret_files() -> Config {
@@ -554,13 +563,6 @@ fn production_config_with_secret_files() -> Config {
 async fn a_production_server_without_its_shared_secrets_refuses_to_start_and_generates_none() {
     let mut config = production_config_with_secret_files();
     config.admin_token = None;
-    let refused = |config: Config| async move {
-        Application::build(config)
-            .await
-            .err()
-            .expect("refused")
-            .to_string()
-    };
     let why = refused(config.clone()).await;
     assert!(why.contains("ANTEROOM_ADMIN_TOKEN"), "{why}");
     assert!(
@@ -610,13 +612,6 @@ async fn a_secret_or_key_file_other_users_may_read_is_refused_at_start() {
     devdata::secret_file(&dir, "session_secret", Strictness::Refuse).unwrap();
     keys::load_or_generate(&key_dir, Strictness::Refuse).unwrap();
     let key = key_file(&key_dir);
-    let refused = |config: Config| async move {
-        Application::build(config)
-            .await
-            .err()
-            .expect("refused")
-            .to_string()
-    };
     set_mode(&dir.join("session_secret"), 0o644);
     let why = refused(config.clone()).await;
     assert!(

@@ -783,24 +783,13 @@ async fn a_made_draw_is_kept_in_postgres_and_its_keys_expire_with_the_line() {
     assert!(!made, "a kept draw is not made again");
     // The night ends: every key of the line, the draw's, the bindings and refusals included,
     // gets a time to live.
-    let _: () = redis::cmd("HSET")
-        .arg(keys.bound(&event))
-        .arg("someone")
-        .arg("jkt")
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap();
-    let _: () = redis::cmd("HSET")
-        .arg(keys.refusals(&event))
-        .arg("no_key")
-        .arg(1)
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap();
-    let _: () = redis::cmd("HSET")
-        .arg(keys.entrants(&event))
-        .arg("someone")
-        .arg("ticket")
+    let _: () = redis::pipe()
+        .hset(keys.bound(&event), "someone", "jkt")
+        .ignore()
+        .hset(keys.refusals(&event), "no_key", 1)
+        .ignore()
+        .hset(keys.entrants(&event), "someone", "ticket")
+        .ignore()
         .query_async(&mut app.state.redis.clone())
         .await
         .unwrap();
@@ -821,4 +810,179 @@ async fn a_made_draw_is_kept_in_postgres_and_its_keys_expire_with_the_line() {
             .unwrap();
         assert!(ttl > 0, "{key} never expires ({ttl})");
     }
+}
+
+/// The League of Entropy's quicknet as a draw's beacon source, at `round`.
+fn quicknet(round: u64) -> Value {
+    json!({
+        "kind": "drand",
+        "chain_hash": "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971",
+        "public_key": "83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a",
+        "round": round,
+    })
+}
+
+/// A quicknet round a day from now.
+fn a_day_ahead() -> u64 {
+    ((Utc::now().timestamp() - 1_692_803_367) / 3 + 28_800) as u64
+}
+
+/// Quicknet's round 657413 (a public fact): its signature and randomness.
+const ROUND: u64 = 657413;
+const SIGNATURE: &str = "b713718a38ae728dfd477991af2822e08d2f305e47718cef9f7848ce4050e7be41076862b98fad56e91a6b85b89cd97b";
+const RANDOMNESS: &str = "fc1873a13f3545aeade8401532ef5519920652eee6b0d2b19ca12643b87b3587";
+/// Quicknet's round 123: another round's signature.
+const OTHER_SIGNATURE: &str = "b75c69d0b72a5d906e854e808ba7e2accb1542ac355ae486d591aa9d43765482e26cd02df835d3546d23c4b13e0dfc92";
+
+/// `PUT /api/admin/events/{event}/draw` with `body`.
+async fn put_draw(app: &TestApp, event: &str, body: Value) -> reqwest::Response {
+    app.admin(
+        app.client
+            .put(app.url(&format!("/api/admin/events/{event}/draw"))),
+    )
+    .json(&body)
+    .send()
+    .await
+    .unwrap()
+}
+
+/// A drand relay on port 0 that answers quicknet's recorded round (and nothing else): its URL.
+async fn drand_relay() -> String {
+    let app = axum::Router::new().route(
+        "/{chain}/public/{round}",
+        axum::routing::get(
+            |axum::extract::Path((_, round)): axum::extract::Path<(String, u64)>| async move {
+                if round == ROUND {
+                    Ok(axum::Json(
+                        json!({"round": ROUND, "signature": SIGNATURE, "randomness": RANDOMNESS}),
+                    ))
+                } else {
+                    Err(axum::http::StatusCode::NOT_FOUND)
+                }
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    url
+}
+
+/// A sale opening in 4 s whose pre-queue opens in 2 s, on an app whose drand relays are
+/// `relays`, its draw committed to quicknet's recorded round (set in Postgres: through the API
+/// only a round after the opening is taken, and such a round's signature does not exist yet),
+/// and 3 entrants. Returns the app, the event and the opening.
+async fn drand_sale(relays: Vec<String>) -> (TestApp, String, DateTime<Utc>) {
+    let mut config = test_config();
+    config.drand_urls = relays;
+    let app = spawn_with(config).await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(4), 2, 5).await;
+    // Through the API: a round before the opening is refused, one after it is taken.
+    let r = put_draw(&app, &event, json!({"beacon_source": quicknet(123)})).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let mut wrong_key = quicknet(a_day_ahead());
+    wrong_key["public_key"] = json!("93cf".to_owned() + &"0".repeat(188));
+    let r = put_draw(&app, &event, json!({"beacon_source": wrong_key})).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let r = put_draw(
+        &app,
+        &event,
+        json!({"beacon_source": quicknet(a_day_ahead())}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK, "{}", r.text().await.unwrap());
+    let r = put_draw(&app, &event, json!({"beacon": "my own"})).await;
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    sqlx::query(
+        "update draw set beacon_source = jsonb_set(beacon_source, '{round}', to_jsonb($2::bigint)) \
+         where event_id = $1",
+    )
+    .bind(&event)
+    .bind(ROUND as i64)
+    .execute(&app.state.db)
+    .await
+    .unwrap();
+    sleep_until(opens_at - chrono::Duration::seconds(2)).await;
+    // The pre-queue is open: the source is fixed.
+    let r = put_draw(
+        &app,
+        &event,
+        json!({"beacon_source": quicknet(a_day_ahead())}),
+    )
+    .await;
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    enter_prequeue(&app, &event, 3).await;
+    (app, event, opens_at)
+}
+
+/// Review finding 4: the operator could steer the draw (a free-text beacon until the opening,
+/// entrants until the opening, the secret readable). A draw committed to a drand round waits
+/// for that round, takes its randomness as the beacon only from a signature that verifies, and
+/// publishes the round and signature, so anyone checks that nobody chose the beacon.
+#[tokio::test]
+async fn a_draw_committed_to_a_drand_round_waits_for_its_verified_signature() {
+    let (app, event, opens_at) = drand_sale(Vec::new()).await;
+    // Nobody reads the secret from the database before the draw: only its nonce is there.
+    let sealed: bool = sqlx::query_scalar(
+        "select secret is null and secret_nonce is not null from draw where event_id = $1",
+    )
+    .bind(&event)
+    .fetch_one(&app.state.db)
+    .await
+    .unwrap();
+    assert!(sealed, "the draw's secret is stored before the draw");
+    sleep_until(opens_at).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.clone());
+    ticker.tick(&event, &room, 0).await.unwrap();
+    let (_, draw) = published_draw(&app, &event).await;
+    assert_eq!(
+        draw["state"], "pending",
+        "no draw before the round is in: {draw}"
+    );
+    let r = put_draw(&app, &event, json!({"round_signature": OTHER_SIGNATURE})).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let r = put_draw(&app, &event, json!({"round_signature": SIGNATURE})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    ticker.tick(&event, &room, 1).await.unwrap();
+    let (_, draw) = published_draw(&app, &event).await;
+    assert_eq!(draw["beacon"], RANDOMNESS);
+    assert_eq!(draw["beacon_signature"], SIGNATURE);
+    assert_eq!(draw["beacon_source"]["round"], ROUND);
+    assert_eq!(recompute(&draw).len(), 3);
+    let kept: Option<String> = sqlx::query_scalar("select secret from draw where event_id = $1")
+        .bind(&event)
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        kept.as_deref(),
+        draw["secret"].as_str(),
+        "published, then kept"
+    );
+    let published: app::wire::Draw = serde_json::from_value(draw).unwrap();
+    anteroom::opening::verify::check(&published, None).expect("verify-draw agrees");
+}
+
+/// The same draw with a drand relay reachable: the round is fetched and checked by the server,
+/// and the opening cannot be postponed to after the round.
+#[tokio::test]
+async fn a_draw_committed_to_a_drand_round_fetches_the_round_from_a_relay() {
+    let relay = drand_relay().await;
+    let (app, event, opens_at) = drand_sale(vec![relay]).await;
+    let later = rfc3339(opens_at + chrono::Duration::seconds(60));
+    let r = put_room(&app, &event, json!({"opens_at": later})).await;
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    sleep_until(opens_at).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    Ticker::new(app.state.clone())
+        .tick(&event, &room, 0)
+        .await
+        .unwrap();
+    let (_, draw) = published_draw(&app, &event).await;
+    assert_eq!(draw["state"], "drawn", "{draw}");
+    assert_eq!(draw["beacon"], RANDOMNESS);
+    assert_eq!(draw["beacon_signature"], SIGNATURE);
+    let published: app::wire::Draw = serde_json::from_value(draw).unwrap();
+    anteroom::opening::verify::check(&published, None).expect("verify-draw agrees");
 }
