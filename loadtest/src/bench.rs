@@ -193,6 +193,15 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
         proof: None,
     };
     let band = Band::exact(room.admit_rate_per_second.max(1));
+    // A pipeline sends EVALSHA without falling back to EVAL: on a Redis that never ran the
+    // script (a fresh one) it must be loaded first.
+    let _: String = state
+        .scripts
+        .locate
+        .prepare_invoke()
+        .load_async(&mut redis)
+        .await
+        .unwrap();
     let mut filled = 0;
     while filled < size {
         let mut pipe = redis::pipe();
