@@ -134,7 +134,7 @@ fn public_key(source: &BeaconSource) -> Result<G2PubkeyRfc, String> {
 }
 
 fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

@@ -228,7 +228,7 @@ async fn seal(state: &AppState, event_id: &str) -> Result<Option<Sealed>> {
     .fetch_optional(db)
     .await?;
     if let Some((sqlx::types::Json(source),)) = waiting {
-        if !beacon::round_time(&source).is_some_and(|at| at <= Utc::now()) {
+        if beacon::round_time(&source).is_none_or(|at| at > Utc::now()) {
             return Ok(None);
         }
         let Some(signature) = fetch_round(state, &source).await else {
