@@ -25,8 +25,7 @@ use crate::{
     api::{Api, binds},
     pages::set_title,
     wire::{
-        ClaimPreview, Deferred, ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook,
-        PageForms, ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
+        Deferred, ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms, ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
     },
     words::{
         MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, UNREADABLE, code_in_groups, countdown,
@@ -456,10 +455,10 @@ fn OnSale(
         .get_value()
         .filter(|_| !binds(&event.room))
         .map(|code| claim_form(&event.id, code, own_place, &entry.forms));
-    // The buyer's choice to make: the code and where its place stands (browser only).
-    let choice = RwSignal::new(None::<(String, ClaimPreview)>);
+    // The code the buyer is to choose about (browser only).
+    let choosing = RwSignal::new(None::<String>);
     let claim_now = move |code: String| {
-        choice.set(None);
+        choosing.set(None);
         leptos::task::spawn_local(async move {
             let event_id = event_id.get_value();
             match Api::current().claim(&event_id, &code).await {
@@ -479,38 +478,25 @@ fn OnSale(
         if let Some(code) = claim.get_value() {
             claim.set_value(None);
             forget_claim_in_address();
-            if own_place.is_none() {
-                claim_now(code);
-                return;
+            match own_place {
+                None => claim_now(code),
+                Some(_) => choosing.set(Some(code)),
             }
-            leptos::task::spawn_local(async move {
-                let event_id = event_id.get_value();
-                match Api::current().claim_preview(&event_id, &code).await {
-                    Ok(preview) => choice.set(Some((code, preview))),
-                    Err(e) if e.error == "not_found" => {
-                        message.set(Some(crate::words::CLAIM_REFUSED.into()))
-                    }
-                    Err(e) => message.set(Some(e.message)),
-                }
-            });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (claim, claim_now);
+        let _ = claim;
     });
-    let choosing = move || {
-        choice.get().map(|(code, preview)| {
-            let (moving, kept) = crate::words::claim_choice(&preview, own_place.flatten());
+    let claim_chosen = Callback::new(claim_now);
+    let choice = move || {
+        choosing.get().map(|code| {
+            let own = own_place.flatten();
+            let event_id = event_id.get_value();
             view! {
-                <section class="card claim-choice" aria-label="A place moving here">
-                    <p>{moving}</p>
-                    <p>{kept}</p>
-                    <button type="button" class="button" on:click=move |_| claim_now(code.clone())>
-                        "Move that place here"
-                    </button>
-                    <button type="button" class="button secondary" on:click=move |_| {
-                        choice.set(None);
-                    }>"Keep this device's place"</button>
-                </section>
+                <Suspense fallback=|| ()>
+                    {Suspend::new(async move {
+                        claim_choice(event_id, code, own, claim_chosen, message, choosing).await
+                    })}
+                </Suspense>
             }
         })
     };
@@ -571,7 +557,7 @@ fn OnSale(
         <p class="sr-only" aria-live="polite">{move || spoken.get()}</p>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
         {claim_by_form}
-        {choosing}
+        {choice}
         {move || match stage.get() {
             Stage::NotOpen { opens_at, prequeue_opens_at } => view! {
                 <Countdowns opens_at prequeue_opens_at now today/>
@@ -688,6 +674,47 @@ fn PlaceElsewhere(event_id: String, moving: bool) -> impl IntoView {
             }
         })
     }
+}
+
+/// A page with a place of its own, opened with a move code: where the moving place stands and
+/// what moving it here gives up, and the buyer's choice (`claim` moves it). Split out of the
+/// buyer's main WASM (`cargo leptos build --split`): only such a page fetches it. A code that
+/// names no place says so in `message` and the choice goes (`choosing`).
+#[leptos::lazy]
+async fn claim_choice(
+    event_id: String,
+    code: String,
+    own: Option<u64>,
+    claim: Callback<String>,
+    message: RwSignal<Option<String>>,
+    choosing: RwSignal<Option<String>>,
+) -> AnyView {
+    let preview = match Api::current().claim_preview(&event_id, &code).await {
+        Ok(preview) => preview,
+        Err(e) => {
+            message.set(Some(if e.error == "not_found" {
+                crate::words::CLAIM_REFUSED.into()
+            } else {
+                e.message
+            }));
+            choosing.set(None);
+            return ().into_any();
+        }
+    };
+    let (moving, kept) = crate::words::claim_choice(&preview, own);
+    view! {
+        <section class="card claim-choice" aria-label="A place moving here">
+            <p>{moving}</p>
+            <p>{kept}</p>
+            <button type="button" class="button" on:click=move |_| claim.run(code.clone())>
+                "Move that place here"
+            </button>
+            <button type="button" class="button secondary" on:click=move |_| choosing.set(None)>
+                "Keep this device's place"
+            </button>
+        </section>
+    }
+    .into_any()
 }
 
 /// [`PlaceElsewhere`]'s view, split out of the buyer's main WASM (`cargo leptos build --split`).

@@ -217,10 +217,21 @@ pub struct ClaimRequest {
 
 /// `GET /api/events/{id}/queue/claim?code=`: where the place a move code would bring here
 /// stands, so that a page with a place of its own shows both before the buyer chooses.
+/// Read flat (no internally tagged enum: its decoding would link serde's buffering into the
+/// buyer's WASM).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum ClaimPreview {
-    Waiting { position: u64 },
+pub struct ClaimPreview {
+    pub status: MovingPlace,
+    /// Its position in line, while it waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<u64>,
+}
+
+/// Where a place that a move code would bring here stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MovingPlace {
+    Waiting,
     Admitted,
     PreQueue,
 }

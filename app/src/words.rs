@@ -232,14 +232,15 @@ pub const CLAIMED: &str = "Your place moved here from your other device, with it
 /// What the buyer is told before a place moves here over the place this page has: where the
 /// moving place stands, and what moving it gives up.
 pub fn claim_choice(moving: &crate::wire::ClaimPreview, own: Option<u64>) -> (String, String) {
-    use crate::wire::ClaimPreview;
-    let moving = match moving {
-        ClaimPreview::Waiting { position } => format!(
+    use crate::wire::MovingPlace;
+    let moving = match (moving.status, moving.position) {
+        (MovingPlace::Waiting, Some(position)) => format!(
             "Your other device's place is #{} in line.",
-            grouped(*position)
+            grouped(position)
         ),
-        ClaimPreview::Admitted => "Your other device's place has been let in.".to_owned(),
-        ClaimPreview::PreQueue => "Your other device's place is in the draw.".to_owned(),
+        (MovingPlace::Waiting, None) => "Your other device's place is in line.".to_owned(),
+        (MovingPlace::Admitted, _) => "Your other device's place has been let in.".to_owned(),
+        (MovingPlace::PreQueue, _) => "Your other device's place is in the draw.".to_owned(),
     };
     (moving, own_place_given_up(own))
 }

@@ -409,6 +409,15 @@ pub async fn claim_counted(
     typed: &str,
     headers: &HeaderMap,
 ) -> Result<DateTime<Utc>> {
+    count_claim(state, client).await?;
+    let at = claim(state, buyer, event_id, typed, headers).await?;
+    tracing::info!(event = %event_id, %buyer, %at, "a place moved to another device");
+    Ok(at)
+}
+
+/// Counts a claim (or a look at a code) against the network's claims a minute: a code is
+/// guessed no faster one way than the other.
+async fn count_claim(state: &AppState, client: &Client) -> Result<()> {
     ratelimit::check_networks(
         state,
         "claim",
@@ -416,10 +425,7 @@ pub async fn claim_counted(
         state.config.claims_per_network_per_minute,
         std::time::Duration::from_secs(60),
     )
-    .await?;
-    let at = claim(state, buyer, event_id, typed, headers).await?;
-    tracing::info!(event = %event_id, %buyer, %at, "a place moved to another device");
-    Ok(at)
+    .await
 }
 
 /// `GET /api/events/{id}/queue/claim?code=`: where the place `code` would move here stands
@@ -431,17 +437,14 @@ async fn preview_handler(
     buyer: Buyer,
     client: Client,
     extract::EventId(event_id): extract::EventId,
-    axum::extract::Query(query): axum::extract::Query<std::collections::HashMap<String, String>>,
+    query: std::result::Result<
+        axum::extract::Query<std::collections::HashMap<String, String>>,
+        axum::extract::rejection::QueryRejection,
+    >,
 ) -> Result<Json<app::wire::ClaimPreview>> {
+    let axum::extract::Query(query) = query.map_err(|e| Error::BadRequest(e.body_text()))?;
     let event_id = EventId::from(event_id);
-    ratelimit::check_networks(
-        &state,
-        "claim",
-        &client.networks(),
-        state.config.claims_per_network_per_minute,
-        std::time::Duration::from_secs(60),
-    )
-    .await?;
+    count_claim(&state, &client).await?;
     let code = query
         .get("code")
         .and_then(|typed| canonical(typed))
@@ -467,14 +470,16 @@ async fn preview_handler(
         .query_async(&mut redis)
         .await?;
     let now_ms = Utc::now().timestamp_millis() as f64;
-    Ok(Json(match (rank, expiry, ticket, away) {
-        (Some(rank), ..) => app::wire::ClaimPreview::Waiting { position: rank + 1 },
+    use app::wire::MovingPlace;
+    let (status, position) = match (rank, expiry, ticket, away) {
+        (Some(rank), ..) => (MovingPlace::Waiting, Some(rank + 1)),
         // Skipped while its page was gone: first in line at its next poll.
-        (None, _, _, Some(_)) => app::wire::ClaimPreview::Waiting { position: 1 },
-        (None, Some(expiry), ..) if expiry > now_ms => app::wire::ClaimPreview::Admitted,
-        (None, _, Some(_), _) => app::wire::ClaimPreview::PreQueue,
+        (None, _, _, Some(_)) => (MovingPlace::Waiting, Some(1)),
+        (None, Some(expiry), ..) if expiry > now_ms => (MovingPlace::Admitted, None),
+        (None, _, Some(_), _) => (MovingPlace::PreQueue, None),
         _ => return Err(no_such_code()),
-    }))
+    };
+    Ok(Json(app::wire::ClaimPreview { status, position }))
 }
 
 /// `POST /api/events/{id}/queue/claim`: the place moves here, and the answer is a join's.
