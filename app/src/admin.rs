@@ -12,7 +12,7 @@ use leptos_router::{LazyRoute, hooks::use_params_map, lazy_route};
 
 use crate::{
     api::Api,
-    pages::set_title,
+    title::set_title,
     wire::{
         AuditEntry, DEFAULT_CURRENCY, DEFAULT_MAX_ADMIT_RATE, DEFAULT_MIN_ADMIT_RATE,
         DEFAULT_TARGET_HOLD_P99_MS, Draw, DrawState, Event, NewEvent, NewSection, Night,

@@ -17,6 +17,7 @@ pub mod dpop;
 mod onsale;
 mod pages;
 pub mod pow;
+mod title;
 pub mod wire;
 pub mod words;
 

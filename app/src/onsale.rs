@@ -23,9 +23,10 @@ use leptos::prelude::*;
 
 use crate::{
     api::{Api, binds},
-    pages::set_title,
+    title::set_title,
     wire::{
-        Deferred, ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms, ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
+        Deferred, ErrorBody, EventEntry, Hold, HoldRequest, MoveCode, Order, Outlook, PageForms,
+        ProofChallenge, QueueStatus, Room, SeatMap, SeatStatus, Zone,
     },
     words::{
         MOVE_EXPLAINED, NEEDS_DEVICE, Note, SEATS_COMING, UNREADABLE, code_in_groups, countdown,

@@ -7,7 +7,7 @@
 //! - The event page hydrates without the router ([`hydrate`]). The server renders every page
 //!   through the router, which puts no markup of its own in the page, so both build the same
 //!   nodes: [`Frame`] around the page.
-//! - Titles are leptos_meta's on the server only ([`set_title`]).
+//! - Titles are leptos_meta's on the server only (`crate::title::set_title`).
 
 use leptos::prelude::*;
 use leptos_meta::{HashedStylesheet, MetaTags};
@@ -22,6 +22,7 @@ use crate::{
     admin::OperatorPages,
     api::Api,
     onsale::{EventPage, PageQuery},
+    title::set_title,
     wire::{Event, Room, Zone},
     words::date_and_time,
 };
@@ -45,28 +46,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             </body>
         </html>
     }
-}
-
-/// Sets the page's `<title>` to `text` (plain text; an event's name is an operator's), called
-/// while the page or stage it names is built.
-/// - On the server, leptos_meta writes it into the HTML's head (the last one set wins). It
-///   writes it as it is, unescaped, so the text is escaped here.
-/// - In the browser, a page or stage built by script sets `document.title`; a page that hydrates
-///   keeps the title the server wrote. leptos_meta's code stays out of the WASM, and so does any
-///   view: a title puts nothing in the page's body.
-pub(crate) fn set_title(text: &str) {
-    #[cfg(feature = "ssr")]
-    {
-        let text = crate::words::escape_html(text);
-        // Its view renders nothing: leptos_meta took the title when the component ran.
-        let _ = leptos_meta::Title(leptos_meta::TitleProps::builder().text(text).build());
-    }
-    #[cfg(feature = "hydrate")]
-    if crate::hydrated() {
-        document().set_title(text);
-    }
-    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-    let _ = text;
 }
 
 /// Around every page: the page's metadata, the top bar and the `<main>` the page goes in. The

@@ -26,6 +26,7 @@ mod cli;
 mod night;
 mod replay;
 mod report;
+mod run;
 
 use std::process::ExitCode;
 
@@ -54,7 +55,7 @@ async fn main() -> ExitCode {
             }
         }
     };
-    let result = night::run(&cli, plan, &target).await;
+    let result = run::run(&cli, plan, &target).await;
     if let Some(deployment) = target.deployment {
         deployment.stop().await;
     }

@@ -31,9 +31,6 @@ type Snapshot = (
     Vec<[Option<u64>; 5]>,
 );
 
-/// Seconds in the series.
-pub const SERIES_SECONDS: i64 = 600;
-
 pub async fn stats(
     _: Admin,
     State(state): State<AppState>,
@@ -42,7 +39,7 @@ pub async fn stats(
     let room = events::get_event(&state.db, &event_id).await?.room;
     let keys = &state.keys;
     let now = Utc::now().timestamp();
-    let first = now - SERIES_SECONDS + 1;
+    let first = now - Counters::SERIES_SECONDS + 1;
     let mut pipe = redis::pipe();
     pipe.zcard(keys.queue(&event_id))
         .get(keys.admitted_total(&event_id))

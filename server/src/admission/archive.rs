@@ -7,7 +7,7 @@
 //! `night_idle_seconds` ([`close_if_idle`]), which the panel browses and exports as CSV.
 //!
 //! Invariants: the ticker's leader keeps each second once it is over ([`keep`], called by its
-//! flush every second), at most [`SERIES_SECONDS`] seconds a call (what Redis still has);
+//! flush every second), at most [`Counters::SERIES_SECONDS`] seconds a call (what Redis still has);
 //! writing a second again (a new leader, a repeated flush, closing a night) updates its
 //! counts and keeps the rate first written, so a second is one row whoever wrote it; the rate
 //! of a second is the one in force when it was kept (at most a flush after it); a night never
@@ -17,12 +17,9 @@ use app::wire::{Night, NightPoint, Room};
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use crate::{
-    admin::stats::SERIES_SECONDS, admission::rate_in_force, error::Result, redis::Counters,
-    state::AppState,
-};
+use crate::{admission::rate_in_force, error::Result, redis::Counters, state::AppState};
 
-/// Copies the seconds `from..=to` (unix, at most the last [`SERIES_SECONDS`]) of `event_id`'s
+/// Copies the seconds `from..=to` (unix, at most the last [`Counters::SERIES_SECONDS`]) of `event_id`'s
 /// series to Postgres, with the rate in force in `room`. Returns the last of the seconds
 /// written that had something in it (the four counts of [`ACTIVE`]), if any.
 pub async fn keep(
@@ -32,7 +29,7 @@ pub async fn keep(
     from: i64,
     to: i64,
 ) -> Result<Option<i64>> {
-    let from = from.max(to - SERIES_SECONDS + 1);
+    let from = from.max(to - Counters::SERIES_SECONDS + 1);
     if from > to {
         return Ok(None);
     }
@@ -102,7 +99,7 @@ pub async fn close(
         state,
         event_id,
         room,
-        now.timestamp() - SERIES_SECONDS,
+        now.timestamp() - Counters::SERIES_SECONDS,
         now.timestamp(),
     )
     .await?;

@@ -53,8 +53,10 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// How long a second's counters are kept: the 10 minutes the panel shows, and a bit.
-    pub const TTL_SECS: i64 = 660;
+    /// Seconds in the operator's series (the panel and the night's archive read this many).
+    pub const SERIES_SECONDS: i64 = 600;
+    /// How long a second's counters are kept: the 10 minutes the series shows, and a bit.
+    pub const TTL_SECS: i64 = Self::SERIES_SECONDS + 60;
     /// The counters of the operator's series, in the order [`Counters::read_series`] answers.
     pub const SERIES: [Counter; 5] = [
         Counter::Admissions,
