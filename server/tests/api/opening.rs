@@ -72,6 +72,15 @@ async fn enter_prequeue(app: &TestApp, event: &str, n: usize) -> Vec<(String, St
     entrants
 }
 
+/// One admission tick of `event` by a new ticker (it makes the draw when one is due).
+async fn tick_once(app: &TestApp, event: &str) {
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    Ticker::new(app.state.clone())
+        .tick(event, &room, 0)
+        .await
+        .unwrap();
+}
+
 /// Sleeps until `t` (and a little more: Redis's clock must have passed it too).
 async fn sleep_until(t: DateTime<Utc>) {
     let left = (t - Utc::now()).to_std().unwrap_or_default();
@@ -706,11 +715,7 @@ async fn a_pre_queue_place_does_not_move_while_the_draw_is_made_and_moves_after_
         "pre_queue",
         "the place stayed"
     );
-    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
-        .tick(&event, &room, 0)
-        .await
-        .unwrap();
+    tick_once(&app, &event).await;
     let (_, draw) = published_draw(&app, &event).await;
     let order = recompute(&draw);
     let place = order.iter().position(|t| *t == entrants[1].1).unwrap() + 1;
@@ -740,11 +745,7 @@ async fn a_made_draw_is_kept_in_postgres_and_its_keys_expire_with_the_line() {
     let (event, opens_at) = opening_event(&app, Duration::from_secs(2), 60, 5).await;
     let entrants = enter_prequeue(&app, &event, 3).await;
     sleep_until(opens_at).await;
-    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
-        .tick(&event, &room, 0)
-        .await
-        .unwrap();
+    tick_once(&app, &event).await;
     let archived: Option<Vec<String>> =
         sqlx::query_scalar("select tickets from draw where event_id = $1")
             .bind(&event)
@@ -974,11 +975,7 @@ async fn a_draw_committed_to_a_drand_round_fetches_the_round_from_a_relay() {
     let r = put_room(&app, &event, json!({"opens_at": later})).await;
     expect_error(r, StatusCode::CONFLICT, "conflict").await;
     sleep_until(opens_at).await;
-    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
-        .tick(&event, &room, 0)
-        .await
-        .unwrap();
+    tick_once(&app, &event).await;
     let (_, draw) = published_draw(&app, &event).await;
     assert_eq!(draw["state"], "drawn", "{draw}");
     assert_eq!(draw["beacon"], RANDOMNESS);
