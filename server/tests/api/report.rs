@@ -501,14 +501,15 @@ async fn a_line_made_again_after_its_retirement_numbers_on_and_counts_on() {
 /// Review finding 7: the admission log's pages (up to 10,000 rows each, uncached) and the draw
 /// of any id (a query before knowing the event) went through the pool that holds share, so a
 /// flood of them starved holds. Now a page is read at most once a second, every public query
-/// holds one of `db_public_connections`, and an unknown event is 404 before any query: holds
-/// made during the flood all succeed within the pool's short wait.
+/// holds one of `db_public_connections`, and an unknown event is 404 before any query. Watched
+/// from Postgres, the flood never runs more than that one public query at a time (before: as
+/// many as the pool had), and holds made during it all succeed within the pool's wait.
 #[tokio::test]
 async fn a_flood_of_public_reads_leaves_the_pool_to_holds() {
     let mut config = test_config();
     config.db_pool_size = 4;
     config.db_public_connections = 1;
-    config.db_acquire_timeout_ms = 1_000;
+    config.db_acquire_timeout_ms = 3_000;
     let app = crate::helpers::spawn_with(config).await;
     let (event, seats) = crate::helpers::open_event(&app, 2, 10).await;
     sqlx::query(
@@ -555,7 +556,39 @@ async fn a_flood_of_public_reads_leaves_the_pool_to_holds() {
                 )
             }),
     );
+    // Postgres's own view of the public reads running at once, sampled through the flood.
+    let done = tokio_util::sync::CancellationToken::new();
+    // A connection of its own: the app's pool is what is measured.
+    let url = app.state.config.database_url.expose().to_owned();
+    let watcher = tokio::spawn({
+        let done = done.clone();
+        async move {
+            use sqlx::Connection;
+            let mut db = sqlx::PgConnection::connect(&url).await.unwrap();
+            let mut most = 0i64;
+            while !done.is_cancelled() {
+                let running: i64 = sqlx::query_scalar(
+                    "select count(*) from pg_stat_activity \
+                     where datname = current_database() and state = 'active' \
+                       and pid <> pg_backend_pid() \
+                       and (query like '%from admission where%' or query like '%from draw d%')",
+                )
+                .fetch_one(&mut db)
+                .await
+                .unwrap();
+                most = most.max(running);
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            most
+        }
+    });
     let (answers, holds) = tokio::join!(flood, holds);
+    done.cancel();
+    let most = watcher.await.unwrap();
+    assert!(
+        most <= 1,
+        "{most} public reads ran at once; the public share is one connection"
+    );
     for r in holds {
         assert_eq!(
             r.status(),
