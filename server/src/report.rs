@@ -33,7 +33,10 @@ use std::{
 use app::wire::{AdmissionEntry, AdmissionLog, EstimateReport, Report};
 use axum::{
     Json, Router,
+    body::Bytes,
     extract::{Query, State, rejection::QueryRejection},
+    http::header,
+    response::{IntoResponse, Response},
     routing::get,
 };
 use chrono::{DateTime, Utc};
@@ -63,9 +66,11 @@ pub fn router() -> axum::Router<AppState> {
 pub struct Reports {
     cached: Mutex<HashMap<String, (Instant, Report)>>,
     computing: tokio::sync::Mutex<()>,
-    /// Pages of the admission log lately read, by (event, after, limit): each is read from
-    /// Postgres at most once per [`PAGE_FRESH`], and at most [`PAGES_MAX`] are kept.
-    pages: Mutex<HashMap<PageKey, (Instant, AdmissionLog)>>,
+    /// Pages of the admission log lately read, by (event, after, limit), as the JSON answered:
+    /// each is read from Postgres and written out at most once per [`PAGE_FRESH`] (a crowd
+    /// asking for it costs neither a query nor a serialization each), and at most
+    /// [`PAGES_MAX`] are kept.
+    pages: Mutex<HashMap<PageKey, (Instant, Bytes)>>,
 }
 
 /// A page of an event's admission log: (event, after, limit).
@@ -86,7 +91,7 @@ impl Reports {
     }
 
     /// A page of `event_id`'s admission log read within [`PAGE_FRESH`], if any.
-    fn page(&self, key: &PageKey) -> Option<AdmissionLog> {
+    fn page(&self, key: &PageKey) -> Option<Bytes> {
         let pages = self.pages.lock().expect("not poisoned");
         pages
             .get(key)
@@ -94,7 +99,7 @@ impl Reports {
             .map(|(_, page)| page.clone())
     }
 
-    fn keep_page(&self, key: PageKey, page: AdmissionLog) {
+    fn keep_page(&self, key: PageKey, page: Bytes) {
         let mut pages = self.pages.lock().expect("not poisoned");
         if pages.len() >= PAGES_MAX {
             pages.retain(|_, (at, _)| at.elapsed() < PAGE_FRESH);
@@ -280,13 +285,14 @@ async fn admissions(
     State(state): State<AppState>,
     EventId(event_id): EventId,
     query: std::result::Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> Result<Json<AdmissionLog>> {
+) -> Result<Response> {
     let Query(query) = query.map_err(|e| Error::BadRequest(e.body_text()))?;
     let (after, limit) = paging(&query)?;
     state.rooms.event(&state.db, &event_id).await?;
     let key = (event_id.clone(), after, limit);
+    let answer = |json: Bytes| ([(header::CONTENT_TYPE, "application/json")], json).into_response();
     if let Some(page) = state.reports.page(&key) {
-        return Ok(Json(page));
+        return Ok(answer(page));
     }
     let _public = state.rooms.public_read().await?;
     let mut rows: Vec<EntryRow> = sqlx::query_as(
@@ -319,9 +325,11 @@ async fn admissions(
         )
         .collect();
     let next = more.then(|| entries.last().map(|e| e.n)).flatten();
-    let page = AdmissionLog { entries, next };
+    let page = serde_json::to_vec(&AdmissionLog { entries, next })
+        .map(Bytes::from)
+        .map_err(|e| Error::Internal(format!("a page of the admission log as JSON: {e}")))?;
     state.reports.keep_page(key, page.clone());
-    Ok(Json(page))
+    Ok(answer(page))
 }
 
 #[cfg(test)]

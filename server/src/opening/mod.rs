@@ -215,19 +215,16 @@ struct Sealed {
 }
 
 /// The secret and the beacon, if the sale has opened by Postgres's clock (and, for a draw
-/// committed to a randomness round, once the round's signature is known: the round is asked of
-/// the drand relays here once its time passed). The row locks make a beacon being set wait for
+/// committed to a randomness round still `waiting` for its signature, once the signature is
+/// known: it is asked of the drand relays here once the round's time passed). The row locks make a beacon being set wait for
 /// this read, or this read wait for it (see the module's doc).
-async fn seal(state: &AppState, event_id: &str) -> Result<Option<Sealed>> {
+async fn seal(
+    state: &AppState,
+    event_id: &str,
+    waiting: Option<BeaconSource>,
+) -> Result<Option<Sealed>> {
     let db = &state.db;
-    let waiting: Option<(sqlx::types::Json<BeaconSource>,)> = sqlx::query_as(
-        "select beacon_source from draw \
-         where event_id = $1 and beacon_source is not null and beacon_signature is null",
-    )
-    .bind(event_id)
-    .fetch_optional(db)
-    .await?;
-    if let Some((sqlx::types::Json(source),)) = waiting {
+    if let Some(source) = waiting {
         if beacon::round_time(&source).is_none_or(|at| at > Utc::now()) {
             return Ok(None);
         }
@@ -296,16 +293,22 @@ pub async fn draw(state: &AppState, lock: &Lock, lease: Duration, event_id: &str
     if made {
         return Ok(Drawn::Already);
     }
-    // Made and archived, its keys expired since (a retired line): never drawn again.
-    let archived: Option<bool> =
-        sqlx::query_scalar("select drawn_at is not null from draw where event_id = $1")
-            .bind(event_id)
-            .fetch_optional(&state.db)
-            .await?;
-    if archived == Some(true) {
+    // What Postgres keeps of it: made and archived (its keys expired since, a retired line:
+    // never drawn again), or a randomness round still to come in.
+    type Kept = (bool, Option<sqlx::types::Json<BeaconSource>>);
+    let kept: Option<Kept> = sqlx::query_as(
+        "select drawn_at is not null, \
+             case when beacon_signature is null then beacon_source end \
+         from draw where event_id = $1",
+    )
+    .bind(event_id)
+    .fetch_optional(&state.db)
+    .await?;
+    let (archived, waiting) = kept.unwrap_or((false, None));
+    if archived {
         return Ok(Drawn::Already);
     }
-    let Some(sealed) = seal(state, event_id).await? else {
+    let Some(sealed) = seal(state, event_id, waiting.map(|s| s.0)).await? else {
         return Ok(Drawn::NotDue);
     };
     let started = Instant::now();
