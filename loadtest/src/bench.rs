@@ -525,7 +525,7 @@ async fn admitted_buyers(
     let state = run.state();
     let event_id = EventId::from(event);
     let room = state.rooms.get(&state.db, &event_id).await.unwrap();
-    let ticker = Ticker::new(state.clone());
+    let ticker = Ticker::new(state.line.clone());
     let mut buyers = Vec::new();
     for (session, key) in sessions.iter().zip(keys) {
         let token = loop {
@@ -698,7 +698,7 @@ async fn bench_draw(entrants: usize, rounds: usize) {
     let run = start().await;
     let state = run.state();
     let client = reqwest::Client::new();
-    let ticker = Ticker::new(state.clone());
+    let ticker = Ticker::new(state.line.clone());
     let lease = Duration::from_millis(u64::from(state.config.ticker_lease_ms));
     let (mut draws, mut firsts) = (Vec::new(), Vec::new());
     for round in 1..=rounds {
@@ -824,7 +824,7 @@ async fn bench_inventory(seats: u32, holds: u32, ticks: usize) {
     .await;
     let inventory = Inventory::count(db, &event).await.expect("counted");
     let room = state.rooms.get(db, &event).await.expect("the room");
-    let ticker = Ticker::new(state.clone());
+    let ticker = Ticker::new(state.line.clone());
     let tick_all = measure(ticks, 1, |i| {
         let (ticker, room, event) = (&ticker, &room, &event);
         async move { ticker.tick(event, room, i as i64).await.is_ok() }

@@ -6,7 +6,7 @@ use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr};
 
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 
-use crate::client::{Cidr, ForwardedHeader};
+use crate::net::{Cidr, ForwardedHeader};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -52,8 +52,43 @@ pub enum Command {
         #[arg(long, default_value = "127.0.0.1:4000")]
         fake_addr: SocketAddr,
         #[command(flatten)]
-        settings: crate::checkout::fake::FakeSettings,
+        settings: FakeSettings,
     },
+}
+
+/// The fake's behaviour; flags of `anteroom fake-payments`, and `PUT /settings`.
+/// The fake payment provider's behaviour (`anteroom fake-payments`, and the one `--dev`
+/// serves in-process).
+#[derive(Args, Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct FakeSettings {
+    /// Latency of a charge, in ms.
+    #[arg(long, env = "FAKE_PAYMENTS_LATENCY_MS", default_value_t = 400)]
+    pub latency_ms: u64,
+    /// Share of charges declined (0 to 1).
+    #[arg(long, env = "FAKE_PAYMENTS_DECLINE_RATE", default_value_t = 0.0)]
+    pub decline_rate: f64,
+    /// Charges per second per merchant before 429.
+    #[arg(long, env = "FAKE_PAYMENTS_RATE_PER_SECOND", default_value_t = 100)]
+    pub rate_per_second: u32,
+    /// Share of calls answered 500 (0 to 1).
+    #[arg(long, env = "FAKE_PAYMENTS_FAIL_RATE", default_value_t = 0.0)]
+    pub fail_rate: f64,
+    /// Share of calls that charge and then never answer (0 to 1).
+    #[arg(long, env = "FAKE_PAYMENTS_HANG_RATE", default_value_t = 0.0)]
+    pub hang_rate: f64,
+}
+
+impl Default for FakeSettings {
+    fn default() -> Self {
+        Self {
+            latency_ms: 400,
+            decline_rate: 0.0,
+            rate_per_second: 100,
+            fail_rate: 0.0,
+            hang_rate: 0.0,
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]

@@ -85,7 +85,15 @@ where
     }
 }
 
-/// The `{event_id}` of the path: 1 to 64 of `[a-z0-9-]` (`events::is_event_id`), else 404.
+/// Whether `id` can name an event at all; anything else is answered 404 without a query.
+pub fn is_event_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// The `{event_id}` of the path: 1 to 64 of `[a-z0-9-]` ([`is_event_id`]), else 404.
 pub struct EventId(pub String);
 
 /// The `{hold_id}` of the path: 1 to 64 URL-safe base64 characters, else 404.
@@ -121,15 +129,9 @@ impl<S: Send + Sync> FromRequestParts<S> for EventId {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
-        path_id(
-            parts,
-            state,
-            "event_id",
-            crate::events::is_event_id,
-            "event",
-        )
-        .await
-        .map(EventId)
+        path_id(parts, state, "event_id", is_event_id, "event")
+            .await
+            .map(EventId)
     }
 }
 

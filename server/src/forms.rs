@@ -34,16 +34,22 @@ use axum::{
 
 use crate::{
     checkout,
+    checkout::state::Checkout,
     client::Client,
     error::Error,
     extract::{self, HoldId},
     holds,
     queue::{self, moving},
-    state::AppState,
     tokens::{Buyer, cookies::Cookie, gate::AdmittedBuyer, session::Sessions},
 };
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Checkout: axum::extract::FromRef<S>,
+    crate::tokens::state::Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new()
         .route("/events/{event_id}/hold", post(hold_form))
         .route(
@@ -85,7 +91,7 @@ pub fn form_of(path: &str) -> Option<(String, Form)> {
             _ => return None,
         },
     };
-    crate::events::is_event_id(event_id).then(|| (page(event_id), form))
+    crate::extract::is_event_id(event_id).then(|| (page(event_id), form))
 }
 
 fn page(event_id: &str) -> String {
@@ -215,7 +221,7 @@ impl Refusal {
 
 /// What every form checks first: not cross-site, a session, the form's token.
 fn check(
-    state: &AppState,
+    state: &Checkout,
     headers: &HeaderMap,
     event_id: &EventId,
     fields: &Fields<'_>,
@@ -247,7 +253,7 @@ fn check(
 /// A form's post read and checked ([`check`]): its fields and its buyer, or the answer that
 /// refuses it (back to `page` for the `form`).
 fn read<'b>(
-    state: &AppState,
+    state: &Checkout,
     headers: &HeaderMap,
     event_id: &EventId,
     body: &'b [u8],
@@ -273,7 +279,7 @@ fn key(fields: &Fields<'_>) -> Result<String, Error> {
 /// `POST /events/{id}/hold`: `seat` (repeated) for chosen seats, or `section` and `quantity`
 /// for the best available; `token` and `key` always.
 async fn hold_form(
-    State(state): State<AppState>,
+    State(state): State<Checkout>,
     extract::EventId(event_id): extract::EventId,
     headers: HeaderMap,
     body: Bytes,
@@ -362,7 +368,7 @@ fn hold_request(fields: &Fields<'_>, limit: usize) -> Result<HoldRequest, Note> 
 
 /// `POST /events/{id}/holds/{hold}/release`: `token`.
 async fn release_form(
-    State(state): State<AppState>,
+    State(state): State<Checkout>,
     extract::EventId(event_id): extract::EventId,
     HoldId(hold_id): HoldId,
     headers: HeaderMap,
@@ -391,7 +397,7 @@ async fn release_form(
 
 /// `POST /events/{id}/holds/{hold}/pay`: `token` and `key`.
 async fn pay_form(
-    State(state): State<AppState>,
+    State(state): State<Checkout>,
     extract::EventId(event_id): extract::EventId,
     HoldId(hold_id): HoldId,
     headers: HeaderMap,
@@ -428,7 +434,7 @@ async fn pay_form(
 /// moves to this browser's session as by `POST /api/events/{id}/queue/claim`. A room that binds
 /// tokens takes a claim only with the device's proof, which a form cannot make.
 async fn claim_form(
-    State(state): State<AppState>,
+    State(state): State<Checkout>,
     client: Client,
     extract::EventId(event_id): extract::EventId,
     headers: HeaderMap,

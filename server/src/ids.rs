@@ -19,5 +19,5 @@ pub fn random_id(bytes: usize) -> String {
 pub fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     rand::rngs::OsRng.fill_bytes(&mut buf);
-    crate::opening::proof::hex(&buf)
+    hex::encode(buf)
 }

@@ -13,6 +13,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 pub mod admin;
 pub mod admission;
+pub mod base;
 pub mod checkout;
 pub mod client;
 pub mod config;
@@ -23,6 +24,7 @@ pub mod extract;
 pub mod forms;
 pub mod holds;
 pub mod ids;
+pub mod net;
 pub mod opening;
 pub mod ops;
 pub mod pages;

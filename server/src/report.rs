@@ -26,7 +26,8 @@
 
 use std::{
     collections::HashMap,
-    sync::Mutex,
+    ops::Deref,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -43,8 +44,8 @@ use chrono::{DateTime, Utc};
 
 use crate::{
     error::{Error, Result},
+    events::state::Catalog,
     extract::EventId,
-    state::AppState,
 };
 
 /// How long a computed report is answered before it is computed again.
@@ -54,7 +55,28 @@ pub const DEFAULT_LIMIT: u64 = 1000;
 /// The most entries a page holds.
 pub const MAX_LIMIT: u64 = 10_000;
 
-pub fn router() -> axum::Router<AppState> {
+/// The public report's state: the [`Catalog`] and the reports computed lately.
+#[derive(Clone)]
+pub struct Public {
+    pub catalog: Catalog,
+    pub reports: Arc<Reports>,
+}
+
+/// The report's state extends the [`Catalog`]: `public.rooms`, `public.db`, ...
+impl Deref for Public {
+    type Target = Catalog;
+
+    fn deref(&self) -> &Catalog {
+        &self.catalog
+    }
+}
+
+pub fn router<S>() -> axum::Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Public: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new()
         .route("/api/events/{event_id}/report", get(report))
         .route("/api/events/{event_id}/report/admissions", get(admissions))
@@ -111,7 +133,7 @@ impl Reports {
     }
 
     /// The report of `event_id` (an event that exists), at most [`FRESH`] old.
-    pub async fn get(&self, state: &AppState, event_id: &str) -> Result<Report> {
+    pub async fn get(&self, state: &Public, event_id: &str) -> Result<Report> {
         if let Some(report) = self.fresh(event_id) {
             return Ok(report);
         }
@@ -140,7 +162,7 @@ type Row = (
 );
 
 /// The report of `event_id`, from its admission log in Postgres and its join count in Redis.
-pub async fn compute(state: &AppState, event_id: &str) -> Result<Report> {
+pub async fn compute(state: &Public, event_id: &str) -> Result<Report> {
     let joined: Option<u64> = ::redis::cmd("GET")
         .arg(state.keys.joined(event_id))
         .query_async(&mut state.redis.clone())
@@ -244,7 +266,7 @@ impl Tally {
     }
 }
 
-async fn report(State(state): State<AppState>, EventId(event_id): EventId) -> Result<Json<Report>> {
+async fn report(State(state): State<Public>, EventId(event_id): EventId) -> Result<Json<Report>> {
     state.rooms.event(&state.db, &event_id).await?;
     Ok(Json(state.reports.get(&state, &event_id).await?))
 }
@@ -282,7 +304,7 @@ fn paging(query: &HashMap<String, String>) -> Result<(u64, u64)> {
 }
 
 async fn admissions(
-    State(state): State<AppState>,
+    State(state): State<Public>,
     EventId(event_id): EventId,
     query: std::result::Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Result<Response> {

@@ -2,7 +2,7 @@
 //! assemble the routes, bind, serve until a shutdown signal, then drain in-flight requests and
 //! stop the background tasks.
 
-use std::{net::SocketAddr, path::Path, str::FromStr, time::Duration};
+use std::{net::SocketAddr, path::Path, str::FromStr, sync::Arc, time::Duration};
 
 use app::wire::Event;
 use axum::{
@@ -36,22 +36,24 @@ use tower_http::{
 
 use crate::{
     admin,
-    admission::{self, rate::Board, rooms::Rooms, signals::Health, ticker::Ticker},
-    checkout::{self, provider::Payments},
+    admission::{self, ticker::Ticker},
+    base::{Base, Handles},
+    checkout::{self, provider::Payments, state::Checkout},
     config::{Config, Secret},
     devdata::{self, Strictness},
-    events,
+    events::{self, rooms::Rooms, state::Catalog},
     extract::BODY_LIMIT_BYTES,
-    forms, holds, opening,
-    ops::{self, metrics::Metrics, shed::Shed},
+    forms,
+    holds::{self, state::HoldPath},
+    opening,
+    ops::{self, shed::Shed},
     pages,
-    queue::{self, estimate::Bands},
+    queue::{self, state::Line},
     redis::{Keys, Redis, Scripts},
-    report::{self, Reports},
-    seatmap,
+    report, seatmap,
     state::{AppState, Shared},
-    telemetry::RequestIds,
-    tokens::{self, Sessions, rotation::KeyRing},
+    telemetry::{RequestIds, metrics::Metrics},
+    tokens::{self, Sessions, rotation::KeyRing, state::Tokens},
 };
 
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -109,13 +111,13 @@ impl Application {
             admin_token.expose().as_bytes(),
             Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
         );
-        let admission = KeyRing::load(&config)?;
+        let keyring = KeyRing::load(&config)?;
         let db = connect_db(&config).await?;
         MIGRATOR.run(&db).await?;
         let redis = Redis::connect(&config).await?;
         let keys = Keys::new(config.redis_prefix.clone());
         // The signer as the other instances allow; unknown (Redis failing), the folder's.
-        if let Err(e) = admission.refresh(&redis, &keys).await {
+        if let Err(e) = keyring.refresh(&redis, &keys).await {
             tracing::warn!(error = %e, "could not compare admission keys with the other instances");
         }
         let payments_url = match &config.payments_url {
@@ -132,27 +134,44 @@ impl Application {
             }
         };
         let payments = Payments::new(payments_url, &config);
-        let state = AppState::new(Shared {
+        let rooms = Rooms::new(&config);
+        let shed = Shed::new(&config);
+        let base = Base::new(Handles {
             db,
             redis,
             keys,
             scripts: Scripts::new(),
-            sessions,
-            admin_token,
-            admission,
-            rooms: Rooms::new(&config),
-            payments,
             metrics: Metrics::new(),
-            shed: Shed::new(&config),
-            draws: opening::Published::new(opening::SecretKey::derive(
-                session_secret.expose().as_bytes(),
-            )),
-            bands: Bands::default(),
-            reports: Reports::default(),
-            health: Health::default(),
-            rates: Board::default(),
-            leptos,
             config,
+        });
+        let catalog = Catalog {
+            base,
+            rooms: Arc::new(rooms),
+            draws: Arc::new(opening::Published::new(opening::SecretKey::derive(
+                session_secret.expose().as_bytes(),
+            ))),
+        };
+        let tokens = Tokens {
+            catalog,
+            sessions: Arc::new(sessions),
+            keyring: Arc::new(keyring),
+            admin_token: Arc::new(admin_token),
+        };
+        let line = Line {
+            tokens,
+            bands: Arc::default(),
+            rates: Arc::default(),
+            health: Arc::default(),
+        };
+        let checkout = Checkout {
+            holds: HoldPath { line },
+            payments: Arc::new(payments),
+        };
+        let state = AppState::new(Shared {
+            checkout,
+            reports: Arc::default(),
+            shed: Arc::new(shed),
+            leptos,
         });
         state.rooms.refresh(&state.db).await?;
         let listener = TcpListener::bind(state.config.addr).await?;
@@ -187,33 +206,35 @@ impl Application {
     /// background tasks (the ticker releases its locks on the way out).
     pub async fn run(self, shutdown: CancellationToken) -> Result<(), BoxError> {
         let background = CancellationToken::new();
-        let mut tasks = vec![tokio::spawn(admission::refresh_rooms(
-            self.state.clone(),
+        let mut tasks = vec![tokio::spawn(events::refresh_rooms(
+            self.state.catalog.clone(),
             background.clone(),
         ))];
         tasks.push(tokio::spawn(holds::expiry::run(
-            self.state.clone(),
+            self.state.holds.clone(),
             background.clone(),
         )));
         tasks.push(tokio::spawn(checkout::reconcile::run(
-            self.state.clone(),
+            self.state.checkout.clone(),
             background.clone(),
         )));
         tasks.push(tokio::spawn(admission::retire::run(
-            self.state.clone(),
+            self.state.line.clone(),
             background.clone(),
         )));
         tasks.push(tokio::spawn(tokens::rotation::run(
-            self.state.clone(),
+            self.state.keyring.clone(),
+            self.state.base.clone(),
             background.clone(),
         )));
         tasks.push(tokio::spawn(admission::signals::sample_loop_lag(
-            self.state.clone(),
+            self.state.health.clone(),
+            self.state.base.clone(),
             background.clone(),
         )));
         if self.state.config.ticker {
             tasks.push(tokio::spawn(
-                Ticker::new(self.state.clone()).run(background.clone()),
+                Ticker::new(self.state.line.clone()).run(background.clone()),
             ));
         }
         let header_read_timeout = Duration::from_millis(self.state.config.header_read_timeout_ms);

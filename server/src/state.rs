@@ -1,22 +1,25 @@
-//! The state every handler shares. Cheap to clone: one `Arc` (every request clones it several
-//! times, in middleware and extractors, so a clone is a single reference count).
+//! The composed state: each capability's own state, built once at startup
+//! (`startup::Application::build`), and what only the composition needs (load shedding, the
+//! public reports, Leptos's options). Capabilities never import this module: each takes its
+//! own state through axum's `FromRef` ([`Base`] < `Catalog` < `Tokens` < `Line` < `HoldPath` <
+//! `Checkout`, each extending the one before it), so a capability reaches only what is below
+//! it. The operator API, the pages and the operations routes, which span every capability,
+//! take the composed state. Cheap to clone: one `Arc`.
 
 use std::{ops::Deref, sync::Arc};
 
 use axum::extract::FromRef;
 use leptos::prelude::LeptosOptions;
-use sqlx::PgPool;
 
 use crate::{
-    admission::{rate::Board, rooms::Rooms, signals::Health},
-    checkout::provider::Payments,
-    config::{Config, Secret},
-    opening,
-    ops::{metrics::Metrics, shed::Shed},
-    queue::estimate::Bands,
-    redis::{Keys, Redis, Scripts},
-    report::Reports,
-    tokens::{Sessions, rotation::KeyRing},
+    base::Base,
+    checkout::state::Checkout,
+    events::state::Catalog,
+    holds::state::HoldPath,
+    ops::shed::{Shed, Shedding},
+    queue::state::Line,
+    report::{Public, Reports},
+    tokens::state::Tokens,
 };
 
 #[derive(Clone)]
@@ -36,50 +39,81 @@ impl Deref for AppState {
     }
 }
 
-/// What [`AppState`] shares: everything a handler, a background task or a page render needs,
-/// built once at startup (`startup::Application::build`).
+/// What [`AppState`] shares.
 pub struct Shared {
-    /// The Postgres pool: events, seats, holds, sales and the audit, the durable truth.
-    pub db: PgPool,
-    /// One Redis or Redis Cluster handle shared by all requests (multiplexed connections that
-    /// reconnect by themselves after Redis comes back or a cluster fails over).
-    pub redis: Redis,
-    /// Every Redis key name, under this deployment's prefix (tests run side by side on one
-    /// Redis with a prefix each).
-    pub keys: Keys,
-    /// The Lua scripts, loaded once per Redis and called by SHA.
-    pub scripts: Scripts,
-    /// The configuration the instance started with (limits, timeouts, cookie flags).
-    pub config: Config,
-    /// Signs and verifies buyer sessions and the dashboard's admin session.
-    pub sessions: Sessions,
-    /// The operator's credential, compared in constant time by `tokens::Admin`; resolved at
-    /// startup (configuration or the data folder), so never re-read per request.
-    pub admin_token: Secret,
-    /// The admission tokens' signing key and the public keys served as the JWKS, as they
-    /// rotate.
-    pub admission: KeyRing,
-    /// The payment provider's client (bulkhead, breaker).
-    pub payments: Payments,
-    /// Room settings, re-read from Postgres every `room_refresh_ms`.
-    pub rooms: Rooms,
-    /// This instance's Prometheus metrics (`/metrics`).
-    pub metrics: Metrics,
-    /// The concurrency budgets of this instance (load shedding).
-    pub shed: Shed,
-    /// The draws this instance has published once made (a made draw never changes).
-    pub draws: opening::Published,
-    /// What each event's estimate band is made of, read at most every few seconds.
-    pub bands: Bands,
+    /// Every capability's state, from the top of the chain (checkout extends the hold path,
+    /// which extends the line, ... down to the [`Base`]).
+    pub checkout: Checkout,
     /// The night's public reports, computed at most once per `report::FRESH` per event.
-    pub reports: Reports,
-    /// This instance's measurements of the hold path and the event loop (the automatic rate's
-    /// signals, shared through Redis once a second by the ticker loop).
-    pub health: Health,
-    /// The rate in force of each event as this instance last read it (`admission::rate_in_force`).
-    pub rates: Board,
+    pub reports: Arc<Reports>,
+    /// The concurrency budgets of this instance (load shedding).
+    pub shed: Arc<Shed>,
     /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
+}
+
+/// The composed state reads as the top capability's: `state.db`, `state.rooms`,
+/// `state.payments`, ...; and a `&AppState` passes where a capability asks for its own.
+impl Deref for Shared {
+    type Target = Checkout;
+
+    fn deref(&self) -> &Checkout {
+        &self.checkout
+    }
+}
+
+impl FromRef<AppState> for Base {
+    fn from_ref(state: &AppState) -> Self {
+        state.base.clone()
+    }
+}
+
+impl FromRef<AppState> for Catalog {
+    fn from_ref(state: &AppState) -> Self {
+        state.catalog.clone()
+    }
+}
+
+impl FromRef<AppState> for Tokens {
+    fn from_ref(state: &AppState) -> Self {
+        state.tokens.clone()
+    }
+}
+
+impl FromRef<AppState> for Line {
+    fn from_ref(state: &AppState) -> Self {
+        state.line.clone()
+    }
+}
+
+impl FromRef<AppState> for HoldPath {
+    fn from_ref(state: &AppState) -> Self {
+        state.holds.clone()
+    }
+}
+
+impl FromRef<AppState> for Checkout {
+    fn from_ref(state: &AppState) -> Self {
+        state.checkout.clone()
+    }
+}
+
+impl FromRef<AppState> for Public {
+    fn from_ref(state: &AppState) -> Self {
+        Public {
+            catalog: state.catalog.clone(),
+            reports: state.reports.clone(),
+        }
+    }
+}
+
+impl FromRef<AppState> for Shedding {
+    fn from_ref(state: &AppState) -> Self {
+        Shedding {
+            tokens: state.tokens.clone(),
+            shed: state.shed.clone(),
+        }
+    }
 }
 
 impl FromRef<AppState> for LeptosOptions {

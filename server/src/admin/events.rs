@@ -22,7 +22,7 @@ pub async fn create(
     new.validate()
         .map_err(|e| Error::Unprocessable(e.message))?;
     if let Some(zone) = &new.time_zone
-        && events::zone_rules(zone).is_none()
+        && events::room::zone_rules(zone).is_none()
     {
         return Err(Error::Unprocessable(format!(
             "there is no time zone {zone:?}: use an IANA name, like Europe/Berlin"

@@ -11,7 +11,7 @@ use super::{
     audit::{self, Entry},
 };
 use crate::{
-    admission::{archive, rooms::Rooms},
+    admission::archive,
     error::Result,
     extract::{ApiJson, EventId},
     state::AppState,
@@ -24,7 +24,8 @@ pub async fn update(
     ApiJson(update): ApiJson<RoomUpdate>,
 ) -> Result<Json<Room>> {
     let mut tx = state.db.begin().await?;
-    let (before, after) = Rooms::apply(&mut tx, &event_id, &update, state.draws.key()).await?;
+    let (before, after) =
+        crate::events::apply_room_update(&mut tx, &event_id, &update, state.draws.key()).await?;
     let entry = Entry {
         action: OperatorAction::ChangeRoom,
         event_id: Some(&event_id),

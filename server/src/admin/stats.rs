@@ -36,7 +36,7 @@ pub async fn stats(
     State(state): State<AppState>,
     EventId(event_id): EventId,
 ) -> Result<Json<Stats>> {
-    let room = events::get_event(&state.db, &event_id).await?.room;
+    let room = events::room::get_event(&state.db, &event_id).await?.room;
     let keys = &state.keys;
     let now = Utc::now().timestamp();
     let first = now - Counters::SERIES_SECONDS + 1;

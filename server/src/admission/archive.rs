@@ -17,13 +17,13 @@ use app::wire::{Night, NightPoint, Room};
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use crate::{admission::rate_in_force, error::Result, redis::Counters, state::AppState};
+use crate::{error::Result, queue::state::Line, redis::Counters};
 
 /// Copies the seconds `from..=to` (unix, at most the last [`Counters::SERIES_SECONDS`]) of `event_id`'s
 /// series to Postgres, with the rate in force in `room`. Returns the last of the seconds
 /// written that had something in it (the four counts of [`ACTIVE`]), if any.
 pub async fn keep(
-    state: &AppState,
+    state: &Line,
     event_id: &str,
     room: &Room,
     from: i64,
@@ -46,7 +46,7 @@ pub async fn keep(
     };
     // The rate each second had (the ticker's leader writes it into the series); a second
     // without it (no leader then) has the rate in force now.
-    let now_rate = u64::from(rate_in_force(state, event_id, room));
+    let now_rate = u64::from(state.rates.in_force(event_id, room));
     let rates: Vec<i64> = seconds
         .iter()
         .map(|s| s[4].unwrap_or(now_rate).min(i64::MAX as u64) as i64)
@@ -88,7 +88,7 @@ const ACTIVE: &str = "(admissions > 0 or holds > 0 or checkouts > 0 or queue_len
 /// caller's transaction) a night from its first second with something in it after the last
 /// night kept (none: now) to now.
 pub async fn close(
-    state: &AppState,
+    state: &Line,
     tx: &mut PgConnection,
     event_id: &str,
     room: &Room,
@@ -131,7 +131,7 @@ pub async fn close(
 /// busy night costs no query; this one reads the event's seconds backwards along their key and stops at the first
 /// with something in it.
 pub async fn close_if_idle(
-    state: &AppState,
+    state: &Line,
     event_id: &str,
     room: &Room,
     idle_seconds: u32,
@@ -158,7 +158,7 @@ pub async fn close_if_idle(
 }
 
 /// The nights kept of `event_id`, newest first (at most `limit`).
-pub async fn nights(state: &AppState, event_id: &str, limit: i64) -> Result<Vec<Night>> {
+pub async fn nights(state: &Line, event_id: &str, limit: i64) -> Result<Vec<Night>> {
     let rows: Vec<(i64, DateTime<Utc>, DateTime<Utc>, String)> = sqlx::query_as(
         "select id, started_at, ended_at, reason from night where event_id = $1 \
          order by ended_at desc, id desc limit $2",
@@ -181,7 +181,7 @@ pub async fn nights(state: &AppState, event_id: &str, limit: i64) -> Result<Vec<
 /// The seconds of night `night_id` of `event_id`, in time order, at most `limit`; `None` if
 /// the event has no such night.
 pub async fn series(
-    state: &AppState,
+    state: &Line,
     event_id: &str,
     night_id: i64,
     limit: i64,

@@ -17,7 +17,7 @@
 use app::wire::Band;
 use chrono::{DateTime, Utc};
 
-use crate::{error::Result, state::AppState};
+use crate::{error::Result, queue::state::Line};
 
 /// The most entries an event's log holds in Redis while Postgres is away (about 100 bytes
 /// each).
@@ -89,7 +89,7 @@ impl Entry {
 }
 
 /// Moves `event_id`'s log from Redis to Postgres; returns the entries moved.
-pub async fn flush(state: &AppState, event_id: &str) -> Result<u64> {
+pub async fn flush(state: &Line, event_id: &str) -> Result<u64> {
     let key = state.keys.admission_log(event_id);
     let mut redis = state.redis.clone();
     let mut moved = 0;
@@ -129,7 +129,7 @@ fn number(text: &str) -> Option<i64> {
 }
 
 /// Writes `entries` in one statement; rows already there stay as they are.
-async fn write(state: &AppState, event_id: &str, entries: &[Entry]) -> Result<()> {
+async fn write(state: &Line, event_id: &str, entries: &[Entry]) -> Result<()> {
     let joined = |f: fn(&Joined) -> i64| -> Vec<Option<i64>> {
         entries.iter().map(|e| e.joined.as_ref().map(f)).collect()
     };

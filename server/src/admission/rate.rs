@@ -214,6 +214,21 @@ pub struct Board {
 }
 
 impl Board {
+    /// The admissions a second in force for `event_id` (whose room is `room`): what the
+    /// ticker admits and the estimates divide by.
+    pub fn in_force(&self, event_id: &str, room: &Room) -> u32 {
+        if !room.auto_rate {
+            return room.admit_rate_per_second;
+        }
+        self.get(event_id)
+            .map_or(room.admit_rate_per_second, |r| r.rate)
+            .clamp(
+                room.min_admit_rate_per_second,
+                room.max_admit_rate_per_second
+                    .max(room.min_admit_rate_per_second),
+            )
+    }
+
     pub fn get(&self, event_id: &str) -> Option<InForce> {
         self.rates
             .read()

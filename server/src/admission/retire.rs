@@ -22,7 +22,7 @@ use std::{collections::HashSet, time::Duration};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{error::Result, redis::Lock, state::AppState};
+use crate::{error::Result, queue::state::Line, redis::Lock};
 
 /// How often the rooms that are off are looked at.
 pub const PERIOD: Duration = Duration::from_secs(60);
@@ -39,7 +39,7 @@ pub enum Retired {
 
 /// Archives and expires the line of `event_id`, whose room the caller saw off, unless someone
 /// is in it.
-pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
+pub async fn retire(state: &Line, event_id: &str) -> Result<Retired> {
     let keys = &state.keys;
     // Admissions made with the room off (and any a leader left behind) reach Postgres first.
     crate::admission::log::flush(state, event_id).await?;
@@ -136,7 +136,7 @@ pub async fn retire(state: &AppState, event_id: &str) -> Result<Retired> {
 /// Every [`PERIOD`] until `shutdown`, retires the lines of the rooms that are off, one
 /// instance at a time. Each instance remembers which lines it retired, until their room is
 /// on again, so that the past nights of a long-lived deployment cost nothing each period.
-pub async fn run(state: AppState, shutdown: CancellationToken) {
+pub async fn run(state: Line, shutdown: CancellationToken) {
     let mut retired: HashSet<String> = HashSet::new();
     let lock = Lock::new(state.keys.retire_lock());
     loop {

@@ -12,7 +12,7 @@
 use std::{
     collections::VecDeque,
     sync::{
-        Mutex,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
     time::{Duration, Instant},
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::rate::Signals;
-use crate::state::AppState;
+use crate::base::Base;
 
 /// How far back the percentiles look.
 pub const WINDOW: Duration = Duration::from_secs(5);
@@ -138,7 +138,7 @@ impl Measured {
 }
 
 /// Measures how late the event loop wakes a task that sleeps [`LAG_PERIOD`], until `shutdown`.
-pub async fn sample_loop_lag(state: AppState, shutdown: CancellationToken) {
+pub async fn sample_loop_lag(health: Arc<Health>, base: Base, shutdown: CancellationToken) {
     loop {
         let asked = Instant::now();
         tokio::select! {
@@ -146,8 +146,8 @@ pub async fn sample_loop_lag(state: AppState, shutdown: CancellationToken) {
             _ = tokio::time::sleep(LAG_PERIOD) => {}
         }
         let lag = asked.elapsed().saturating_sub(LAG_PERIOD);
-        state.health.lagged(lag);
-        state.metrics.loop_lag.set(lag.as_secs_f64());
+        health.lagged(lag);
+        base.metrics.loop_lag.set(lag.as_secs_f64());
     }
 }
 

@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::{
     admission::{
-        self, archive, log,
+        archive, log,
         rate::{self, InForce, Limits, Signals},
         signals::{self, Measured},
     },
@@ -40,8 +40,8 @@ use crate::{
     ids,
     opening::{self, Drawn},
     queue::inventory::Inventory,
+    queue::state::Line,
     redis::{Counter, Counters, Lock},
-    state::AppState,
 };
 
 /// How often the loop looks for due ticks; bounds how late a tick can be.
@@ -116,7 +116,7 @@ pub fn read_in_force(room: &Room, record: &HashMap<String, String>) -> InForce {
 
 /// One instance's ticker, with its own owner token.
 pub struct Ticker {
-    state: AppState,
+    state: Line,
     owner: String,
     /// Heads moved by this ticker's ticks and not yet in Postgres, by event. A std Mutex: held
     /// to insert or take, never across an await.
@@ -135,7 +135,7 @@ pub struct Ticker {
 }
 
 impl Ticker {
-    pub fn new(state: AppState) -> Self {
+    pub fn new(state: Line) -> Self {
         Self {
             state,
             owner: owner_token(),
@@ -335,8 +335,7 @@ impl Ticker {
         let credit = if room.paused || !inventory.admits() {
             0
         } else {
-            u64::from(admission::rate_in_force(&self.state, event_id, room))
-                * u64::from(room.tick_ms)
+            u64::from(self.state.rates.in_force(event_id, room)) * u64::from(room.tick_ms)
         };
         let config = &self.state.config;
         let mut script = self.state.scripts.admit.prepare_invoke();

@@ -20,6 +20,7 @@ pub mod fake;
 pub mod payments;
 pub mod provider;
 pub mod reconcile;
+pub mod state;
 
 use std::time::{Duration, Instant};
 
@@ -35,17 +36,23 @@ use chrono::Utc;
 use sqlx::PgPool;
 
 use crate::{
+    checkout::state::Checkout,
     error::{Error, Result},
     holds::{self, after_seat_change, idempotency_key},
     queue::device,
     redis::Counter,
-    state::AppState,
     tokens::Buyer,
 };
 use payments::{Claimed, PaymentRow, SettleError, Settled};
 use provider::Charge;
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Checkout: axum::extract::FromRef<S>,
+    crate::tokens::state::Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new().route("/api/holds/{hold_id}/checkout", post(checkout))
 }
 
@@ -57,7 +64,7 @@ const BUSY_POLL: Duration = Duration::from_millis(50);
 const MAX_ROUNDS: usize = 3;
 
 async fn checkout(
-    State(state): State<AppState>,
+    State(state): State<Checkout>,
     buyer: Buyer,
     HoldId(hold_id): HoldId,
     headers: HeaderMap,
@@ -81,7 +88,7 @@ async fn checkout(
 /// the `request` (method and path, and its `headers`) must prove the place's device
 /// (`queue::device::prove_owner`) before any money moves.
 pub async fn pay(
-    state: &AppState,
+    state: &Checkout,
     hold_id: &app::wire::HoldId,
     buyer: &app::wire::BuyerId,
     key: &str,
@@ -161,7 +168,7 @@ async fn wait_for(db: &PgPool, id: i64, answer_by: Instant) -> Result<Option<Res
 /// Drives a claimed payment: charge, then the sale transaction, or a refund. `None` when the
 /// payment turned out to have ended already (a new attempt is due).
 async fn drive(
-    state: &AppState,
+    state: &Checkout,
     hold: &app::wire::Hold,
     payment: &PaymentRow,
 ) -> Option<Result<Order>> {
@@ -249,7 +256,7 @@ async fn drive(
 
 /// Refunds a charge whose sale will not be recorded and ends the payment `refunded`. If
 /// either step fails the payment stays pending and reconciliation finishes it.
-async fn refund(state: &AppState, payment: &PaymentRow, charge_id: &str, why: &str) -> Result<()> {
+async fn refund(state: &Checkout, payment: &PaymentRow, charge_id: &str, why: &str) -> Result<()> {
     let refunded = state.payments.refund(charge_id).await;
     if let Err(e) = refunded {
         tracing::warn!(payment = payment.id, error = %e, "refund failed: left for reconciliation");

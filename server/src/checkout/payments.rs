@@ -18,8 +18,8 @@ use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use crate::{
-    config::Config, error::Result, events, extract::EventId, ids, sql::Text, state::AppState,
-    tokens::Admin,
+    checkout::state::Checkout, config::Config, error::Result, events, extract::EventId, ids,
+    sql::Text, tokens::Admin,
 };
 
 /// The states of a payment, as stored.
@@ -373,10 +373,10 @@ impl From<EntryRow> for PaymentEntry {
 /// the payments still pending (the ones reconciliation will settle).
 pub async fn admin_payments(
     _: Admin,
-    State(state): State<AppState>,
+    State(state): State<Checkout>,
     EventId(event_id): EventId,
 ) -> Result<Json<Payments>> {
-    events::get_event(&state.db, &event_id).await?;
+    events::room::get_event(&state.db, &event_id).await?;
     let by_state: Vec<(String, i64)> =
         sqlx::query_as("select state, count(*) from payment where event_id = $1 group by state")
             .bind(&event_id)

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
 use super::breaker::Breaker;
-use crate::{config::Config, error::Error, ops::metrics::Metrics};
+use crate::{config::Config, error::Error, telemetry::metrics::Metrics};
 
 /// What the provider said about a charge.
 #[derive(Debug, Clone, PartialEq, Eq)]

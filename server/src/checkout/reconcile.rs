@@ -17,10 +17,10 @@ use super::{
     provider::Charge,
 };
 use crate::{
+    checkout::state::Checkout,
     error::Result,
     holds::after_seat_change,
     redis::{Counter, Lock},
-    state::AppState,
 };
 
 /// How often reconciliation looks for pending payments.
@@ -31,7 +31,7 @@ const BATCH: i64 = 50;
 
 /// How long one step may take before another instance may run one: a batch of look-ups and
 /// refunds, each bounded by the provider's timeout.
-fn lease(state: &AppState) -> Duration {
+fn lease(state: &Checkout) -> Duration {
     Duration::from_millis(u64::from(state.config.payments_timeout_ms) * 4 + 10_000)
 }
 
@@ -50,7 +50,7 @@ pub struct Reconciled {
 
 /// One step at time `now`: settles every payment pending since before `now` minus a call's
 /// length (up to [`BATCH`]). Tests pass a `now` in the future instead of sleeping.
-pub async fn step(state: &AppState, now: DateTime<Utc>) -> Result<Reconciled> {
+pub async fn step(state: &Checkout, now: DateTime<Utc>) -> Result<Reconciled> {
     let lease_for = lease(state);
     let lock = Lock::new(state.keys.reconcile_lock());
     if !lock.acquire(&state.redis, lease_for).await? {
@@ -64,7 +64,7 @@ pub async fn step(state: &AppState, now: DateTime<Utc>) -> Result<Reconciled> {
 }
 
 async fn settle_due(
-    state: &AppState,
+    state: &Checkout,
     now: DateTime<Utc>,
     lease_for: Duration,
 ) -> Result<Reconciled> {
@@ -99,7 +99,7 @@ async fn settle_due(
     Ok(done)
 }
 
-async fn settle_one(state: &AppState, payment: &PaymentRow, done: &mut Reconciled) -> Result<()> {
+async fn settle_one(state: &Checkout, payment: &PaymentRow, done: &mut Reconciled) -> Result<()> {
     let db = &state.db;
     let charge_id = match state.payments.lookup(&payment.provider_key).await? {
         None => {
@@ -143,7 +143,7 @@ async fn settle_one(state: &AppState, payment: &PaymentRow, done: &mut Reconcile
 }
 
 /// Reconciles at start-up, then every [`PERIOD`] until `shutdown`.
-pub async fn run(state: AppState, shutdown: CancellationToken) {
+pub async fn run(state: Checkout, shutdown: CancellationToken) {
     loop {
         match step(&state, Utc::now()).await {
             Ok(_) => {}

@@ -2,142 +2,46 @@
 //! the creation the operator API calls (`crate::admin`). Invariants: an event and all its seats
 //! are created in one transaction (a failed creation leaves nothing); room settings live here,
 //! in Postgres, the durable source of truth that every instance re-reads; the public reads are
-//! answered from the instance's copy (`admission::rooms`), never by a query per request.
+//! answered from the instance's copy ([`rooms`]), never by a query per request.
 
-use crate::extract::EventId;
-use app::wire::{
-    Event, NewEvent, NewSection, Room, RoomUpdate, Zone, ZoneOffset, prequeue_opens_at,
-};
+pub mod room;
+pub mod rooms;
+pub mod state;
+
+use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
 use axum::{Json, Router, extract::State, routing::get};
 use chrono::{DateTime, TimeZone, Utc};
 use rand::Rng;
-use sqlx::{PgConnection, PgExecutor, PgPool};
+use sqlx::{PgConnection, PgPool};
+use tokio_util::sync::CancellationToken;
 
 use crate::{
     error::{Error, Result},
+    events::state::Catalog,
+    extract::EventId,
     opening,
-    state::AppState,
 };
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Catalog: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new()
         .route("/api/events", get(list_handler))
         .route("/api/events/{event_id}", get(get_handler))
 }
 
-async fn list_handler(State(state): State<AppState>) -> Json<Vec<Event>> {
+async fn list_handler(State(state): State<Catalog>) -> Json<Vec<Event>> {
     Json(state.rooms.events())
 }
 
 async fn get_handler(
-    State(state): State<AppState>,
+    State(state): State<Catalog>,
     EventId(event_id): EventId,
 ) -> Result<Json<Event>> {
     Ok(Json(state.rooms.event(&state.db, &event_id).await?))
-}
-
-#[derive(sqlx::FromRow)]
-struct EventRow {
-    id: String,
-    name: String,
-    starts_at: DateTime<Utc>,
-    room_enabled: bool,
-    room_paused: bool,
-    admit_rate_per_second: i32,
-    tick_ms: i32,
-    hold_ttl_seconds: i32,
-    seats_per_buyer: i32,
-    hold_sweep_seconds: i32,
-    room_epoch: i32,
-    join_pow_bits: i32,
-    opens_at: Option<DateTime<Utc>>,
-    prequeue_seconds: i32,
-    auto_rate: bool,
-    min_admit_rate_per_second: i32,
-    max_admit_rate_per_second: i32,
-    target_hold_p99_ms: i32,
-    bind_tokens: bool,
-    time_zone: String,
-    currency: String,
-}
-
-/// The rules of the IANA zone `name`, if there is such a zone.
-pub fn zone_rules(name: &str) -> Option<chrono_tz::Tz> {
-    name.parse().ok()
-}
-
-/// The zone `name` as a page needs it: its offsets at the moments `at` (sorted, the
-/// repeated dropped). An unknown name (none is stored: creation checks it) reads as UTC.
-fn zone(name: &str, mut at: Vec<DateTime<Utc>>) -> Zone {
-    use chrono::Offset;
-    let Some(rules) = zone_rules(name) else {
-        return Zone::default();
-    };
-    at.sort();
-    at.dedup();
-    Zone {
-        name: name.to_owned(),
-        offsets: at
-            .into_iter()
-            .map(|from| ZoneOffset {
-                from,
-                seconds: from.with_timezone(&rules).offset().fix().local_minus_utc(),
-            })
-            .collect(),
-    }
-}
-
-impl From<EventRow> for Event {
-    fn from(r: EventRow) -> Self {
-        // The table's check constraints keep these positive.
-        let u = |v: i32| v.max(0) as u32;
-        let prequeue_opens_at = prequeue_opens_at(r.opens_at, u(r.prequeue_seconds));
-        let moments = [
-            Some(r.starts_at),
-            r.opens_at,
-            prequeue_opens_at,
-            Some(Utc::now()),
-        ];
-        Event {
-            zone: zone(&r.time_zone, moments.into_iter().flatten().collect()),
-            currency: r.currency,
-            id: r.id,
-            name: r.name,
-            starts_at: r.starts_at,
-            room: Room {
-                enabled: r.room_enabled,
-                paused: r.room_paused,
-                admit_rate_per_second: u(r.admit_rate_per_second),
-                tick_ms: u(r.tick_ms),
-                hold_ttl_seconds: u(r.hold_ttl_seconds),
-                seats_per_buyer: u(r.seats_per_buyer),
-                hold_sweep_seconds: u(r.hold_sweep_seconds),
-                epoch: u(r.room_epoch),
-                join_pow_bits: u(r.join_pow_bits),
-                opens_at: r.opens_at,
-                prequeue_seconds: u(r.prequeue_seconds),
-                prequeue_opens_at,
-                auto_rate: r.auto_rate,
-                min_admit_rate_per_second: u(r.min_admit_rate_per_second),
-                max_admit_rate_per_second: u(r.max_admit_rate_per_second),
-                target_hold_p99_ms: u(r.target_hold_p99_ms),
-                bind_tokens: r.bind_tokens,
-            },
-        }
-    }
-}
-
-const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
-    admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
-    room_epoch, join_pow_bits, opens_at, prequeue_seconds, auto_rate, min_admit_rate_per_second, \
-    max_admit_rate_per_second, target_hold_p99_ms, bind_tokens, time_zone, currency";
-
-/// Whether `id` can name an event at all; anything else is answered 404 without a query.
-pub fn is_event_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// A new random event id: 12 characters of [a-z0-9].
@@ -149,50 +53,52 @@ pub fn new_event_id() -> String {
         .collect()
 }
 
-/// How long after its show an event with its room off stays among the events every instance
-/// re-reads ([`current`]).
-pub const CURRENT_FOR_DAYS: i32 = 30;
-
-/// The events still current: a room on, a show within the last [`CURRENT_FOR_DAYS`] or to
-/// come, or made within the last day. Every instance re-reads these twice a second; an older
-/// one is read when asked for (`admission::rooms`), so the read does not grow with every
-/// event ever sold.
-pub async fn current(db: &PgPool) -> Result<Vec<Event>> {
-    let rows: Vec<EventRow> = sqlx::query_as(&format!(
-        "select {EVENT_COLUMNS} from event \
-         where room_enabled or starts_at > now() - make_interval(days => $1) \
-            or created_at > now() - interval '1 day' \
-         order by starts_at, id"
-    ))
-    .bind(CURRENT_FOR_DAYS)
-    .fetch_all(db)
-    .await?;
-    Ok(rows.into_iter().map(Event::from).collect())
-}
-
-/// One event, or 404 `not_found`.
-pub async fn get_event<'e>(db: impl PgExecutor<'e>, event_id: &str) -> Result<Event> {
-    read_event(db, event_id, "").await
-}
-
-/// One event, its row locked until the end of the transaction `tx` (so that what a change
-/// records as "before" is what it changed), or 404 `not_found`.
-pub async fn lock_event(tx: &mut PgConnection, event_id: &str) -> Result<Event> {
-    read_event(tx, event_id, " for update").await
-}
-
-async fn read_event<'e>(db: impl PgExecutor<'e>, event_id: &str, lock: &str) -> Result<Event> {
-    let not_found = || Error::NotFound(format!("there is no event {event_id:?}"));
-    if !is_event_id(event_id) {
-        return Err(not_found());
+/// Applies `update` in Postgres inside the caller's transaction `tx` (under the rules of an
+/// opening, `opening::settle`, by Postgres's clock; the first opening makes the draw's
+/// commitment), and answers the room before and the event after. The caller records the change in the audit before committing, then
+/// [`remember`](Self::remember)s the new room here; other instances see it at their next
+/// refresh.
+pub async fn apply_room_update(
+    tx: &mut PgConnection,
+    event_id: &str,
+    update: &RoomUpdate,
+    key: &opening::SecretKey,
+) -> Result<(Room, Event)> {
+    update
+        .validate()
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    let before = room::lock_event(tx, event_id).await?.room;
+    update
+        .validate_bounds(
+            before.min_admit_rate_per_second,
+            before.max_admit_rate_per_second,
+        )
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    let now = sqlx::query_scalar("select clock_timestamp()")
+        .fetch_one(&mut *tx)
+        .await?;
+    let update = opening::settle(&before, update, now)?;
+    room::update(&mut *tx, event_id, &update).await?;
+    let after = room::get_event(&mut *tx, event_id).await?;
+    if let Some(opens_at) = after.room.opens_at {
+        opening::secret::commit(&mut *tx, event_id, key).await?;
+        opening::check_round_after(&mut *tx, event_id, opens_at).await?;
     }
-    let row: Option<EventRow> = sqlx::query_as(&format!(
-        "select {EVENT_COLUMNS} from event where id = $1{lock}"
-    ))
-    .bind(event_id)
-    .fetch_optional(db)
-    .await?;
-    row.map(Event::from).ok_or_else(not_found)
+    Ok((before, after))
+}
+
+/// Re-reads every room from Postgres every `room_refresh_ms` until `shutdown`.
+pub async fn refresh_rooms(catalog: Catalog, shutdown: CancellationToken) {
+    let period = std::time::Duration::from_millis(u64::from(catalog.config.room_refresh_ms));
+    loop {
+        if let Err(e) = catalog.rooms.refresh(&catalog.db).await {
+            tracing::warn!(error = %e, "could not re-read the room settings");
+        }
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = tokio::time::sleep(period) => {}
+        }
+    }
 }
 
 /// Creates the event `id` and every seat of its layout in one transaction. `None` when an
@@ -217,35 +123,11 @@ pub async fn create_in(
     new: &NewEvent,
     key: &opening::SecretKey,
 ) -> Result<Option<Event>> {
-    let room = &new.room;
-    let sql = format!(
-        "insert into event (id, name, starts_at, room_enabled, room_paused, \
-             admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
-             hold_sweep_seconds, join_pow_bits, opens_at, prequeue_seconds, auto_rate, \
-             min_admit_rate_per_second, max_admit_rate_per_second, target_hold_p99_ms, \
-             bind_tokens, time_zone, currency) \
-         values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
-             coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30), \
-             coalesce($11, 0), case when $12 then $13 end, coalesce($14, 900), \
-             coalesce($15, false), coalesce($16, 1), coalesce($17, 1000), coalesce($18, 50), \
-             coalesce($19, false), coalesce($20, 'UTC'), coalesce($21, 'EUR')) \
-         on conflict (id) do nothing \
-         returning {EVENT_COLUMNS}"
-    );
-    let query = sqlx::query_as(&sql)
-        .bind(id)
-        .bind(new.name.trim())
-        .bind(new.starts_at);
-    let row: Option<EventRow> = bind_room(query, room)
-        .bind(new.time_zone.as_deref())
-        .bind(new.currency.as_deref())
-        .fetch_optional(&mut *tx)
-        .await?;
-    let Some(row) = row else {
+    let Some(event) = room::insert(&mut *tx, id, new).await? else {
         return Ok(None);
     };
-    if row.opens_at.is_some() {
-        opening::commit(&mut *tx, id, key).await?;
+    if event.room.opens_at.is_some() {
+        opening::secret::commit(&mut *tx, id, key).await?;
     }
     for section in &new.sections {
         // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids,
@@ -265,33 +147,7 @@ pub async fn create_in(
         .execute(&mut *tx)
         .await?;
     }
-    Ok(Some(row.into()))
-}
-
-/// Binds the room settings of `room`, in the order of `Room`'s fields (absent: NULL, which the
-/// statements turn into "keep" or "default" with coalesce); `opens_at`, which may be set to
-/// NULL, takes two: whether it is set, and to what.
-pub fn bind_room<'q, O>(
-    query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
-    room: &RoomUpdate,
-) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
-    query
-        .bind(room.enabled)
-        .bind(room.paused)
-        .bind(room.admit_rate_per_second.map(|v| v as i32))
-        .bind(room.tick_ms.map(|v| v as i32))
-        .bind(room.hold_ttl_seconds.map(|v| v as i32))
-        .bind(room.seats_per_buyer.map(|v| v as i32))
-        .bind(room.hold_sweep_seconds.map(|v| v as i32))
-        .bind(room.join_pow_bits.map(|v| v as i32))
-        .bind(room.opens_at.is_some())
-        .bind(room.opens_at.flatten())
-        .bind(room.prequeue_seconds.map(|v| v as i32))
-        .bind(room.auto_rate)
-        .bind(room.min_admit_rate_per_second.map(|v| v as i32))
-        .bind(room.max_admit_rate_per_second.map(|v| v as i32))
-        .bind(room.target_hold_p99_ms.map(|v| v as i32))
-        .bind(room.bind_tokens)
+    Ok(Some(event))
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.

@@ -11,12 +11,12 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     error::Result,
     holds::after_seat_change,
+    holds::state::HoldPath,
     redis::{Counter, Lock},
-    state::AppState,
 };
 
 /// One sweep, if no other instance is sweeping. Returns the holds it expired.
-pub async fn sweep(state: &AppState) -> Result<u64> {
+pub async fn sweep(state: &HoldPath) -> Result<u64> {
     let lease = Duration::from_secs(u64::from(
         state.rooms.sweep_interval(state.config.hold_sweep_seconds),
     ));
@@ -51,7 +51,7 @@ pub async fn sweep(state: &AppState) -> Result<u64> {
 
 /// Sweeps until `shutdown`, every `hold_sweep_seconds` of the rooms that are on (re-read each
 /// time, so the operator's change applies at the next sweep), else of the configuration.
-pub async fn run(state: AppState, shutdown: CancellationToken) {
+pub async fn run(state: HoldPath, shutdown: CancellationToken) {
     loop {
         let period = Duration::from_secs(u64::from(
             state.rooms.sweep_interval(state.config.hold_sweep_seconds),

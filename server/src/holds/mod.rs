@@ -13,6 +13,7 @@
 //! In a room that binds tokens, releasing a hold needs a proof from the place's device.
 
 pub mod expiry;
+pub mod state;
 mod transaction;
 
 use crate::extract::{EventId, HoldId};
@@ -32,16 +33,22 @@ use sqlx::PgPool;
 use crate::{
     error::{Error, Result},
     extract::ApiJson,
+    holds::state::HoldPath,
     redis::{Counter, Counters, ratelimit},
     seatmap,
     sql::Text,
-    state::AppState,
     tokens::{Buyer, gate::AdmittedBuyer},
 };
 
 pub use transaction::create;
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    HoldPath: axum::extract::FromRef<S>,
+    crate::tokens::state::Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new()
         .route(
             "/api/events/{event_id}/holds",
@@ -69,7 +76,7 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<String> {
 }
 
 async fn create_handler(
-    State(state): State<AppState>,
+    State(state): State<HoldPath>,
     admitted: AdmittedBuyer,
     headers: HeaderMap,
     ApiJson(request): ApiJson<HoldRequest>,
@@ -82,7 +89,7 @@ async fn create_handler(
 /// Holds what `request` asks for, for the buyer the gate let through, once per `key`: the
 /// one path of `POST /api/events/{id}/holds` and of the event page's hold form.
 pub async fn hold(
-    state: &AppState,
+    state: &HoldPath,
     admitted: &AdmittedBuyer,
     key: &str,
     request: &HoldRequest,
@@ -141,13 +148,13 @@ pub async fn hold(
 /// After a commit that changed seats: forget the cached seat map and count the change in this
 /// second's dashboard counters. Failures are logged, not answered: the commit stands, and the
 /// cached copy expires by itself within its logical life.
-pub async fn after_seat_change(state: &AppState, event_id: &str, counter: Counter) {
+pub async fn after_seat_change(state: &HoldPath, event_id: &str, counter: Counter) {
     send_after_change(state, event_id, counter, redis::pipe()).await;
 }
 
 /// [`after_seat_change`], sent with what `pipe` already holds.
 async fn send_after_change(
-    state: &AppState,
+    state: &HoldPath,
     event_id: &str,
     counter: Counter,
     mut pipe: redis::Pipeline,
@@ -167,7 +174,7 @@ async fn send_after_change(
 }
 
 async fn get_handler(
-    State(state): State<AppState>,
+    State(state): State<HoldPath>,
     buyer: Buyer,
     HoldId(hold_id): HoldId,
 ) -> Result<Json<Hold>> {
@@ -180,7 +187,7 @@ async fn get_handler(
 pub const LISTED: i64 = 20;
 
 async fn list_handler(
-    State(state): State<AppState>,
+    State(state): State<HoldPath>,
     buyer: Buyer,
     EventId(event_id): EventId,
 ) -> Result<Json<Vec<Hold>>> {
@@ -188,7 +195,7 @@ async fn list_handler(
 }
 
 async fn release_handler(
-    State(state): State<AppState>,
+    State(state): State<HoldPath>,
     buyer: Buyer,
     HoldId(hold_id): HoldId,
     headers: HeaderMap,
@@ -209,7 +216,7 @@ async fn release_handler(
 /// event page's release form. In a room that binds tokens the `request` (method and path, and
 /// its `headers`) must prove the place's device (`queue::device::prove_owner`).
 pub async fn release(
-    state: &AppState,
+    state: &HoldPath,
     hold_id: &wire::HoldId,
     buyer: &BuyerId,
     request: (&Method, &str),
@@ -433,7 +440,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::idempotency_key;
-    use crate::{error::Error, events::is_event_id};
+    use crate::{error::Error, extract::is_event_id};
 
     proptest! {
         /// Any header bytes: the trimmed key when it is 1 to 200 visible ASCII characters,

@@ -22,15 +22,15 @@ use sqlx::{Acquire, PgConnection, PgPool};
 
 use crate::{
     error::{Error, Result},
+    holds::state::HoldPath,
     ids,
     sql::Text,
-    state::AppState,
 };
 
 /// Records a hold transaction's duration and connection wait when dropped, at whichever
 /// return the transaction ends.
 struct Timing<'a> {
-    state: &'a AppState,
+    state: &'a HoldPath,
     waited: Duration,
     started: Instant,
 }
@@ -66,7 +66,7 @@ struct LockedSeat {
 /// The transaction's own duration and its wait for a connection are recorded however it ends
 /// (`state.health`, the automatic rate's signal, and the metrics).
 pub async fn create(
-    state: &AppState,
+    state: &HoldPath,
     buyer: &BuyerId,
     event_id: &EventId,
     room: &Room,

@@ -72,9 +72,11 @@ pub fn check(source: &BeaconSource) -> Result<(), String> {
 /// `signature` (hex) is that round's signature under the source's public key.
 pub fn verify(source: &BeaconSource, signature: &str) -> Result<String, String> {
     let key = public_key(source)?;
-    let bytes = decode_hex(signature).ok_or("the round's signature is not hex")?;
+    let bytes = hex::decode(signature)
+        .ok()
+        .ok_or("the round's signature is not hex")?;
     match key.verify(source.round, b"", &bytes) {
-        Ok(true) => Ok(hex(&derive_randomness(&bytes))),
+        Ok(true) => Ok(hex::encode(derive_randomness(&bytes))),
         Ok(false) => Err(format!(
             "that is not the signature of round {} of chain {}",
             source.round, source.chain_hash
@@ -127,24 +129,11 @@ pub async fn fetch(
 }
 
 fn public_key(source: &BeaconSource) -> Result<G2PubkeyRfc, String> {
-    let bytes: [u8; 96] = decode_hex(&source.public_key)
+    let bytes: [u8; 96] = hex::decode(&source.public_key)
+        .ok()
         .and_then(|b| b.try_into().ok())
         .ok_or("beacon_source.public_key is 192 hex characters (a compressed G2 point)")?;
     G2PubkeyRfc::from_fixed(bytes).map_err(|e| format!("beacon_source.public_key: {e}"))
-}
-
-fn decode_hex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

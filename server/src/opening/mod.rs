@@ -27,11 +27,15 @@
 
 pub mod beacon;
 pub mod proof;
+pub mod published;
+pub mod secret;
 pub mod verify;
+
+pub use published::Published;
+pub use secret::{SecretKey, commit};
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -49,15 +53,12 @@ use axum::{
 };
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
-use tokio::sync::OnceCell;
 
 use crate::{
     error::{Error, Result},
-    events,
+    events::{room::get_event, state::Catalog},
     extract::EventId,
-    ids,
     redis::{Kept, Lock},
-    state::AppState,
 };
 
 /// Entrants read per round trip.
@@ -67,80 +68,20 @@ const STAGING_CHUNK: usize = 5_000;
 /// An abandoned attempt's staging keys go away by themselves after this long.
 const STAGING_TTL_MS: i64 = 600_000;
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Catalog: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new().route("/api/events/{event_id}/draw", get(draw_handler))
 }
 
 async fn draw_handler(
-    State(state): State<AppState>,
+    State(state): State<Catalog>,
     EventId(event_id): EventId,
 ) -> Result<Response> {
     published(&state, &event_id).await
-}
-
-/// Makes the event's secret and its commitment unless it has them already: called in the
-/// transaction that sets an opening, so the commitment is public as soon as the opening is.
-pub async fn commit(tx: &mut PgConnection, event_id: &str, key: &SecretKey) -> Result<()> {
-    let nonce = ids::random_hex(32);
-    let secret = key.secret(event_id, &nonce);
-    sqlx::query(
-        "insert into draw (event_id, secret_nonce, commitment) values ($1, $2, $3) \
-         on conflict (event_id) do nothing",
-    )
-    .bind(event_id)
-    .bind(&nonce)
-    .bind(proof::commitment(&secret))
-    .execute(tx)
-    .await?;
-    Ok(())
-}
-
-/// The key that makes each draw's secret: HMAC-SHA256 of the event and a random nonce kept
-/// with the draw, under a key derived (HKDF) from the deployment's session secret. The
-/// database holds the nonce and the commitment, never the secret, until the draw publishes it:
-/// whoever reads Postgres cannot compute the order ahead. (Changing the session secret while a
-/// draw is pending makes that draw's secret unrecoverable: its draw then fails loudly.)
-#[derive(Clone)]
-pub struct SecretKey(ring::hmac::Key);
-
-impl SecretKey {
-    pub fn derive(session_secret: &[u8]) -> Self {
-        let mut key = [0u8; 32];
-        ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, b"anteroom")
-            .extract(session_secret)
-            .expand(&[b"draw-secret"], ring::hkdf::HKDF_SHA256)
-            .and_then(|okm| okm.fill(&mut key))
-            .expect("32 bytes is SHA-256's length, which HKDF always expands to");
-        Self(ring::hmac::Key::new(ring::hmac::HMAC_SHA256, &key))
-    }
-
-    /// The secret of `event_id`'s draw made with `nonce`: 64 lowercase hex characters.
-    fn secret(&self, event_id: &str, nonce: &str) -> String {
-        let tag = ring::hmac::sign(&self.0, format!("{event_id}:{nonce}").as_bytes());
-        tag.as_ref().iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    /// The secret of a draw row: the stored one (a draw made, or committed before secrets were
-    /// sealed), else the one its nonce makes, if it still hashes to `commitment`.
-    fn open(
-        &self,
-        event_id: &str,
-        stored: Option<String>,
-        nonce: Option<&str>,
-        commitment: &str,
-    ) -> Result<String> {
-        if let Some(secret) = stored {
-            return Ok(secret);
-        }
-        let secret = self.secret(event_id, nonce.unwrap_or_default());
-        if proof::commitment(&secret) != commitment {
-            return Err(Error::Internal(format!(
-                "the draw of {event_id} cannot be made: its secret no longer matches its \
-                 commitment (was ANTEROOM_SESSION_SECRET changed since the opening was set?)"
-            )));
-        }
-        Ok(secret)
-    }
 }
 
 /// `update` of the room `before` at `now`, under the rules of an opening: refused (409) when
@@ -219,7 +160,7 @@ struct Sealed {
 /// known: it is asked of the drand relays here once the round's time passed). The row locks make a beacon being set wait for
 /// this read, or this read wait for it (see the module's doc).
 async fn seal(
-    state: &AppState,
+    state: &Catalog,
     event_id: &str,
     waiting: Option<BeaconSource>,
 ) -> Result<Option<Sealed>> {
@@ -283,7 +224,7 @@ async fn seal(
 
 /// Makes the draw of `event_id` as the holder of `lock` (the event's ticker lock, renewed for
 /// `lease` as the work goes), unless it is made already or not due.
-pub async fn draw(state: &AppState, lock: &Lock, lease: Duration, event_id: &str) -> Result<Drawn> {
+pub async fn draw(state: &Catalog, lock: &Lock, lease: Duration, event_id: &str) -> Result<Drawn> {
     let keys = &state.keys;
     let mut redis = state.redis.clone();
     let made: bool = ::redis::cmd("EXISTS")
@@ -409,7 +350,7 @@ pub async fn draw(state: &AppState, lock: &Lock, lease: Duration, event_id: &str
 /// twice, never miss one present throughout; the entrants are final by now (the draw's swap
 /// checks that their count did not change).
 async fn read_entrants(
-    state: &AppState,
+    state: &Catalog,
     event_id: &str,
     kept: &Kept,
 ) -> Result<Option<Vec<(String, String)>>> {
@@ -466,7 +407,7 @@ pub async fn update_draw(
     let no_opening =
         || Error::Conflict("this sale has no opening time (opens_at), so it has no draw".into());
     let Some((opens_at, prequeue_seconds, before, source, drawn_at)) = row else {
-        events::get_event(&mut *tx, event_id).await?;
+        get_event(&mut *tx, event_id).await?;
         return Err(no_opening());
     };
     let opens_at = opens_at.ok_or_else(no_opening)?;
@@ -564,34 +505,6 @@ pub async fn check_round_after(
     Ok(())
 }
 
-/// The draws this instance has published once made: a made draw never changes, so all its
-/// tickets are read once and answered from memory after (one `OnceCell` per event, so a crowd
-/// asking at the moment of the draw makes one read, not one each). At most [`MADE_KEPT`]
-/// draws are kept: an old one is read again from its archive in Postgres when asked.
-pub struct Published {
-    /// Makes each draw's secret ([`SecretKey`]).
-    key: SecretKey,
-    made: Mutex<HashMap<String, Arc<OnceCell<Bytes>>>>,
-    /// When this instance last asked the relays for a round ("chain:round"), kept only while
-    /// recent.
-    rounds_asked: Mutex<HashMap<String, Instant>>,
-}
-
-impl Published {
-    pub fn new(key: SecretKey) -> Self {
-        Self {
-            key,
-            made: Mutex::default(),
-            rounds_asked: Mutex::default(),
-        }
-    }
-
-    /// The key that makes this deployment's draw secrets.
-    pub fn key(&self) -> &SecretKey {
-        &self.key
-    }
-}
-
 /// The most made draws an instance keeps in memory.
 const MADE_KEPT: usize = 64;
 
@@ -601,7 +514,7 @@ const ROUND_ASKED_EVERY: Duration = Duration::from_secs(3);
 /// The signature of `source`'s round from the configured relays, asked at most once per
 /// [`ROUND_ASKED_EVERY`] per event (a relay that hangs must not hold up every tick), each
 /// call within 2 s.
-async fn fetch_round(state: &AppState, source: &BeaconSource) -> Option<String> {
+async fn fetch_round(state: &Catalog, source: &BeaconSource) -> Option<String> {
     if state.config.drand_urls.is_empty() {
         return None;
     }
@@ -629,7 +542,7 @@ async fn fetch_round(state: &AppState, source: &BeaconSource) -> Option<String> 
 /// and the draw's keys there may expire. True when nothing of the event's draw lives only in
 /// Redis (it is archived now or was, or the event has no draw); false while the draw is not
 /// made.
-pub async fn archive(state: &AppState, event_id: &str) -> Result<bool> {
+pub async fn archive(state: &Catalog, event_id: &str) -> Result<bool> {
     type Row = (bool, Option<String>, Option<String>, String);
     let row: Option<Row> = sqlx::query_as(
         "select drawn_at is not null, secret, secret_nonce, commitment from draw \
@@ -675,7 +588,7 @@ pub async fn archive(state: &AppState, event_id: &str) -> Result<bool> {
 }
 
 /// `GET /api/events/{id}/draw`'s answer (JSON): 404 for an event without a draw.
-pub async fn published(state: &AppState, event_id: &str) -> Result<Response> {
+pub async fn published(state: &Catalog, event_id: &str) -> Result<Response> {
     let json = published_json(state, event_id).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
@@ -698,7 +611,7 @@ struct DrawRow {
     beacon_signature: Option<String>,
 }
 
-async fn published_json(state: &AppState, event_id: &str) -> Result<Bytes> {
+async fn published_json(state: &Catalog, event_id: &str) -> Result<Bytes> {
     let cell = state
         .draws
         .made

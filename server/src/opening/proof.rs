@@ -26,18 +26,7 @@ fn sha256(parts: &[&str]) -> Digest {
 }
 
 fn sha256_hex(parts: &[&str]) -> String {
-    hex(sha256(parts).as_ref())
-}
-
-/// `bytes` in lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 0xf)] as char);
-    }
-    out
+    hex::encode(sha256(parts))
 }
 
 pub fn commitment(secret: &str) -> String {

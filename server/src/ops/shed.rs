@@ -31,7 +31,7 @@ use axum::{
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::{
-    config::Config, error::Error, extract, forms, state::AppState, tokens::admin::admin_via,
+    config::Config, error::Error, extract, forms, tokens::admin::admin_via, tokens::state::Tokens,
 };
 
 /// The hot paths, each with its own bound (`Shed::paths[path as usize]`).
@@ -191,10 +191,18 @@ impl Shed {
     }
 }
 
+/// The state of [`gate`]: who asks (the operator's lane needs the operator's credential) and
+/// this instance's budgets.
+#[derive(Clone)]
+pub struct Shedding {
+    pub tokens: Tokens,
+    pub shed: Arc<Shed>,
+}
+
 /// Middleware (a route layer, so the route template is known): reads the body within its
 /// deadline, sheds what then finds no permit, and bounds how long the rest may run.
 pub async fn gate(
-    State(state): State<AppState>,
+    State(Shedding { tokens, shed }): State<Shedding>,
     route: Option<MatchedPath>,
     req: Request,
     next: Next,
@@ -203,7 +211,7 @@ pub async fn gate(
         // Who asks is checked before the operator's permits are taken: anonymous traffic to
         // the operator's paths (a sign-in, a flood) is shed with the public's, so it can never
         // spend the lane that lets the operator pause a room in the storm.
-        Some(Lane::Operator) if admin_via(&state, req.headers()).is_none() => Lane::General,
+        Some(Lane::Operator) if admin_via(&tokens, req.headers()).is_none() => Lane::General,
         lane => lane.unwrap_or(Lane::General),
     };
     // A page's form (no JavaScript) is answered with its page and a note, never with JSON.
@@ -218,18 +226,18 @@ pub async fn gate(
         None if page => busy_page(),
         None => e.into_response(),
     };
-    let req = match extract::buffer_body(req, state.shed.body_deadline).await {
+    let req = match extract::buffer_body(req, shed.body_deadline).await {
         Ok(req) => req,
         Err(e) => return refuse(e),
     };
-    let Some(permits) = state.shed.try_enter(lane) else {
-        state.metrics.shed.with_label_values(&[lane.label()]).inc();
+    let Some(permits) = shed.try_enter(lane) else {
+        tokens.metrics.shed.with_label_values(&[lane.label()]).inc();
         return refuse(Error::Unavailable {
             message: "Anteroom is at capacity this instant; try again in a second".into(),
             retry_after_secs: 1,
         });
     };
-    let response = tokio::time::timeout(state.shed.deadline(lane), next.run(req)).await;
+    let response = tokio::time::timeout(shed.deadline(lane), next.run(req)).await;
     drop(permits);
     response.unwrap_or_else(|_| {
         refuse(Error::Unavailable {

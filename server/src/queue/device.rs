@@ -26,7 +26,7 @@ use redis::AsyncCommands;
 use crate::{
     error::{Error, Result},
     extract,
-    state::AppState,
+    queue::state::Line,
     tokens::dpop::{self, ProofFor, Refused},
 };
 
@@ -39,7 +39,7 @@ pub const NO_SCRIPT: &str = "no_script";
 /// proof (a request to `path`), which the place is bound to unless it was bound before.
 /// `None` outside a bound room.
 pub async fn bind_join(
-    state: &AppState,
+    state: &Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
@@ -58,7 +58,7 @@ pub async fn bind_join(
 /// made before the room bound tokens is bound to nothing: a poll (a GET of `path`) that brings
 /// a proof binds it then. `None` outside a bound room, or while bound to nothing.
 pub async fn bound_to(
-    state: &AppState,
+    state: &Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
@@ -87,7 +87,7 @@ pub async fn bound_to(
 /// place, releasing a hold and paying ask it, so a copied session alone does none of them (400
 /// without a proof, 403 from another key). Elsewhere there is nothing to prove.
 pub async fn prove_owner(
-    state: &AppState,
+    state: &Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
@@ -105,7 +105,7 @@ pub async fn prove_owner(
 /// Checks the proof of a `method` request of `path` in `headers` and binds `buyer`'s place to
 /// its key (unless bound before): the key's thumbprint. Refusals as [`prove`]'s.
 pub async fn prove_and_bind(
-    state: &AppState,
+    state: &Line,
     buyer: &BuyerId,
     event_id: &EventId,
     request: (&Method, &str),
@@ -119,7 +119,7 @@ pub async fn prove_and_bind(
 /// Without a proof: 400, counted as a refusal of a device without a key; with one that does
 /// not pass: 400. The join and the claim of a bound room ask it.
 pub async fn prove(
-    state: &AppState,
+    state: &Line,
     event_id: &EventId,
     (method, path): (&Method, &str),
     headers: &HeaderMap,
@@ -146,12 +146,7 @@ pub async fn prove(
 
 /// Binds `buyer`'s place to the key `jkt` unless it is bound already; the key it is bound to,
 /// or 403 when that is another.
-async fn bind(
-    state: &AppState,
-    buyer: &BuyerId,
-    event_id: &EventId,
-    jkt: String,
-) -> Result<String> {
+async fn bind(state: &Line, buyer: &BuyerId, event_id: &EventId, jkt: String) -> Result<String> {
     let key = state.keys.bound(event_id);
     let (bound,): (String,) = redis::pipe()
         .hset_nx(&key, buyer.as_str(), &jkt)
@@ -170,14 +165,20 @@ async fn bind(
     Ok(bound)
 }
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Line: axum::extract::FromRef<S>,
+    crate::tokens::state::Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new().route("/api/events/{event_id}/refusals/no-script", get(no_script))
 }
 
 /// `GET /api/events/{id}/refusals/no-script`: asked by the `<noscript>` image of a bound
 /// room's page, which a browser without JavaScript loads; counts it and answers 204.
 async fn no_script(
-    State(state): State<AppState>,
+    State(state): State<Line>,
     extract::EventId(event_id): extract::EventId,
 ) -> Result<StatusCode> {
     let event_id = EventId::from(event_id);
@@ -189,7 +190,7 @@ async fn no_script(
 
 /// Counts one refusal of a buyer who could not bind a place, as `kind` ([`NO_KEY`],
 /// [`NO_SCRIPT`]), for the operator's panel. Best effort: a count is not worth failing for.
-pub async fn refused(state: &AppState, event_id: &EventId, kind: &str) {
+pub async fn refused(state: &Line, event_id: &EventId, kind: &str) {
     let counted: redis::RedisResult<i64> = state
         .redis
         .clone()
@@ -201,7 +202,7 @@ pub async fn refused(state: &AppState, event_id: &EventId, kind: &str) {
 }
 
 /// The refusals counted so far in `event_id`: (no key, no script).
-pub async fn refusals(state: &AppState, event_id: &EventId) -> Result<(u64, u64)> {
+pub async fn refusals(state: &Line, event_id: &EventId) -> Result<(u64, u64)> {
     let (no_key, no_script): (Option<u64>, Option<u64>) = state
         .redis
         .clone()

@@ -1,5 +1,5 @@
 //! The estimate and its band (API.md "Queue", issue 18). The estimate is `ceil(position /
-//! rate)` with the rate from [`rate_in_force`] (`crate::admission`), the one place that says which
+//! rate)` with the rate from `Board::in_force` (`crate::admission::rate`), the one place that says which
 //! rate is in force.
 //! The band ([`app::wire::Band`]) says how far the real wait may stray from it: how the
 //! admission rate really moved over the last [`WINDOW_SECONDS`] (the per-second admissions of
@@ -28,8 +28,8 @@ use std::{
 use app::wire::{Band, Room};
 
 use crate::{
-    admission::rate_in_force, error::Result, queue::inventory::Inventory, redis::Counters,
-    state::AppState,
+    admission::rate::Board, base::Handles, error::Result, queue::inventory::Inventory,
+    redis::Counters,
 };
 
 /// How far back the rate's movement is read.
@@ -52,8 +52,8 @@ pub struct Bands {
 
 impl Bands {
     /// The band for `event_id` now, its rate the one in force in `room`.
-    pub async fn get(&self, state: &AppState, event_id: &str, room: &Room) -> Band {
-        let rate = rate_in_force(state, event_id, room).max(1);
+    pub async fn get(&self, base: &Handles, rates: &Board, event_id: &str, room: &Room) -> Band {
+        let rate = rates.in_force(event_id, room).max(1);
         let (stale, last) = {
             let mut known = self.known.lock().expect("not poisoned");
             match known.get_mut(event_id) {
@@ -68,7 +68,7 @@ impl Bands {
         };
         let band = match (stale, last) {
             (false, Some(band)) => band,
-            (_, last) => match read(state, event_id, rate, room.hold_ttl_seconds).await {
+            (_, last) => match read(base, event_id, rate, room.hold_ttl_seconds).await {
                 Ok(band) => {
                     self.known
                         .lock()
@@ -102,7 +102,7 @@ pub fn floor_rate(room: &Room) -> u32 {
 
 /// Reads the last [`WINDOW_SECONDS`] of `event_id`'s series and the line's inventory, and
 /// makes the band of `rate` (with holds lasting `hold_seconds`).
-async fn read(state: &AppState, event_id: &str, rate: u32, hold_seconds: u32) -> Result<Band> {
+async fn read(state: &Handles, event_id: &str, rate: u32, hold_seconds: u32) -> Result<Band> {
     let now = chrono::Utc::now().timestamp();
     // The second under way is not over: it would read as a slow one.
     let first = now - WINDOW_SECONDS;

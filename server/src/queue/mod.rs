@@ -2,7 +2,7 @@
 //! script). Invariants (DESIGN.md 1, 2, 6): a buyer has at most one place per event and joining
 //! again never moves them (ZADD NX on the buyer id); arrival order is a per-event arrival
 //! number given inside the script, never an instance's clock; positions are 1-based; the
-//! estimate is `ceil(position / N)` (N: [`admission::rate_in_force`]) with its band ([`estimate`]) while
+//! estimate is `ceil(position / N)` (N: `admission::rate::Board::in_force`) with its band ([`estimate`]) while
 //! the room runs, and absent while it is paused; with the
 //! room off, every buyer is admitted at once, for a short while and in the room's epoch only
 //! (the gate refuses the token once the room is on), and uses up any place they had in the
@@ -41,6 +41,7 @@ pub mod estimate;
 pub mod inventory;
 pub mod moving;
 pub mod proof;
+pub mod state;
 
 use app::wire::{Band, BuyerId, EventId, Outlook, QueueStatus, Room};
 use axum::{
@@ -54,13 +55,12 @@ use chrono::{DateTime, Utc};
 use redis::ScriptInvocation;
 
 use crate::{
-    admission,
     client::Client,
     error::{Error, Result},
     extract, ids,
     queue::inventory::Inventory,
+    queue::state::Line,
     redis::{Counter, Counters, ratelimit},
-    state::AppState,
     tokens::{
         Buyer,
         cookies::{Cookie, place_cookie_name},
@@ -72,7 +72,13 @@ use crate::{
 /// The header in which API clients send back their place receipt.
 pub const PLACE_HEADER: &str = "place-token";
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Line: axum::extract::FromRef<S>,
+    crate::tokens::state::Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new().route(
         "/api/events/{event_id}/queue",
         post(join_handler).get(poll_handler),
@@ -149,7 +155,7 @@ impl Proof {
     /// The proof in a request's headers or cookies, for `buyer` in the line of `event_id`
     /// whose room is `room` (a receipt or an admission token of another epoch proves nothing).
     fn from_headers(
-        state: &AppState,
+        state: &Line,
         headers: &HeaderMap,
         buyer: &BuyerId,
         event_id: &EventId,
@@ -201,7 +207,7 @@ pub struct NewPlace {
 /// Joins `buyer` to the line of `event_id` (or finds them where they already are): within the
 /// joins a network may make a minute, the places it may take, and the room's proof of work.
 pub async fn join(
-    state: &AppState,
+    state: &Line,
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
@@ -220,7 +226,7 @@ pub async fn join(
 
 /// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
 pub async fn poll(
-    state: &AppState,
+    state: &Line,
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
@@ -231,7 +237,7 @@ pub async fn poll(
 /// One round trip to Redis: the locate script, which joins the buyer if asked and puts back
 /// what the line lost of them if the proof in `headers` shows it.
 async fn locate(
-    state: &AppState,
+    state: &Line,
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
@@ -258,11 +264,11 @@ async fn locate(
     }
     let now = Utc::now();
     if joiner.is_some() && room.prequeue_opens_at.is_some_and(|t| now < t) {
-        let band = Band::exact(admission::rate_in_force(state, event_id.as_str(), &room).max(1));
+        let band = Band::exact(state.rates.in_force(event_id.as_str(), &room).max(1));
         return answer(state, &room, buyer, event_id, Place::NotOpen, &proof, &band);
     }
     let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
-    let band = state.bands.get(state, event_id, &room).await;
+    let band = state.bands.get(state, &state.rates, event_id, &room).await;
     let reply: Reply = locate_script(
         state,
         &room,
@@ -301,7 +307,7 @@ async fn locate(
 /// The place a join may make, if any: with the room's proof of work, only when the join
 /// brought a valid one (without, the script only finds a place already held).
 fn new_place(
-    state: &AppState,
+    state: &Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
@@ -328,7 +334,7 @@ fn new_place(
 /// The locate script's call for `buyer` in the line of `event_id`, making `new_place` if the
 /// buyer has none (the line benchmark fills lines with it too).
 pub fn locate_script<'a>(
-    state: &'a AppState,
+    state: &'a Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
@@ -443,7 +449,7 @@ fn place((kind, value, arrival, restored, shopping, inventory, ticket): Reply) -
 }
 
 fn answer(
-    state: &AppState,
+    state: &Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
@@ -456,7 +462,7 @@ fn answer(
             expires_at,
             restored,
         } => Ok(Answer {
-            status: state.admission.current().mint(
+            status: state.keyring.current().mint(
                 buyer,
                 event_id,
                 room.epoch,
@@ -537,7 +543,7 @@ fn answer(
 
 /// With the room off there is no line: a token at once, for [`ROOM_OFF_ADMISSION_SECS`].
 async fn admitted_now(
-    state: &AppState,
+    state: &Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
@@ -574,7 +580,7 @@ async fn admitted_now(
         .min(ROOM_OFF_ADMISSION_SECS);
     let expires_at = Utc::now() + chrono::Duration::seconds(i64::from(ttl));
     state
-        .admission
+        .keyring
         .current()
         .mint(buyer, event_id, room.epoch, expires_at, false, None)
 }
@@ -607,7 +613,7 @@ pub fn answer_cookie<'a>(event_id: &'a EventId, answer: &'a Answer) -> Option<Co
 
 /// The HTTP answer: 202 for a waiting join (in line or in the pre-queue), 200 otherwise, with
 /// the answer's cookie.
-fn respond(state: &AppState, event_id: &EventId, answer: Answer, joining: bool) -> Response {
+fn respond(state: &Line, event_id: &EventId, answer: Answer, joining: bool) -> Response {
     let waiting = matches!(
         answer.status,
         QueueStatus::Waiting { .. } | QueueStatus::PreQueue { .. }
@@ -625,7 +631,7 @@ fn respond(state: &AppState, event_id: &EventId, answer: Answer, joining: bool) 
 }
 
 async fn join_handler(
-    State(state): State<AppState>,
+    State(state): State<Line>,
     buyer: Buyer,
     client: Client,
     extract::EventId(event_id): extract::EventId,
@@ -641,7 +647,7 @@ async fn join_handler(
 }
 
 async fn poll_handler(
-    State(state): State<AppState>,
+    State(state): State<Line>,
     buyer: Buyer,
     extract::EventId(event_id): extract::EventId,
     headers: HeaderMap,

@@ -43,9 +43,9 @@ use crate::{
     client::Client,
     error::{Error, Result},
     extract::{self, ApiJson},
+    queue::state::Line,
     queue::{device, inventory::Inventory, poll, respond},
     redis::ratelimit,
-    state::AppState,
     tokens::{Buyer, cookies::Cookie},
 };
 
@@ -61,7 +61,13 @@ const CODE_LEN: usize = 10;
 /// The longest claimed code read at all (blanks and dashes included); longer is no code.
 const MAX_TYPED_LEN: usize = 64;
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Line: axum::extract::FromRef<S>,
+    crate::tokens::state::Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new()
         .route("/api/events/{event_id}/queue/move", post(move_handler))
         .route(
@@ -169,7 +175,7 @@ type Offer = (String, String, i64);
 /// A code that moves `buyer`'s place in the line of `event_id`, or the one given before while
 /// it lives: (stored code, when it expires).
 pub async fn offer(
-    state: &AppState,
+    state: &Line,
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
@@ -282,7 +288,7 @@ pub async fn offer(
 
 /// `POST /api/events/{id}/queue/move`: 201 and the code.
 async fn move_handler(
-    State(state): State<AppState>,
+    State(state): State<Line>,
     buyer: Buyer,
     extract::EventId(event_id): extract::EventId,
     headers: HeaderMap,
@@ -315,7 +321,7 @@ fn no_such_code() -> Error {
 /// Moves the place whose code is `typed` to `buyer` (who claims it): the time it moved. Callers
 /// go through [`claim_counted`], which counts the claim first.
 async fn claim(
-    state: &AppState,
+    state: &Line,
     buyer: &BuyerId,
     event_id: &EventId,
     typed: &str,
@@ -385,7 +391,7 @@ async fn claim(
 /// Refuses (403 `not_admitted`) a buyer whose place moved away: their admission token, minted
 /// before the move, is still valid until it expires, but the seats are held by the session the
 /// place went to. One Redis read, on the hold path only (the seat map shows nothing to hold).
-pub async fn not_moved_away(state: &AppState, buyer: &BuyerId, event_id: &EventId) -> Result<()> {
+pub async fn not_moved_away(state: &Line, buyer: &BuyerId, event_id: &EventId) -> Result<()> {
     let moved: bool = redis::cmd("HEXISTS")
         .arg(state.keys.moved(event_id))
         .arg(buyer.as_str())
@@ -402,7 +408,7 @@ pub async fn not_moved_away(state: &AppState, buyer: &BuyerId, event_id: &EventI
 /// A claim as a buyer makes it, by the API or by the page's form: counted against the claims
 /// a minute of the buyer's network first (a code is guessed no faster), then [`claim`].
 pub async fn claim_counted(
-    state: &AppState,
+    state: &Line,
     buyer: &BuyerId,
     client: &Client,
     event_id: &EventId,
@@ -417,7 +423,7 @@ pub async fn claim_counted(
 
 /// Counts a claim (or a look at a code) against the network's claims a minute: a code is
 /// guessed no faster one way than the other.
-async fn count_claim(state: &AppState, client: &Client) -> Result<()> {
+async fn count_claim(state: &Line, client: &Client) -> Result<()> {
     ratelimit::check_networks(
         state,
         "claim",
@@ -433,7 +439,7 @@ async fn count_claim(state: &AppState, client: &Client) -> Result<()> {
 /// Counted against the network's claims a minute like a claim, so codes are guessed no faster
 /// by looking; changes nothing. A used, expired or unknown code: 404; the buyer's own: 409.
 async fn preview_handler(
-    State(state): State<AppState>,
+    State(state): State<Line>,
     buyer: Buyer,
     client: Client,
     extract::EventId(event_id): extract::EventId,
@@ -484,7 +490,7 @@ async fn preview_handler(
 
 /// `POST /api/events/{id}/queue/claim`: the place moves here, and the answer is a join's.
 async fn claim_handler(
-    State(state): State<AppState>,
+    State(state): State<Line>,
     buyer: Buyer,
     client: Client,
     extract::EventId(event_id): extract::EventId,

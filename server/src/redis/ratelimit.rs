@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
-use crate::{client::Network, error::Error, state::AppState};
+use crate::{base::Handles, client::Network, error::Error};
 
 /// Counts one attempt of `subject` against `limit` per `window`; refuses with 429 and the
 /// seconds until the window ends once the count is above `limit`.
 pub async fn check(
-    state: &AppState,
+    state: &Handles,
     name: &str,
     subject: &str,
     limit: u32,
@@ -36,7 +36,7 @@ pub async fn check(
 /// of `limit`: refused at the first that is over (an IPv4 client has one bucket, an IPv6 one
 /// three; their keys lie on different cluster slots, so they are separate calls).
 pub async fn check_networks(
-    state: &AppState,
+    state: &Handles,
     name: &str,
     networks: &[Network],
     limit: u32,

@@ -21,8 +21,8 @@ use chrono::Utc;
 use crate::{
     error::{Error, Result},
     redis::{Keys, Lock},
-    state::AppState,
     tokens::gate::AdmittedBuyer,
+    tokens::state::Tokens,
 };
 
 /// How long a copy is fresh.
@@ -39,11 +39,16 @@ const GENERATION_TTL: Duration = Duration::from_secs(24 * 3600);
 /// How long a request waits for another's rebuild before querying itself.
 const WAIT_FOR_REBUILD: Duration = Duration::from_secs(2);
 
-pub fn router() -> Router<AppState> {
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
     Router::new().route("/api/events/{event_id}/seats", get(seats))
 }
 
-async fn seats(State(state): State<AppState>, admitted: AdmittedBuyer) -> Result<Response> {
+async fn seats(State(state): State<Tokens>, admitted: AdmittedBuyer) -> Result<Response> {
     if let Some(claims) = &admitted.claims {
         shops(
             &state,
@@ -61,7 +66,7 @@ async fn seats(State(state): State<AppState>, admitted: AdmittedBuyer) -> Result
 /// deadline, no hold yet), they do until their admission ends at `exp` (epoch s). Only raises
 /// a mark that exists, so a buyer who held or lapsed is not counted again. Best effort: a
 /// failure costs the automatic rate one shopper's accuracy, not the buyer their seat map.
-async fn shops(state: &AppState, event_id: &str, buyer: &str, exp: i64) {
+async fn shops(state: &Tokens, event_id: &str, buyer: &str, exp: i64) {
     let marked: redis::RedisResult<()> = redis::cmd("ZADD")
         .arg(state.keys.shopping(event_id))
         .arg("XX")
@@ -76,7 +81,7 @@ async fn shops(state: &AppState, event_id: &str, buyer: &str, exp: i64) {
 }
 
 /// The seat map of `event_id` as JSON, from the cache when it can.
-pub async fn read(state: &AppState, event_id: &str) -> Result<String> {
+pub async fn read(state: &Tokens, event_id: &str) -> Result<String> {
     let mut redis = state.redis.clone();
     let key = state.keys.seatmap(event_id);
     let started = tokio::time::Instant::now();
@@ -112,7 +117,7 @@ fn parse_entry(entry: &str) -> Option<(i64, &str)> {
 }
 
 /// Rebuilds and stores the copy if this call takes the rebuild lock; `None` if another holds it.
-async fn rebuild_if_first(state: &AppState, event_id: &str) -> Result<Option<String>> {
+async fn rebuild_if_first(state: &Tokens, event_id: &str) -> Result<Option<String>> {
     let mut redis = state.redis.clone();
     let keys = &state.keys;
     let lock = Lock::new(keys.seatmap_lock(event_id));
@@ -166,7 +171,7 @@ struct SeatRow {
 
 /// The seat map from Postgres: sections in layout order, rows and seats by number. A seat
 /// whose hold expired shows as available (a new hold may take it at once).
-async fn build(state: &AppState, event_id: &str) -> Result<String> {
+async fn build(state: &Tokens, event_id: &str) -> Result<String> {
     state.metrics.seatmap_builds.inc();
     let rows: Vec<SeatRow> = sqlx::query_as(
         "select s.id, s.section, s.row_label, s.number, s.price_cents, s.status, \

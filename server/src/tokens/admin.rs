@@ -12,15 +12,15 @@
 
 use axum::{
     Json,
-    extract::FromRequestParts,
+    extract::{FromRef, FromRequestParts},
     http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
 };
 
 use crate::{
     error::Error,
-    state::AppState,
     tokens::cookies::{self, ADMIN_COOKIE, Cookie},
+    tokens::state::Tokens,
 };
 
 /// The shortest admin token the server accepts from configuration.
@@ -31,10 +31,14 @@ pub struct Admin {
     pub via: &'static str,
 }
 
-impl FromRequestParts<AppState> for Admin {
+impl<S: Send + Sync> FromRequestParts<S> for Admin
+where
+    Tokens: FromRef<S>,
+{
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let state = &Tokens::from_ref(state);
         let write = !matches!(parts.method, Method::GET | Method::HEAD);
         let via = admin_via(state, &parts.headers).ok_or_else(|| {
             Error::Unauthorized("the admin API needs Authorization: Bearer <admin token>".into())
@@ -95,7 +99,7 @@ pub fn check_admin_token(token: &str) -> Result<(), String> {
 
 /// How `headers` carry the operator's credential (`"api"`: the admin token, `"dashboard"`:
 /// the signed-in cookie), or `None` when they carry none.
-pub fn admin_via(state: &AppState, headers: &HeaderMap) -> Option<&'static str> {
+pub fn admin_via(state: &Tokens, headers: &HeaderMap) -> Option<&'static str> {
     if let Some(given) = super::bearer(headers)
         && is_admin_token(state, given)
     {
@@ -110,7 +114,7 @@ pub fn admin_via(state: &AppState, headers: &HeaderMap) -> Option<&'static str> 
 }
 
 /// Whether `given` is the configured admin token (never, when none is configured).
-pub fn is_admin_token(state: &AppState, given: &str) -> bool {
+pub fn is_admin_token(state: &Tokens, given: &str) -> bool {
     let expected = state.admin_token.expose();
     !expected.is_empty() && constant_time_eq(given.as_bytes(), expected.as_bytes())
 }
@@ -121,7 +125,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// The answer to a successful sign-in: 204 and the dashboard's signed admin cookie.
-pub fn signed_in(state: &AppState) -> Response {
+pub fn signed_in(state: &Tokens) -> Response {
     let mut response = StatusCode::NO_CONTENT.into_response();
     Cookie::Admin {
         token: &state.sessions.issue_admin(),
@@ -131,7 +135,7 @@ pub fn signed_in(state: &AppState) -> Response {
 }
 
 /// The answer to a sign-out: the admin cookie cleared.
-pub fn signed_out(state: &AppState) -> Response {
+pub fn signed_out(state: &Tokens) -> Response {
     let mut response = Json(serde_json::json!({"signed_out": true})).into_response();
     Cookie::AdminSignedOut.set(&state.config, response.headers_mut());
     response

@@ -11,12 +11,14 @@
 use axum::http::{HeaderMap, HeaderValue, header};
 use chrono::{DateTime, Utc};
 
-use crate::{config::Config, tokens::session::ADMIN_TTL_SECS};
+use crate::config::Config;
 
 /// The browser cookie of a buyer's session.
 pub const SESSION_COOKIE: &str = "anteroom_session";
 /// The browser cookie of the dashboard's admin session.
 pub const ADMIN_COOKIE: &str = "anteroom_admin";
+/// How long a dashboard session lasts (its token and its cookie).
+pub const ADMIN_TTL_SECS: i64 = 12 * 3600;
 
 /// The cookie that carries the admission token of one event in a browser.
 pub fn admission_cookie_name(event_id: &str) -> String {

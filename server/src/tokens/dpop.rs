@@ -26,7 +26,7 @@ use app::wire::EventId;
 use axum::http::{HeaderMap, Method, header};
 use jsonwebtoken::{Algorithm, DecodingKey};
 
-use crate::{error::Result, state::AppState};
+use crate::{error::Result, tokens::state::Tokens};
 
 /// Why a proof did not pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +65,7 @@ pub struct ProofFor<'a> {
 /// (`dpop_proofs_total{outcome}`); a caller that then finds the key is not the one it wants
 /// counts that as `wrong_key` ([`wrong_key`]).
 pub async fn check(
-    state: &AppState,
+    state: &Tokens,
     event_id: &EventId,
     request: &ProofFor<'_>,
 ) -> Result<std::result::Result<String, Refused>> {
@@ -82,13 +82,13 @@ pub async fn check(
 
 /// Counts a proof that passed [`check`] but was made with another key than the one the place
 /// or token is bound to.
-pub fn wrong_key(state: &AppState) {
+pub fn wrong_key(state: &Tokens) {
     state.metrics.proofs.with_label_values(&["wrong_key"]).inc();
 }
 
 /// [`verify`], then the `jti` added to the event's replay set for the minute of its `iat`.
 async fn replay_checked(
-    state: &AppState,
+    state: &Tokens,
     event_id: &EventId,
     request: &ProofFor<'_>,
 ) -> Result<std::result::Result<String, Refused>> {

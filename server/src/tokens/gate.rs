@@ -17,8 +17,9 @@
 use app::wire::{AdmissionClaims, BuyerId, EventId, Room};
 use axum::{
     Json, Router,
-    extract::FromRequestParts,
-    http::{HeaderMap, Method, request::Parts},
+    extract::{FromRef, FromRequestParts, State},
+    http::{HeaderMap, HeaderValue, Method, header, request::Parts},
+    response::{IntoResponse, Response},
     routing::get,
 };
 use chrono::{DateTime, Utc};
@@ -28,11 +29,12 @@ use crate::{
     config::Config,
     error::{Error, Result},
     extract,
-    state::AppState,
     tokens::{
-        Buyer,
+        buyer::Buyer,
         cookies::{self, admission_cookie_name},
         dpop::{self, ProofFor},
+        keys::JWKS_MAX_AGE,
+        state::Tokens,
     },
 };
 
@@ -57,7 +59,7 @@ pub fn presented<'a>(
 /// The claims of the admission token in `headers` if it admits `buyer` to `event` now, in
 /// `room` (the event's room in force).
 pub fn admission(
-    state: &AppState,
+    state: &Tokens,
     headers: &HeaderMap,
     event: &EventId,
     buyer: &BuyerId,
@@ -69,7 +71,7 @@ pub fn admission(
         ADMISSION_HEADER,
         &admission_cookie_name(event),
     )
-    .and_then(|token| state.admission.current().verify(token, event, buyer))
+    .and_then(|token| state.keyring.current().verify(token, event, buyer))
     .filter(|claims| claims.epc == room.epoch)
 }
 
@@ -90,7 +92,7 @@ impl AdmittedBuyer {
     /// The gate itself: whether `buyer`, with the admission token in `headers`, may pass into
     /// `event_id` by a `method` request of `path`.
     pub async fn check(
-        state: &AppState,
+        state: &Tokens,
         buyer: Buyer,
         event_id: EventId,
         (method, path): (&Method, &str),
@@ -138,7 +140,7 @@ impl AdmittedBuyer {
 /// Whether the bound token `claims` comes with a proof of `request` made by the key it is bound
 /// to; else the reason it does not pass.
 async fn bound(
-    state: &AppState,
+    state: &Tokens,
     event_id: &EventId,
     claims: &AdmissionClaims,
     request: &ProofFor<'_>,
@@ -158,11 +160,15 @@ async fn bound(
     })
 }
 
-impl FromRequestParts<AppState> for AdmittedBuyer {
+impl<S: Send + Sync> FromRequestParts<S> for AdmittedBuyer
+where
+    Tokens: FromRef<S>,
+{
     type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self> {
-        let buyer = Buyer::from_request_parts(parts, state).await?;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self> {
+        let state = &Tokens::from_ref(state);
+        let buyer = <Buyer as FromRequestParts<Tokens>>::from_request_parts(parts, state).await?;
         let extract::EventId(event_id) = extract::EventId::from_request_parts(parts, state).await?;
         Self::check(
             state,
@@ -175,8 +181,15 @@ impl FromRequestParts<AppState> for AdmittedBuyer {
     }
 }
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/events/{event_id}/admission", get(admission_handler))
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
+    Router::new()
+        .route("/api/events/{event_id}/admission", get(admission_handler))
+        .route("/.well-known/jwks.json", get(jwks))
 }
 
 /// `GET /api/events/{id}/admission`: whether this request passes the gate, and until when.
@@ -187,6 +200,18 @@ async fn admission_handler(admitted: AdmittedBuyer) -> Json<Value> {
         "admitted": true,
         "expires_at": admitted.claims.map(|c| DateTime::<Utc>::from_timestamp(c.exp, 0)),
     }))
+}
+
+/// `GET /.well-known/jwks.json`, cacheable for [`JWKS_MAX_AGE`]: `rotation` signs with a new
+/// key only after every instance has published it longer than that.
+async fn jwks(State(state): State<Tokens>) -> Response {
+    let mut response = Json(state.keyring.current().jwks().clone()).into_response();
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_str(&format!("public, max-age={}", JWKS_MAX_AGE.as_secs()))
+            .expect("ASCII"),
+    );
+    response
 }
 
 #[cfg(test)]

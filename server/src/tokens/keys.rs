@@ -16,13 +16,6 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use axum::{
-    Json, Router,
-    extract::State,
-    http::{HeaderValue, header},
-    response::{IntoResponse, Response},
-    routing::get,
-};
 use base64::{
     Engine,
     engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD},
@@ -35,7 +28,6 @@ use serde_json::{Value, json};
 use crate::{
     devdata::{self, Strictness},
     ids,
-    state::AppState,
 };
 
 /// DER prefix of an Ed25519 SubjectPublicKeyInfo; the 32 key bytes follow it.
@@ -264,20 +256,4 @@ fn unpem(text: &str, path: &Path) -> io::Result<Vec<u8>> {
     STANDARD
         .decode(body)
         .map_err(|e| invalid(format!("{}: not PEM ({e})", path.display())))
-}
-
-pub fn router() -> Router<AppState> {
-    Router::new().route("/.well-known/jwks.json", get(jwks))
-}
-
-/// `GET /.well-known/jwks.json`, cacheable for [`JWKS_MAX_AGE`]: `rotation` signs with a new
-/// key only after every instance has published it longer than that.
-async fn jwks(State(state): State<AppState>) -> Response {
-    let mut response = Json(state.admission.current().jwks().clone()).into_response();
-    response.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_str(&format!("public, max-age={}", JWKS_MAX_AGE.as_secs()))
-            .expect("ASCII"),
-    );
-    response
 }

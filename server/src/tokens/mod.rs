@@ -1,12 +1,14 @@
 //! Tokens: buyer sessions (who is asking) and, with the line, admission tokens (who may pass).
 //! Invariant: a request is a buyer's only if it carries a session token this deployment
 //! signed and that has not expired; there is no other way to be a buyer. One home per concern:
-//! `session` (buyers and their receipts), `keys` (admission key material and the JWKS),
+//! `session` (signing buyers' sessions and receipts), `buyer` (the buyer of a request and the
+//! session routes), `keys` (admission key material),
 //! `rotation` (which key signs, the folder read again while running), `jwt` (minting and
-//! verifying admission tokens), `gate` (the one admission check), `cookies` (every cookie set
+//! verifying admission tokens), `gate` (the one admission check, and the JWKS), `cookies` (every cookie set
 //! or read), `admin` (the operator's credential).
 
 pub mod admin;
+pub mod buyer;
 pub mod cookies;
 pub mod dpop;
 pub mod gate;
@@ -14,20 +16,24 @@ pub mod jwt;
 pub mod keys;
 pub mod rotation;
 pub mod session;
+pub mod state;
 
 pub use admin::Admin;
-pub use session::{Buyer, Sessions};
+pub use buyer::Buyer;
+pub use session::Sessions;
 
 use axum::{Router, http::HeaderMap};
 
-use crate::state::AppState;
+use crate::tokens::state::Tokens;
 
 /// The buyer-facing routes of tokens: sessions, the JWKS and the gate's own question.
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .merge(session::router())
-        .merge(keys::router())
-        .merge(gate::router())
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
+    Router::new().merge(buyer::router()).merge(gate::router())
 }
 
 /// The token of an `Authorization: Bearer <token>` header.

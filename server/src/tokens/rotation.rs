@@ -28,12 +28,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::keys::{self, AdmissionKeys, KeyMaterial};
 use crate::{
+    base::Base,
     config::Config,
     devdata::Strictness,
     error::{Error, Result},
     ids,
     redis::{Keys, Redis},
-    state::AppState,
 };
 
 /// How often an instance reads its key folder again and renews its publication.
@@ -240,7 +240,7 @@ impl KeyRing {
 
 /// Refreshes the key ring every [`RELOAD_EVERY`] and on SIGHUP until `shutdown`, then
 /// withdraws this instance's publication.
-pub async fn run(state: AppState, shutdown: CancellationToken) {
+pub async fn run(keyring: Arc<KeyRing>, base: Base, shutdown: CancellationToken) {
     let mut hangup = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) {
         Ok(signal) => Some(signal),
         Err(e) => {
@@ -256,11 +256,11 @@ pub async fn run(state: AppState, shutdown: CancellationToken) {
                 tracing::info!("SIGHUP: reading the admission key folder again");
             }
         }
-        if let Err(e) = state.admission.refresh(&state.redis, &state.keys).await {
+        if let Err(e) = keyring.refresh(&base.redis, &base.keys).await {
             tracing::warn!(error = %e, "could not refresh the admission keys");
         }
     }
-    if let Err(e) = state.admission.withdraw(&state.redis, &state.keys).await {
+    if let Err(e) = keyring.withdraw(&base.redis, &base.keys).await {
         tracing::warn!(error = %e, "could not withdraw this instance's admission keys");
     }
 }

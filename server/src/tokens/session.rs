@@ -17,32 +17,19 @@
 
 use std::{collections::HashMap, sync::Mutex, time::Duration};
 
-use app::wire::{BuyerId, EventId, NewSession, SessionCreated};
-use axum::{
-    Json, Router,
-    extract::{FromRequestParts, State},
-    http::{StatusCode, request::Parts},
-    response::{IntoResponse, Response},
-    routing::post,
-};
+use app::wire::{BuyerId, EventId, SessionCreated};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    client::Client,
     config::Config,
-    error::Error,
-    extract::ApiJson,
-    redis::ratelimit,
-    state::AppState,
-    tokens::cookies::{self, Cookie, SESSION_COOKIE},
+    tokens::cookies::{self, ADMIN_TTL_SECS, SESSION_COOKIE},
 };
 
 const AUDIENCE: &str = "anteroom-session";
 const ADMIN_AUDIENCE: &str = "anteroom-admin";
 const PLACE_AUDIENCE: &str = "anteroom-place";
 /// How long the dashboard's sign-in lasts.
-pub const ADMIN_TTL_SECS: i64 = 12 * 3600;
 
 #[derive(Serialize, Deserialize)]
 struct Claims {
@@ -316,66 +303,6 @@ pub fn check_session_secret(secret: &str) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-/// The buyer making the request. Without a valid session: 401 `unauthorized`.
-#[derive(Clone, Debug)]
-pub struct Buyer {
-    /// The buyer id the session names.
-    pub id: BuyerId,
-}
-
-impl FromRequestParts<AppState> for Buyer {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        state
-            .sessions
-            .buyer_of(&state.config, &parts.headers)
-            .map(|id| Buyer { id })
-            .ok_or_else(|| {
-                Error::Unauthorized(
-                    "start a session first (POST /api/session) and send its token".into(),
-                )
-            })
-    }
-}
-
-pub fn router() -> Router<AppState> {
-    Router::new().route("/api/session", post(create).get(whoami))
-}
-
-/// `GET /api/session`: the buyer this session names.
-async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "buyer_id": buyer.id }))
-}
-
-/// `POST /api/session`.
-async fn create(
-    State(state): State<AppState>,
-    client: Client,
-    ApiJson(body): ApiJson<NewSession>,
-) -> Result<Response, Error> {
-    if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
-        return Err(Error::Unprocessable(
-            "name must have at most 100 characters".into(),
-        ));
-    }
-    ratelimit::check(
-        &state,
-        "session",
-        &client.address(),
-        state.config.sessions_per_minute,
-        Duration::from_secs(60),
-    )
-    .await?;
-    let created = state.sessions.issue();
-    let mut response = (StatusCode::CREATED, Json(&created)).into_response();
-    Cookie::Session {
-        token: &created.token,
-    }
-    .set(&state.config, response.headers_mut());
-    Ok(response)
 }
 
 #[cfg(test)]

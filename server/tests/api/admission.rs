@@ -64,7 +64,10 @@ async fn three_tickers_at_once_admit_exactly_n_per_tick_in_line_order(backend: B
         .get(&apps[0].state.db, event)
         .await
         .unwrap();
-    let tickers: Vec<Ticker> = apps.iter().map(|a| Ticker::new(a.state.clone())).collect();
+    let tickers: Vec<Ticker> = apps
+        .iter()
+        .map(|a| Ticker::new(a.state.line.clone()))
+        .collect();
 
     let mut leaders = 0;
     for round in 0..10 {
@@ -109,7 +112,7 @@ async fn fractions_carry_so_seven_a_second_in_100_ms_ticks_admits_seven_a_second
     let event = event["id"].as_str().unwrap();
     line_of(app, event, 40).await;
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let mut per_second = Vec::new();
     for second in 0..3 {
         let mut n = 0;
@@ -132,8 +135,8 @@ async fn a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_g
     let event = event.as_str();
     let tokens = line_of(&a, event, 30).await;
     let room = a.state.rooms.get(&a.state.db, event).await.unwrap();
-    let old = Ticker::new(a.state.clone());
-    let new = Ticker::new(b.state.clone());
+    let old = Ticker::new(a.state.line.clone());
+    let new = Ticker::new(b.state.line.clone());
 
     assert!(old.acquire(event).await.unwrap());
     assert_eq!(
@@ -171,8 +174,8 @@ async fn releasing_the_lock_lets_the_next_instance_admit_at_once() {
     let apps = three_instances(Backend::Single).await;
     let event = apps[0].create_event(event_body(1, 1, json!({}))).await;
     let event = event["id"].as_str().unwrap();
-    let first = Ticker::new(apps[0].state.clone());
-    let second = Ticker::new(apps[1].state.clone());
+    let first = Ticker::new(apps[0].state.line.clone());
+    let second = Ticker::new(apps[1].state.line.clone());
     assert!(first.acquire(event).await.unwrap());
     assert!(!second.acquire(event).await.unwrap());
     first.release(event).await.unwrap();

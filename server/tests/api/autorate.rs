@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use anteroom::admission::{
     rate::InForce,
-    rate_in_force,
     ticker::{Tick, Ticker},
 };
 use app::wire::Room;
@@ -136,7 +135,7 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
         .await;
     let event = created["id"].as_str().unwrap();
     let room = room(&app, event).await;
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let buyer = joiner(&app, event).await;
     assert_eq!(tick(&ticker, event, &room).await, 1);
     let admission = admission(&app, event, &buyer).await;
@@ -148,7 +147,7 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
     assert_eq!(slowed.rate, 35, "cut by the rule's factor: {slowed:?}");
     assert!(slowed.reason.contains("hold p99"), "{}", slowed.reason);
     assert_eq!(
-        rate_in_force(&app.state, event, &room),
+        app.state.rates.in_force(event, &room),
         35,
         "the rate in force is the steered one"
     );
@@ -225,8 +224,8 @@ async fn holds_slowing_on_another_instance_slow_the_leader_and_every_instance_es
     other.state.rooms.refresh(&other.state.db).await.unwrap();
     let room = room(&leader, event).await;
     let (leading, following) = (
-        Ticker::new(leader.state.clone()),
-        Ticker::new(other.state.clone()),
+        Ticker::new(leader.state.line.clone()),
+        Ticker::new(other.state.line.clone()),
     );
     let buyer = joiner(&other, event).await;
     assert_eq!(tick(&leading, event, &room).await, 1);
@@ -275,7 +274,7 @@ async fn admissions_that_lapse_unused_stop_counting_and_are_replaced() {
         .await;
     let event = created["id"].as_str().unwrap();
     let room = room(&app, event).await;
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let mut line = Vec::new();
     for _ in 0..16 {
         line.push(joiner(&app, event).await);
@@ -326,7 +325,7 @@ async fn an_absent_buyer_is_skipped_then_admitted_on_return_ahead_of_the_line_an
         .await;
     let event = created["id"].as_str().unwrap();
     let room = room(&app, event).await;
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let mut line = Vec::new();
     for _ in 0..5 {
         line.push(joiner(&app, event).await);
@@ -437,7 +436,7 @@ async fn the_series_reads_the_line_while_paused_and_counts_admissions_with_the_r
         StatusCode::OK
     );
     let paused = room(&app, &event).await;
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     assert_eq!(tick(&ticker, &event, &paused).await, 0);
     let numbers = stats(&app, &event).await;
     let series = numbers["series"].as_array().unwrap();

@@ -47,7 +47,7 @@ async fn admitted(app: &TestApp, event: &str, session: &str, key: &DeviceKey) ->
     let r = join_with(app, event, session, Some(key.proof("POST", &url, None))).await;
     assert_eq!(r.status(), StatusCode::ACCEPTED);
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(event, &room, 0)
         .await
         .unwrap();
@@ -282,7 +282,7 @@ async fn a_token_minted_before_the_room_bound_tokens_is_refused_until_a_poll_bin
         "an unbound room needs no proof"
     );
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(&event, &room, 0)
         .await
         .unwrap();

@@ -135,7 +135,7 @@ async fn after_a_failover_the_line_continues_and_buyers_whose_writes_were_lost_a
         .unwrap();
     let (a, b, event) = two_instances_and_an_event(test_config_on_cluster(&cluster)).await;
     let room = a.state.rooms.get(&a.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(a.state.clone());
+    let ticker = Ticker::new(a.state.line.clone());
     let queue_key = a.state.keys.queue(&event);
     let master = cluster.master_of(&queue_key);
     let replica = cluster.replica_of(master);

@@ -80,7 +80,7 @@ async fn redis_down_is_a_fast_503_and_a_restart_keeps_every_place_in_order() {
     assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
     assert!(
-        Ticker::new(app.state.clone())
+        Ticker::new(app.state.line.clone())
             .tick(event, &room, 0)
             .await
             .is_err(),
@@ -122,7 +122,7 @@ async fn redis_down_is_a_fast_503_and_a_restart_keeps_every_place_in_order() {
     let (status, body) = join(&app, event, &late).await;
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(body["position"], 301, "a new buyer goes to the back");
-    let ticked = Ticker::new(app.state.clone())
+    let ticked = Ticker::new(app.state.line.clone())
         .tick(event, &room, 1)
         .await
         .unwrap();
@@ -450,7 +450,7 @@ async fn sigterm_in_a_burst_of_holds_leaves_each_hold_whole_and_frees_the_ticker
         None,
         "the lock was released on the way out"
     );
-    let next = Ticker::new(app.state.clone());
+    let next = Ticker::new(app.state.line.clone());
     assert!(
         next.acquire(room).await.unwrap(),
         "the next instance admits at once"

@@ -115,7 +115,7 @@ async fn admitted_browser(app: &TestApp, room: serde_json::Value) -> (Browser, S
     let (_, session) = app.session().await;
     join(app, &event, &session).await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(&event, &room, 0)
         .await
         .unwrap();

@@ -245,7 +245,7 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
     println!("admission arithmetic seed {seed}");
     let mut rng = StdRng::seed_from_u64(seed);
     let app = spawn_with(test_config()).await;
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let mut redis = app.state.redis.clone();
     for _ in 0..24 {
         let n: u32 = rng.gen_range(1..=400);

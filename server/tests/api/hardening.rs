@@ -724,7 +724,7 @@ async fn the_line_of_a_room_turned_off_expires_once_empty_and_its_count_stays() 
         receipts.push((session.clone(), place_receipt(&app, &event, &session).await));
     }
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(&event, &room, 0)
         .await
         .unwrap();
@@ -967,7 +967,7 @@ async fn admitted_on(app: &TestApp, event: &str) -> (String, String) {
     let (_, session) = app.session().await;
     assert_eq!(join(app, event, &session).await.0, StatusCode::ACCEPTED);
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     ticker.tick(event, &room, 0).await.unwrap();
     // So that the next call's ticker ticks at once.
     ticker.release(event).await.unwrap();
@@ -1060,13 +1060,13 @@ async fn an_instance_restarted_with_a_new_key_signs_with_the_old_one_until_every
     // A gets the new key too and reads its folder again (every 10 s, or on SIGHUP).
     install_key(&new, "k2-new", &[&dir_a]);
     a.state
-        .admission
+        .keyring
         .refresh(&a.state.redis, &a.state.keys)
         .await
         .unwrap();
     assert_eq!(jwks_kids(&a.base).await, ["k1-old", "k2-new"]);
     b.state
-        .admission
+        .keyring
         .refresh(&b.state.redis, &b.state.keys)
         .await
         .unwrap();
@@ -1088,7 +1088,7 @@ async fn a_new_key_is_published_at_once_but_signs_only_after_the_jwks_could_be_c
     let app = spawn_with(config).await;
     install_key(&new_key(), "k2-new", &[&dir]);
     app.state
-        .admission
+        .keyring
         .refresh(&app.state.redis, &app.state.keys)
         .await
         .unwrap();
@@ -1172,7 +1172,7 @@ async fn an_admission_handed_out_while_the_room_was_off_is_no_admission_once_it_
     let r = poll_with_receipt(&app, &event, &session, &receipt).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let tick = Ticker::new(app.state.clone())
+    let tick = Ticker::new(app.state.line.clone())
         .tick(&event, &room, 0)
         .await
         .unwrap();
@@ -1275,7 +1275,7 @@ async fn a_receipt_of_a_place_already_admitted_puts_nobody_back_after_redis_lost
     let (_, second) = app.session().await;
     let second_receipt = place_receipt(&app, &event, &second).await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     ticker.tick(&event, &room, 0).await.unwrap();
     // The first buyer was admitted; the ticker keeps the head in Postgres too.
     ticker.flush().await.unwrap();

@@ -449,7 +449,7 @@ async fn with_the_room_on_holds_and_the_seat_map_need_an_admission_token() {
 
     join(&app, event, &session).await;
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    anteroom::admission::ticker::Ticker::new(app.state.clone())
+    anteroom::admission::ticker::Ticker::new(app.state.line.clone())
         .tick(event, &room, 0)
         .await
         .unwrap();

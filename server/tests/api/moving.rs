@@ -102,7 +102,7 @@ async fn expect_moved(r: reqwest::Response) {
 /// Admits the first `n` waiting buyers of `event` by one tick (its rate is `n` a second).
 async fn admit(app: &TestApp, event: &str) {
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(event, &room, Utc::now().timestamp())
         .await
         .unwrap();

@@ -75,7 +75,7 @@ async fn enter_prequeue(app: &TestApp, event: &str, n: usize) -> Vec<(String, St
 /// One admission tick of `event` by a new ticker (it makes the draw when one is due).
 async fn tick_once(app: &TestApp, event: &str) {
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(event, &room, 0)
         .await
         .unwrap();
@@ -255,7 +255,7 @@ async fn the_draw_puts_entrants_in_the_order_anyone_recomputes_ahead_of_later_jo
 
     // The leader's tick makes the draw, then admits the first 5 of it.
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     assert_eq!(
         ticker.tick(&event, &room, 0).await.unwrap(),
         Tick::Admitted {
@@ -379,7 +379,7 @@ async fn postponing_keeps_the_commitment_and_moves_the_draw_and_bringing_it_forw
     // entrants; the first one keeps their ticket.
     sleep_until(opens_at).await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     assert_eq!(
         ticker.tick(&event, &room, 0).await.unwrap(),
         Tick::BeforeOpening
@@ -774,7 +774,7 @@ async fn a_made_draw_is_kept_in_postgres_and_its_keys_expire_with_the_line() {
     let mine: HashSet<&String> = entrants.iter().map(|(_, t)| t).collect();
     assert_eq!(archived.iter().collect::<HashSet<_>>(), mine);
     // No draw again from the tickers of a line that lost its keys.
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     assert!(ticker.draw(&event).await.unwrap());
     let made: bool = redis::cmd("EXISTS")
         .arg(keys.draw(&event))
@@ -934,7 +934,7 @@ async fn a_draw_committed_to_a_drand_round_waits_for_its_verified_signature() {
     assert!(sealed, "the draw's secret is stored before the draw");
     sleep_until(opens_at).await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     ticker.tick(&event, &room, 0).await.unwrap();
     let (_, draw) = published_draw(&app, &event).await;
     assert_eq!(

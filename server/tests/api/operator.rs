@@ -92,7 +92,7 @@ async fn metrics_show_the_line_the_ticker_and_the_pool() {
         join(&app, id, &token).await;
     }
     let room = app.state.rooms.get(&app.state.db, id).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(id, &room, 0)
         .await
         .unwrap();

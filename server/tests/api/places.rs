@@ -262,7 +262,7 @@ async fn a_new_place_costs_the_proof_of_work_the_room_asks_and_a_proof_buys_one_
     // A proof buys one place, once: the first buyer's admission ends unused, and the proof
     // that bought their place does not buy another.
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(&event, &room, 0)
         .await
         .unwrap();

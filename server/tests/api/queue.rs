@@ -154,7 +154,7 @@ async fn an_expired_admission_leaves_the_line_and_joining_again_goes_to_the_back
     join(&app, event, &first).await;
     join(&app, event, &second).await;
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    let ticker = anteroom::admission::ticker::Ticker::new(app.state.clone());
+    let ticker = anteroom::admission::ticker::Ticker::new(app.state.line.clone());
     ticker.tick(event, &room, 0).await.unwrap();
     let (status, body) = poll(&app, event, &first).await;
     assert_eq!(

@@ -112,7 +112,7 @@ async fn the_report_says_what_the_paged_log_and_the_answers_at_joining_say() {
             (body["arrival"].as_u64().unwrap(), (estimate, [low, high]))
         })
         .collect();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     tick(&app, &ticker, &event, 4).await;
     ticker.flush().await.unwrap();
 
@@ -206,7 +206,7 @@ async fn flushes_that_race_or_repeat_leave_exactly_one_row_per_admission() {
     .await;
     a.state.rooms.refresh(&a.state.db).await.unwrap();
     buyers_join(&a, &event, 25).await;
-    let ticker = Ticker::new(a.state.clone());
+    let ticker = Ticker::new(a.state.line.clone());
     tick(&a, &ticker, &event, 3).await;
     // Two instances flush at once (a leader that stalled, and its successor), then again.
     for _ in 0..2 {
@@ -273,7 +273,7 @@ async fn turning_the_room_off_keeps_the_night_and_its_csv_is_its_series() {
     let event = event_at(&app, 50).await;
     buyers_join(&app, &event, 5).await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let second = chrono::Utc::now().timestamp();
     ticker.tick(&event, &room, second).await.unwrap();
     let r = put_room(&app, &event, json!({"enabled": false})).await;
@@ -354,7 +354,7 @@ async fn a_line_quiet_for_the_idle_time_keeps_the_night_once() {
     let event = event_at(&app, 50).await;
     buyers_join(&app, &event, 3).await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let step = || async {
         ticker
             .tick(&event, &room, chrono::Utc::now().timestamp())
@@ -459,7 +459,7 @@ async fn an_operator_keeps_a_night_on_demand_and_the_audit_says_so() {
 async fn a_line_made_again_after_its_retirement_numbers_on_and_counts_on() {
     let app = spawn_app().await;
     let event = event_at(&app, 50).await;
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     buyers_join(&app, &event, 3).await;
     tick(&app, &ticker, &event, 1).await;
     put_room(&app, &event, json!({"enabled": false})).await;

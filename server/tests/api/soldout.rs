@@ -57,7 +57,7 @@ async fn every_free_seat_held(app: &TestApp) -> EveryFreeSeatHeld {
         .await;
     let event = event["id"].as_str().unwrap().to_owned();
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let buyer = joined(app, &event).await;
     let waiting = joined(app, &event).await;
     assert_eq!(tick(&ticker, &event, &room).await, 1);
@@ -210,7 +210,7 @@ async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
         .await;
     let event = event["id"].as_str().unwrap();
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    let ticker = Ticker::new(app.state.clone());
+    let ticker = Ticker::new(app.state.line.clone());
     let first = joined(&app, event).await;
     let mut line = Vec::new();
     for _ in 0..4 {

@@ -19,7 +19,7 @@ async fn admitted_buyer(app: &TestApp) -> (String, String, String, String) {
     let (_, session) = app.session().await;
     join(app, &event, &session).await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    Ticker::new(app.state.clone())
+    Ticker::new(app.state.line.clone())
         .tick(&event, &room, 0)
         .await
         .unwrap();

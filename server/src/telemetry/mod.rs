@@ -12,6 +12,8 @@ use axum::http::{HeaderValue, Request};
 use tower_http::request_id::{MakeRequestId, RequestId};
 use tracing_subscriber::{EnvFilter, fmt};
 
+pub mod metrics;
+
 /// Request ids unique across instances and restarts: 64 random bits drawn when the instance
 /// starts, then a counter ("Zq3...-1f"). One atomic add a request, where a UUID v4 cost a
 /// `getrandom` system call each (a tenth of the system calls of a join).

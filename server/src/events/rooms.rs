@@ -1,5 +1,5 @@
 //! The events and their room settings as this instance knows them. Postgres is the source of
-//! truth; every instance re-reads the current events (`events::current`: a room on, a show
+//! truth; every instance re-reads the current events (`room::current`: a room on, a show
 //! not long past) every `room_refresh_ms` (default 500 ms), so an
 //! operator's change applies everywhere within a second. With each event comes what Postgres
 //! keeps of its line (`event_line`: the greatest arrival number ever admitted), which the line
@@ -22,14 +22,15 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::wire::{Event, Room, RoomUpdate};
-use sqlx::{PgConnection, PgPool};
+use app::wire::{Event, Room};
+use sqlx::PgPool;
 use tokio::sync::Semaphore;
 
 use crate::{
     config::Config,
     error::{Error, Result},
-    events, opening,
+    events::room,
+    extract::is_event_id,
 };
 
 /// How long an id Postgres does not know is answered 404 from memory.
@@ -79,7 +80,7 @@ impl Rooms {
     /// Re-reads every event and what Postgres keeps of its line.
     pub async fn refresh(&self, db: &PgPool) -> Result<()> {
         let began = self.remembered.load(Ordering::SeqCst);
-        let all = events::current(db).await?;
+        let all = room::current(db).await?;
         let lines: HashMap<String, (i64, i64)> = sqlx::query_as::<_, (String, i64, i64)>(
             "select event_id, admitted_through, logged_through from event_line",
         )
@@ -140,11 +141,11 @@ impl Rooms {
             return Ok(known.event.clone());
         }
         let not_found = || Error::NotFound(format!("there is no event {event_id:?}"));
-        if !events::is_event_id(event_id) || self.known_missing(event_id) {
+        if !is_event_id(event_id) || self.known_missing(event_id) {
             return Err(not_found());
         }
         let _lookup = self.public_read().await?;
-        match events::get_event(db, event_id).await {
+        match room::get_event(db, event_id).await {
             Ok(event) => {
                 self.remember(&event);
                 Ok(event)
@@ -270,63 +271,5 @@ impl Rooms {
             .map(|k| k.event.room.hold_sweep_seconds)
             .min()
             .unwrap_or(default)
-    }
-
-    /// Applies `update` in Postgres inside the caller's transaction `tx` (under the rules of an
-    /// opening, `opening::settle`, by Postgres's clock; the first opening makes the draw's
-    /// commitment), and answers the room before and the event after. The caller records the change in the audit before committing, then
-    /// [`remember`](Self::remember)s the new room here; other instances see it at their next
-    /// refresh.
-    pub async fn apply(
-        tx: &mut PgConnection,
-        event_id: &str,
-        update: &RoomUpdate,
-        key: &opening::SecretKey,
-    ) -> Result<(Room, Event)> {
-        update
-            .validate()
-            .map_err(|e| Error::Unprocessable(e.message))?;
-        let before = events::lock_event(tx, event_id).await?.room;
-        update
-            .validate_bounds(
-                before.min_admit_rate_per_second,
-                before.max_admit_rate_per_second,
-            )
-            .map_err(|e| Error::Unprocessable(e.message))?;
-        let now = sqlx::query_scalar("select clock_timestamp()")
-            .fetch_one(&mut *tx)
-            .await?;
-        let update = opening::settle(&before, update, now)?;
-        let query = sqlx::query_as(
-            "update event set \
-                room_enabled = coalesce($2, room_enabled), \
-                room_epoch = room_epoch + (coalesce($2, room_enabled) <> room_enabled)::int, \
-                room_paused = coalesce($3, room_paused), \
-                admit_rate_per_second = coalesce($4, admit_rate_per_second), \
-                tick_ms = coalesce($5, tick_ms), \
-                hold_ttl_seconds = coalesce($6, hold_ttl_seconds), \
-                seats_per_buyer = coalesce($7, seats_per_buyer), \
-                hold_sweep_seconds = coalesce($8, hold_sweep_seconds), \
-                join_pow_bits = coalesce($9, join_pow_bits), \
-                opens_at = case when $10 then $11 else opens_at end, \
-                prequeue_seconds = coalesce($12, prequeue_seconds), \
-                auto_rate = coalesce($13, auto_rate), \
-                min_admit_rate_per_second = coalesce($14, min_admit_rate_per_second), \
-                max_admit_rate_per_second = coalesce($15, max_admit_rate_per_second), \
-                target_hold_p99_ms = coalesce($16, target_hold_p99_ms), \
-                bind_tokens = coalesce($17, bind_tokens), \
-                updated_at = now() \
-             where id = $1 returning id",
-        )
-        .bind(event_id);
-        let _: (String,) = events::bind_room(query, &update)
-            .fetch_one(&mut *tx)
-            .await?;
-        let after = events::get_event(&mut *tx, event_id).await?;
-        if let Some(opens_at) = after.room.opens_at {
-            opening::commit(&mut *tx, event_id, key).await?;
-            opening::check_round_after(&mut *tx, event_id, opens_at).await?;
-        }
-        Ok((before, after))
     }
 }

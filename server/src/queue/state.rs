@@ -1,0 +1,33 @@
+//! The state of the line: the [`Tokens`] below (a buyer joins with a session, leaves with an
+//! admission token), what each event's estimate band is made of, the rate in force of each
+//! event, and this instance's measurements of the hold path (the automatic rate's signals).
+//! The ticker (`admission`) admits from the line with the same state.
+
+use std::{ops::Deref, sync::Arc};
+
+use crate::{
+    admission::{rate::Board, signals::Health},
+    queue::estimate::Bands,
+    tokens::state::Tokens,
+};
+
+#[derive(Clone)]
+pub struct Line {
+    pub tokens: Tokens,
+    /// What each event's estimate band is made of, read at most every few seconds.
+    pub bands: Arc<Bands>,
+    /// The rate in force of each event as this instance last read it ([`Board::in_force`]).
+    pub rates: Arc<Board>,
+    /// This instance's measurements of the hold path and the event loop (the automatic
+    /// rate's signals, shared through Redis once a second by the ticker loop).
+    pub health: Arc<Health>,
+}
+
+/// The line's state extends the [`Tokens`]: `line.sessions`, `line.rooms`, `line.db`, ...
+impl Deref for Line {
+    type Target = Tokens;
+
+    fn deref(&self) -> &Tokens {
+        &self.tokens
+    }
+}

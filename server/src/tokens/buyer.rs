@@ -1,0 +1,92 @@
+//! The buyer of a request ([`Buyer`]: who the session token names, else 401) and the
+//! session routes: `POST /api/session` issues a buyer session (rate-limited per client
+//! address), `GET /api/session` says whose it is.
+
+use std::time::Duration;
+
+use app::wire::{BuyerId, NewSession};
+use axum::{
+    Json, Router,
+    extract::{FromRef, FromRequestParts, State},
+    http::{StatusCode, request::Parts},
+    response::{IntoResponse, Response},
+    routing::post,
+};
+
+use crate::{
+    base::Base,
+    client::Client,
+    error::Error,
+    extract::ApiJson,
+    redis::ratelimit,
+    tokens::{cookies::Cookie, state::Tokens},
+};
+
+/// The buyer making the request. Without a valid session: 401 `unauthorized`.
+#[derive(Clone, Debug)]
+pub struct Buyer {
+    /// The buyer id the session names.
+    pub id: BuyerId,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Buyer
+where
+    Tokens: FromRef<S>,
+{
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let state = &Tokens::from_ref(state);
+        state
+            .sessions
+            .buyer_of(&state.config, &parts.headers)
+            .map(|id| Buyer { id })
+            .ok_or_else(|| {
+                Error::Unauthorized(
+                    "start a session first (POST /api/session) and send its token".into(),
+                )
+            })
+    }
+}
+
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+    Base: FromRef<S>,
+{
+    Router::new().route("/api/session", post(create).get(whoami))
+}
+
+/// `GET /api/session`: the buyer this session names.
+async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "buyer_id": buyer.id }))
+}
+
+/// `POST /api/session`.
+async fn create(
+    State(state): State<Tokens>,
+    client: Client,
+    ApiJson(body): ApiJson<NewSession>,
+) -> Result<Response, Error> {
+    if body.name.as_ref().is_some_and(|n| n.chars().count() > 100) {
+        return Err(Error::Unprocessable(
+            "name must have at most 100 characters".into(),
+        ));
+    }
+    ratelimit::check(
+        &state,
+        "session",
+        &client.address(),
+        state.config.sessions_per_minute,
+        Duration::from_secs(60),
+    )
+    .await?;
+    let created = state.sessions.issue();
+    let mut response = (StatusCode::CREATED, Json(&created)).into_response();
+    Cookie::Session {
+        token: &created.token,
+    }
+    .set(&state.config, response.headers_mut());
+    Ok(response)
+}

@@ -1,0 +1,32 @@
+//! The state of the tokens: the [`Catalog`] below, the signer of buyer and operator sessions,
+//! the admission keys as they rotate, and the operator's credential.
+
+use std::{ops::Deref, sync::Arc};
+
+use crate::{
+    config::Secret,
+    events::state::Catalog,
+    tokens::{rotation::KeyRing, session::Sessions},
+};
+
+#[derive(Clone)]
+pub struct Tokens {
+    pub catalog: Catalog,
+    /// Signs and verifies buyer sessions, place receipts and the dashboard's admin session.
+    pub sessions: Arc<Sessions>,
+    /// The admission tokens' signing key and the public keys served as the JWKS, as they
+    /// rotate.
+    pub keyring: Arc<KeyRing>,
+    /// The operator's credential, compared in constant time by `tokens::Admin`; resolved at
+    /// startup (configuration or the data folder), so never re-read per request.
+    pub admin_token: Arc<Secret>,
+}
+
+/// The tokens' state extends the [`Catalog`]: `tokens.rooms`, `tokens.db`, ...
+impl Deref for Tokens {
+    type Target = Catalog;
+
+    fn deref(&self) -> &Catalog {
+        &self.catalog
+    }
+}
