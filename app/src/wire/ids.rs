@@ -183,7 +183,7 @@ impl std::fmt::Display for ErrorBody {
     }
 }
 
-/// An `unprocessable` refusal: what every validation here answers.
+/// An `unprocessable` refusal: the answer of every check of a request body in `wire`.
 pub(super) fn unprocessable(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new("unprocessable", message)
 }
