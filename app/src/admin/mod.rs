@@ -1,0 +1,162 @@
+//! The operator's pages: `/admin` (sign in, the events, a new event) and `/admin/events/{id}`
+//! (the live panel and the controls). They run in the browser against the admin API; the
+//! admin cookie is HttpOnly, so the server renders only the frame and the sign-in form.
+//!
+//! Both routes are one lazy route, [`OperatorPages`]: in the browser its view is split out of
+//! the main WASM (`cargo leptos build --split`) into a chunk that only an operator's page
+//! fetches, so a buyer never downloads the dashboard. The server renders it as any page.
+//!
+//! Here the routes, the sign-in and the list of events; the event's live panel (`panel`) with
+//! its charts (`chart`) and the nights kept (`nights`), and the forms that change a room or make
+//! an event (`controls`), each in a file of its own.
+
+mod chart;
+mod controls;
+mod nights;
+mod panel;
+
+use leptos::prelude::*;
+use leptos_router::{LazyRoute, hooks::use_params_map, lazy_route};
+
+use crate::{api::Api, title::set_title, wire::Event};
+use controls::CreateEvent;
+use panel::LivePanel;
+
+/// `/admin` and `/admin/events/{id}`: one lazy route, so that both pages share one chunk.
+pub struct OperatorPages;
+
+#[lazy_route]
+impl LazyRoute for OperatorPages {
+    /// Nothing to load ahead of the view: the pages read the admin API once they run.
+    fn data() -> Self {
+        Self
+    }
+
+    fn view(_this: Self) -> AnyView {
+        let params = use_params_map();
+        if params.read_untracked().get("id").is_some() {
+            view! { <AdminEventPage/> }.into_any()
+        } else {
+            view! { <AdminPage/> }.into_any()
+        }
+    }
+}
+
+/// Signed in or not, checked once the page runs in the browser.
+fn use_sign_in() -> (RwSignal<Option<bool>>, RwSignal<Option<String>>) {
+    let signed_in = RwSignal::new(None::<bool>);
+    let error = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        leptos::task::spawn_local(async move {
+            signed_in.set(Some(Api::current().admin_check().await.is_ok()));
+        });
+    });
+    (signed_in, error)
+}
+
+#[component]
+fn SignIn(signed_in: RwSignal<Option<bool>>, error: RwSignal<Option<String>>) -> impl IntoView {
+    let token = RwSignal::new(String::new());
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        leptos::task::spawn_local(async move {
+            match Api::current().admin_sign_in(&token.get_untracked()).await {
+                Ok(()) => {
+                    error.set(None);
+                    signed_in.set(Some(true));
+                }
+                Err(e) => error.set(Some(e.message)),
+            }
+        });
+    };
+    view! {
+        <form class="card signin" on:submit=submit>
+            <h2>"Operator sign-in"</h2>
+            <label for="admin-token">"Admin token"</label>
+            <input id="admin-token" type="password" autocomplete="current-password"
+                on:input=move |ev| token.set(event_target_value(&ev))/>
+            <button class="button" type="submit">"Sign in"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </form>
+    }
+}
+
+/// `/admin`.
+#[component]
+fn AdminPage() -> impl IntoView {
+    let (signed_in, error) = use_sign_in();
+    set_title("Operator · Anteroom");
+    view! {
+        <h1>"Operator"</h1>
+        {move || match signed_in.get() {
+            None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
+            Some(false) => view! { <SignIn signed_in error/> }.into_any(),
+            Some(true) => view! { <EventList/><CreateEvent/> }.into_any(),
+        }}
+    }
+}
+
+#[component]
+fn EventList() -> impl IntoView {
+    let events = LocalResource::new(|| async { Api::current().events().await });
+    view! {
+        <section class="card">
+            <h2>"Events"</h2>
+            <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || events.get().map(|r| match r {
+                    Ok(list) => view! {
+                        <ul class="admin-events">
+                            {list.into_iter().map(|e: Event| view! {
+                                <li>
+                                    <a href=format!("/admin/events/{}", e.id)>{e.name.clone()}</a>
+                                    <span class="muted">{room_state(&e)}</span>
+                                </li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                    Err(e) => view! { <p class="error">{e.message}</p> }.into_any(),
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+fn room_state(e: &Event) -> String {
+    let state = match (e.room.enabled, e.room.paused) {
+        (false, _) => "room off".to_owned(),
+        (true, true) => "paused".to_owned(),
+        (true, false) => "admitting".to_owned(),
+    };
+    let opening = e.room.opens_at.map_or(String::new(), |t| {
+        format!(
+            " · sale opens {} (pre-queue {} min before)",
+            t.format("%Y-%m-%d %H:%M:%S UTC"),
+            e.room.prequeue_seconds / 60
+        )
+    });
+    let bound = if e.room.bind_tokens {
+        " · tokens bound to devices"
+    } else {
+        ""
+    };
+    format!(
+        "{state} · N = {}/s · holds swept every {} s{bound}{opening}",
+        e.room.admit_rate_per_second, e.room.hold_sweep_seconds
+    )
+}
+
+/// `/admin/events/{id}`.
+#[component]
+fn AdminEventPage() -> impl IntoView {
+    let (signed_in, error) = use_sign_in();
+    let params = use_params_map();
+    let event_id = move || params.read().get("id").unwrap_or_default();
+    set_title("Live panel · Anteroom");
+    view! {
+        {move || match signed_in.get() {
+            None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
+            Some(false) => view! { <SignIn signed_in error/> }.into_any(),
+            Some(true) => view! { <LivePanel event_id=event_id()/> }.into_any(),
+        }}
+    }
+}

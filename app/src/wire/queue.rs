@@ -1,0 +1,536 @@
+//! The line: [`QueueStatus`] (the answer of join and poll, read flat), the honest estimate and
+//! its [`Band`] (DESIGN.md invariant 6: `low <= estimate <= high` for every position), the
+//! outlook, the proof of work a join may owe, sessions, and moving a place to another device.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::rfc3339;
+
+/// The answer of join and poll (`/api/events/{id}/queue`). Written with its `status` tag
+/// inside; read through [`QueueStatusFields`] (see [`ErrorBodyFields`] why).
+///
+/// [`ErrorBodyFields`]: super::ids::ErrorBodyFields
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    tag = "status",
+    rename_all = "snake_case",
+    try_from = "QueueStatusFields"
+)]
+pub enum QueueStatus {
+    Waiting {
+        /// 1-based: 1 is the next buyer to be admitted.
+        position: u64,
+        /// `ceil(position / N)`; `None` while the room is paused.
+        estimated_wait_seconds: Option<u64>,
+        /// The honest band around the estimate, `[low, high]` seconds (see [`Band`]); `None`
+        /// while the room is paused.
+        #[serde(default)]
+        estimate_range_seconds: Option<[u64; 2]>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        paused: bool,
+        /// Present (true) when the line's store had failed over and lost its last changes:
+        /// this buyer's lost place was put back at its arrival order, or their position is
+        /// larger than the last one they were told (admissions lost in the failover are made
+        /// again first). Absent otherwise.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
+        /// The buyer's arrival number in this line: arrivals are admitted in its order, so a
+        /// client (the load test) can check first come, first served exactly. Additive.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        arrival: Option<u64>,
+        /// Whether seats are likely to be left when this buyer's turn comes (the rule is the
+        /// server's `queue` module's). Absent only while the line does not know the event's
+        /// seats yet (before the admission ticker's first count).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        outlook: Option<Outlook>,
+        /// A drawn entrant's pre-queue ticket: the one whose place in the published draw gave
+        /// them this place in line.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ticket: Option<String>,
+    },
+    /// In the pre-queue: the place comes with the draw at `opens_at`.
+    PreQueue {
+        opens_at: DateTime<Utc>,
+        /// 32 lowercase hex characters, random: it names the entrant in the published draw
+        /// and says nothing about the buyer.
+        ticket: String,
+        /// Always null here (API.md): nobody has a place before the draw.
+        position: Option<u64>,
+        /// Always null here, like `position`.
+        estimated_wait_seconds: Option<u64>,
+    },
+    /// Every seat of the event is sold: the line is over, for the waiting and the admitted.
+    SoldOut,
+    Admitted {
+        admitted: bool,
+        admission_token: String,
+        expires_at: DateTime<Utc>,
+        /// Present (true) when the line's store had lost this admission in a failover and it
+        /// was marked again from the buyer's admission token.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        recovered: bool,
+    },
+}
+
+/// [`QueueStatus`] as it is read: its tag and every variant's fields, read flat, then checked
+/// against the tag (a field the tag's variant requires must be there; others are ignored, as
+/// the tagged form does).
+#[derive(Deserialize)]
+struct QueueStatusFields {
+    status: QueueStatusTag,
+    #[serde(default)]
+    position: Option<u64>,
+    #[serde(default)]
+    estimated_wait_seconds: Option<u64>,
+    #[serde(default)]
+    estimate_range_seconds: Option<[u64; 2]>,
+    #[serde(default)]
+    paused: bool,
+    #[serde(default)]
+    recovered: bool,
+    #[serde(default)]
+    arrival: Option<u64>,
+    #[serde(default)]
+    outlook: Option<Outlook>,
+    #[serde(default)]
+    ticket: Option<String>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    opens_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    admitted: Option<bool>,
+    #[serde(default)]
+    admission_token: Option<String>,
+    #[serde(default, deserialize_with = "rfc3339::maybe")]
+    expires_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum QueueStatusTag {
+    Waiting,
+    PreQueue,
+    SoldOut,
+    Admitted,
+}
+
+impl TryFrom<QueueStatusFields> for QueueStatus {
+    type Error = String;
+
+    fn try_from(f: QueueStatusFields) -> Result<Self, String> {
+        fn needs<T>(value: Option<T>, field: &str) -> Result<T, String> {
+            value.ok_or_else(|| format!("missing field `{field}`"))
+        }
+        Ok(match f.status {
+            QueueStatusTag::Waiting => Self::Waiting {
+                position: needs(f.position, "position")?,
+                estimated_wait_seconds: f.estimated_wait_seconds,
+                estimate_range_seconds: f.estimate_range_seconds,
+                paused: f.paused,
+                recovered: f.recovered,
+                arrival: f.arrival,
+                outlook: f.outlook,
+                ticket: f.ticket,
+            },
+            QueueStatusTag::PreQueue => Self::PreQueue {
+                opens_at: needs(f.opens_at, "opens_at")?,
+                ticket: needs(f.ticket, "ticket")?,
+                position: f.position,
+                estimated_wait_seconds: f.estimated_wait_seconds,
+            },
+            QueueStatusTag::SoldOut => Self::SoldOut,
+            QueueStatusTag::Admitted => Self::Admitted {
+                admitted: needs(f.admitted, "admitted")?,
+                admission_token: needs(f.admission_token, "admission_token")?,
+                expires_at: needs(f.expires_at, "expires_at")?,
+                recovered: f.recovered,
+            },
+        })
+    }
+}
+
+/// Whether seats are likely to be left when a waiting buyer's turn comes (API.md "Sold out,
+/// and the outlook").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outlook {
+    Likely,
+    Uncertain,
+    Unlikely,
+}
+
+/// The honest estimate of DESIGN.md invariant 6: `ceil(position / N)` seconds.
+pub fn estimated_wait_seconds(position: u64, admit_rate_per_second: u32) -> u64 {
+    position.div_ceil(u64::from(admit_rate_per_second.max(1)))
+}
+
+/// What the band around an estimate is made of: the rate in force and how the admission rate
+/// really moved lately (in thousandths of an admission a second, so that the band is exact
+/// integer arithmetic and its record is a short string), and the share of admitted buyers who
+/// actually came (thousandths). Invariant: `slow_milli <= 1000 * rate <= fast_milli` and
+/// `came_milli <= 1000`, so that `low <= estimate <= high` for every position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Band {
+    /// The admission rate in force (a second).
+    pub rate: u32,
+    /// The slow end of the rate lately, in milli-admissions a second.
+    pub slow_milli: u64,
+    /// The fast end of the rate lately, in milli-admissions a second.
+    pub fast_milli: u64,
+    /// Thousandths of the admitted buyers who came (held a seat): the others' turns may be
+    /// skipped or given to the next buyer, so the line may move faster than the rate.
+    pub came_milli: u64,
+    /// Places the free seats serve now (at the average seats a hold): behind them, admission
+    /// waits for held seats to come back (`u64::MAX`: the seats are not known).
+    pub free_places: u64,
+    /// Places the free and held seats serve in one hold's time, once the free ones are taken.
+    pub cycle_places: u64,
+    /// A hold's time: how long admission may wait for held seats to come back.
+    pub cycle_seconds: u64,
+    /// With the automatic rate, its floor (a second; 0 with the operator's fixed N): once the
+    /// free seats are taken, admission follows the seats that come back, and the rate eases
+    /// toward its floor, so the places beyond the free seats may move no faster than it.
+    pub floor_rate: u32,
+}
+
+impl Band {
+    /// The band of a rate nothing is known about yet: the rate exactly, everyone coming.
+    pub fn exact(rate: u32) -> Self {
+        let milli = u64::from(rate.max(1)) * 1000;
+        Self {
+            rate: rate.max(1),
+            slow_milli: milli,
+            fast_milli: milli,
+            came_milli: 1000,
+            free_places: u64::MAX,
+            cycle_places: 1,
+            cycle_seconds: 0,
+            floor_rate: 0,
+        }
+    }
+
+    /// `(estimate, [low, high])` in seconds for a buyer at `position`: the estimate is
+    /// `ceil(position / rate)`, the band runs from the fast rate with the absent buyers'
+    /// turns skipped (rounded down) to the slower of two: the slow rate (rounded up) plus a
+    /// hold's time for each round of held seats the buyers ahead must wait for once the free
+    /// seats are taken; and, with the automatic rate, the free seats' places at the slow rate
+    /// and the rest at the rate's floor.
+    pub fn wait(&self, position: u64) -> (u64, [u64; 2]) {
+        let estimate = estimated_wait_seconds(position, self.rate);
+        let milli = u64::from(self.rate) * 1000;
+        let slow = self.slow_milli.clamp(1, milli);
+        let fast = self.fast_milli.max(milli);
+        let came = self.came_milli.min(1000);
+        // Seconds for `places` at the slow rate, rounded up.
+        let at_slow = |places: u64| (u128::from(places) * 1000).div_ceil(u128::from(slow));
+        let low = u128::from(position) * u128::from(came) / u128::from(fast);
+        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
+        let beyond = position.saturating_sub(self.free_places);
+        let rounds = beyond.div_ceil(self.cycle_places.max(1));
+        let high =
+            clamp(at_slow(position)).saturating_add(rounds.saturating_mul(self.cycle_seconds));
+        // The free seats' places at the slow rate, the rest at the automatic rate's floor.
+        let at_floor = match self.floor_rate {
+            0 => 0,
+            floor => {
+                clamp(at_slow(position - beyond) + u128::from(beyond.div_ceil(u64::from(floor))))
+            }
+        };
+        (
+            estimate,
+            [clamp(low).min(estimate), high.max(at_floor).max(estimate)],
+        )
+    }
+
+    /// The band as the line records it at a join:
+    /// `rate:slow:fast:came:free:cycle:seconds:floor`.
+    pub fn record(&self) -> String {
+        format!(
+            "{}:{}:{}:{}:{}:{}:{}:{}",
+            self.rate,
+            self.slow_milli,
+            self.fast_milli,
+            self.came_milli,
+            self.free_places,
+            self.cycle_places,
+            self.cycle_seconds,
+            self.floor_rate
+        )
+    }
+
+    /// The band of a [`Band::record`].
+    pub fn from_record(record: &str) -> Option<Self> {
+        let mut parts = record
+            .split(':')
+            .map(str::parse::<u64>)
+            .collect::<Result<Vec<u64>, _>>()
+            .ok()?;
+        // A record made before the floor was part of the band has seven parts and no floor.
+        let floor = if parts.len() == 8 { parts.pop()? } else { 0 };
+        let [rate, slow, fast, came, free, cycle, seconds] = <[u64; 7]>::try_from(parts).ok()?;
+        Some(Self {
+            rate: u32::try_from(rate).ok()?.max(1),
+            slow_milli: slow,
+            fast_milli: fast,
+            came_milli: came,
+            free_places: free,
+            cycle_places: cycle,
+            cycle_seconds: seconds,
+            floor_rate: u32::try_from(floor).ok()?,
+        })
+    }
+}
+
+/// What a `proof_required` answer asks of a join (API.md "Proof of work at join"): a `nonce`
+/// such that SHA-256(challenge ":" nonce) starts with `bits` zero bits, sent back as the
+/// `Join-Proof: <challenge>:<nonce>` header before `expires_at`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProofChallenge {
+    pub challenge: String,
+    pub bits: u32,
+    #[serde(deserialize_with = "rfc3339::at")]
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A `not_in_queue` answer's fields for a place that moved to another device.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Moved {
+    /// Always true: the place moved.
+    pub moved: bool,
+    /// When it moved.
+    #[serde(deserialize_with = "rfc3339::at")]
+    pub moved_at: DateTime<Utc>,
+}
+
+/// `POST /api/events/{id}/queue/move`'s answer: the one-time code that moves the place to
+/// another device, until `expires_at`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveCode {
+    /// What the other device types (or scans): short, unambiguous letters and digits.
+    pub code: String,
+    #[serde(deserialize_with = "rfc3339::at")]
+    pub expires_at: DateTime<Utc>,
+    /// The event page's address that claims the code when opened (what the QR code holds).
+    pub claim_url: String,
+    /// `claim_url` as a QR code, an SVG image drawn on the server.
+    pub qr_svg: String,
+}
+
+/// `POST /api/events/{id}/queue/claim`'s body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimRequest {
+    pub code: String,
+}
+
+/// `GET /api/events/{id}/queue/claim?code=`: where the place a move code would bring here
+/// stands, so that a page with a place of its own shows both before the buyer chooses.
+/// Read flat (no internally tagged enum: its decoding would link serde's buffering into the
+/// buyer's WASM).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClaimPreview {
+    pub status: MovingPlace,
+    /// Its position in line, while it waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<u64>,
+}
+
+/// Where a place that a move code would bring here stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MovingPlace {
+    Waiting,
+    Admitted,
+    PreQueue,
+}
+
+/// `POST /api/session` body. Unknown fields are refused so a typo is not silently ignored.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewSession {
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// `POST /api/session` answer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionCreated {
+    pub buyer_id: String,
+    pub token: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::reads_back;
+
+    #[test]
+    fn a_band_recorded_before_the_floor_reads_back_without_one() {
+        let band = Band::from_record("10:7500:10000:1000:5:10:60").expect("a seven-part record");
+        assert_eq!(band.floor_rate, 0);
+        assert_eq!(band.wait(105), (11, [10, 614]));
+        assert_eq!(Band::from_record("10:7500:10000:1000:5:10:60:2:9"), None);
+        assert_eq!(Band::from_record("10:7500:10000:1000:5:10"), None);
+    }
+
+    #[test]
+    fn estimate_rounds_up_and_is_zero_only_at_position_zero() {
+        assert_eq!(estimated_wait_seconds(14_812, 300), 50);
+        assert_eq!(estimated_wait_seconds(1, 300), 1);
+        assert_eq!(estimated_wait_seconds(300, 300), 1);
+        assert_eq!(estimated_wait_seconds(301, 300), 2);
+        assert_eq!(estimated_wait_seconds(0, 300), 0);
+    }
+
+    #[test]
+    fn queue_status_serializes_as_api_md_says() {
+        let waiting = QueueStatus::Waiting {
+            position: 3,
+            estimated_wait_seconds: None,
+            estimate_range_seconds: None,
+            paused: true,
+            recovered: false,
+            arrival: None,
+            outlook: Some(Outlook::Uncertain),
+            ticket: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&waiting).unwrap(),
+            serde_json::json!({"status": "waiting", "position": 3, "estimated_wait_seconds": null, "estimate_range_seconds": null, "paused": true, "outlook": "uncertain"})
+        );
+        assert_eq!(
+            serde_json::to_value(QueueStatus::SoldOut).unwrap(),
+            serde_json::json!({"status": "sold_out"})
+        );
+    }
+
+    #[test]
+    fn queue_status_reads_back_what_it_writes_and_needs_its_variants_fields() {
+        let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        for status in [
+            QueueStatus::Waiting {
+                position: 7,
+                estimated_wait_seconds: Some(3),
+                estimate_range_seconds: Some([2, 9]),
+                paused: true,
+                recovered: true,
+                arrival: Some(41),
+                outlook: Some(Outlook::Likely),
+                ticket: Some("ab".into()),
+            },
+            QueueStatus::PreQueue {
+                opens_at: t,
+                ticket: "cd".into(),
+                position: None,
+                estimated_wait_seconds: None,
+            },
+            QueueStatus::SoldOut,
+            QueueStatus::Admitted {
+                admitted: true,
+                admission_token: "tok".into(),
+                expires_at: t,
+                recovered: true,
+            },
+        ] {
+            reads_back(&status);
+        }
+        for (json, missing) in [
+            (
+                r#"{"status":"waiting","estimated_wait_seconds":1}"#,
+                "position",
+            ),
+            (r#"{"status":"pre_queue","ticket":"cd"}"#, "opens_at"),
+            (
+                r#"{"status":"admitted","admitted":true,"expires_at":"2026-12-01T19:00:00Z"}"#,
+                "admission_token",
+            ),
+        ] {
+            let e = serde_json::from_str::<QueueStatus>(json)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(missing), "{json}: {e}");
+        }
+        assert!(serde_json::from_str::<QueueStatus>(r#"{"status":"gone"}"#).is_err());
+        // Another variant's fields are ignored, as the tagged form ignores unknown ones.
+        assert_eq!(
+            serde_json::from_str::<QueueStatus>(r#"{"status":"sold_out","position":3}"#).unwrap(),
+            QueueStatus::SoldOut
+        );
+    }
+
+    #[test]
+    fn times_read_back_as_the_server_writes_them_whatever_their_fraction_or_offset() {
+        let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        for at in [
+            t,
+            t + chrono::Duration::milliseconds(123),
+            t + chrono::Duration::nanoseconds(1),
+        ] {
+            reads_back(&Moved {
+                moved: true,
+                moved_at: at,
+            });
+        }
+        let read = |at: &str| {
+            serde_json::from_str::<Moved>(&format!(r#"{{"moved":true,"moved_at":"{at}"}}"#))
+                .map(|m| m.moved_at)
+        };
+        assert_eq!(read("2026-12-01T20:00:00+01:00").unwrap(), t);
+        for not_rfc3339 in ["1 Dec 2026 19:00:00 +0000", "2026-12-01", "19:00"] {
+            assert!(read(not_rfc3339).is_err(), "{not_rfc3339}");
+        }
+        // An optional time (`rfc3339::maybe`) reads null and absent as none, and a bad one as
+        // an error, not as none.
+        let opens_at =
+            |json: &str| serde_json::from_str::<QueueStatusFields>(json).map(|f| f.opens_at);
+        assert_eq!(
+            opens_at(r#"{"status":"sold_out","opens_at":null}"#).unwrap(),
+            None
+        );
+        assert_eq!(opens_at(r#"{"status":"sold_out"}"#).unwrap(), None);
+        assert_eq!(
+            opens_at(r#"{"status":"sold_out","opens_at":"2026-12-01T19:00:00Z"}"#).unwrap(),
+            Some(t)
+        );
+        assert!(opens_at(r#"{"status":"sold_out","opens_at":"19:00"}"#).is_err());
+    }
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        proptest! {
+            /// The estimate is the smallest whole number of seconds in which N a second admit
+            /// the buyer: never optimistic, never more than a second pessimistic.
+            #[test]
+            fn the_estimate_is_the_ceiling_of_position_over_n(
+                position in 1u64..10_000_000_000, n in 1u32..=100_000
+            ) {
+                let wait = estimated_wait_seconds(position, n);
+                prop_assert!(wait * u64::from(n) >= position);
+                prop_assert!((wait - 1) * u64::from(n) < position);
+            }
+
+            /// Whatever the rate did lately, the band holds the estimate, and its record
+            /// gives back the same band.
+            #[test]
+            fn the_band_holds_the_estimate_and_survives_its_record(
+                position in 1u64..10_000_000_000, rate in 1u32..=100_000,
+                slow in 0u64..200_000_000, fast in 0u64..200_000_000, came in 0u64..2000,
+                free in 0u64..1_000_000, cycle in 0u64..1000, seconds in 0u64..1000,
+                floor in 0u32..=100_000,
+            ) {
+                let band = Band {
+                    rate, slow_milli: slow, fast_milli: fast, came_milli: came,
+                    free_places: free, cycle_places: cycle, cycle_seconds: seconds,
+                    floor_rate: floor,
+                };
+                let (estimate, [low, high]) = band.wait(position);
+                prop_assert_eq!(estimate, estimated_wait_seconds(position, rate));
+                prop_assert!(low <= estimate && estimate <= high);
+                prop_assert_eq!(Band::from_record(&band.record()), Some(band));
+            }
+        }
+    }
+}

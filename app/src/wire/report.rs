@@ -1,0 +1,67 @@
+//! The night's public report (API.md "The night's report"): how first come, first served held,
+//! how the estimates compared with the real waits, and the admission log it is computed from.
+//! No buyer id appears here.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// `GET /api/events/{id}/report`: the night's public report (API.md "The night's report").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Buyers who took a place in the line (or entered its pre-queue).
+    pub joined: u64,
+    /// Admissions in the admission log.
+    pub admitted: u64,
+    /// Admissions of a buyer who arrived before someone admitted earlier (buyers back from
+    /// away apart).
+    pub fifo_inversions: u64,
+    /// Admissions of a buyer skipped at their turn while away and admitted ahead on return
+    /// (additive): after later arrivals by design, so neither inversions nor estimate samples.
+    #[serde(default)]
+    pub back_from_away: u64,
+    pub estimate: EstimateReport,
+    pub admission_log_url: String,
+}
+
+/// How the estimates given at joining compare with the waits the buyers really had.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EstimateReport {
+    /// Admissions whose buyer was given an estimate at joining.
+    pub samples: u64,
+    /// `None` without samples.
+    pub median_abs_error_seconds: Option<f64>,
+    pub p90_abs_error_seconds: Option<f64>,
+    /// Share of samples whose real wait fell inside the band given at joining.
+    pub within_range_share: Option<f64>,
+}
+
+/// `GET /api/events/{id}/report/admissions`: a page of the admission log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdmissionLog {
+    pub entries: Vec<AdmissionEntry>,
+    /// The `after` of the next page; `None` on the last one.
+    pub next: Option<u64>,
+}
+
+/// One admission, in the order they happened. No buyer id.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdmissionEntry {
+    /// The admission's number in the event (1, 2, ...; a gap is an admission the log lost).
+    pub n: u64,
+    /// The arrival number the buyer had (a drawn entrant's: their place in the draw).
+    pub arrival: u64,
+    pub admitted_at: DateTime<Utc>,
+    /// The buyer was skipped at their turn while away and admitted ahead on return
+    /// (additive; absent: false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub back_from_away: bool,
+    /// When the buyer took their place, if the line recorded it (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joined_at: Option<DateTime<Utc>>,
+    /// The estimate the buyer was given at joining (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_wait_seconds: Option<u64>,
+    /// The band the buyer was given at joining (additive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate_range_seconds: Option<[u64; 2]>,
+}
