@@ -55,10 +55,33 @@ pub struct Room {
     pub bind_tokens: bool,
 }
 
-/// A room's automatic-rate settings before the operator sets them (as the migration has them).
-pub const DEFAULT_MIN_ADMIT_RATE: u32 = 1;
-pub const DEFAULT_MAX_ADMIT_RATE: u32 = 1000;
-pub const DEFAULT_TARGET_HOLD_P99_MS: u32 = 50;
+/// The room of a new event before the operator's settings: the one default of each setting.
+/// The server writes every setting of a new event from it (the table keeps no default of its
+/// own), and serde fills a missing field of an older client's `Room` from it.
+pub const DEFAULT_ROOM: Room = Room {
+    enabled: true,
+    paused: false,
+    admit_rate_per_second: 50,
+    tick_ms: 1000,
+    hold_ttl_seconds: 600,
+    seats_per_buyer: 6,
+    hold_sweep_seconds: 30,
+    epoch: 0,
+    join_pow_bits: 0,
+    opens_at: None,
+    prequeue_seconds: 900,
+    prequeue_opens_at: None,
+    auto_rate: false,
+    min_admit_rate_per_second: 1,
+    max_admit_rate_per_second: 1000,
+    target_hold_p99_ms: 50,
+    bind_tokens: false,
+};
+
+/// A room's automatic-rate settings before the operator sets them.
+pub const DEFAULT_MIN_ADMIT_RATE: u32 = DEFAULT_ROOM.min_admit_rate_per_second;
+pub const DEFAULT_MAX_ADMIT_RATE: u32 = DEFAULT_ROOM.max_admit_rate_per_second;
+pub const DEFAULT_TARGET_HOLD_P99_MS: u32 = DEFAULT_ROOM.target_hold_p99_ms;
 
 fn default_min_rate() -> u32 {
     DEFAULT_MIN_ADMIT_RATE
@@ -313,6 +336,48 @@ impl NewEvent {
 }
 
 impl RoomUpdate {
+    /// `room` with this update's settings in place of its own (absent: kept). Turning the
+    /// room on or off begins a new epoch; the pre-queue's opening follows the opening.
+    pub fn apply_to(&self, room: &Room) -> Room {
+        let enabled = self.enabled.unwrap_or(room.enabled);
+        let opens_at = self.opens_at.unwrap_or(room.opens_at);
+        let prequeue_seconds = self.prequeue_seconds.unwrap_or(room.prequeue_seconds);
+        Room {
+            enabled,
+            paused: self.paused.unwrap_or(room.paused),
+            admit_rate_per_second: self
+                .admit_rate_per_second
+                .unwrap_or(room.admit_rate_per_second),
+            tick_ms: self.tick_ms.unwrap_or(room.tick_ms),
+            hold_ttl_seconds: self.hold_ttl_seconds.unwrap_or(room.hold_ttl_seconds),
+            seats_per_buyer: self.seats_per_buyer.unwrap_or(room.seats_per_buyer),
+            hold_sweep_seconds: self.hold_sweep_seconds.unwrap_or(room.hold_sweep_seconds),
+            epoch: room.epoch + u32::from(enabled != room.enabled),
+            join_pow_bits: self.join_pow_bits.unwrap_or(room.join_pow_bits),
+            opens_at,
+            prequeue_seconds,
+            prequeue_opens_at: prequeue_opens_at(opens_at, prequeue_seconds),
+            auto_rate: self.auto_rate.unwrap_or(room.auto_rate),
+            min_admit_rate_per_second: self
+                .min_admit_rate_per_second
+                .unwrap_or(room.min_admit_rate_per_second),
+            max_admit_rate_per_second: self
+                .max_admit_rate_per_second
+                .unwrap_or(room.max_admit_rate_per_second),
+            target_hold_p99_ms: self.target_hold_p99_ms.unwrap_or(room.target_hold_p99_ms),
+            bind_tokens: self.bind_tokens.unwrap_or(room.bind_tokens),
+        }
+    }
+
+    /// The room of a new event with this update's settings, the rest [`DEFAULT_ROOM`]'s (a
+    /// new room's first epoch whether it starts on or off).
+    pub fn new_room(&self) -> Room {
+        Room {
+            epoch: DEFAULT_ROOM.epoch,
+            ..self.apply_to(&DEFAULT_ROOM)
+        }
+    }
+
     /// Range checks of every field present. The bounds of the automatic rate are checked
     /// against each other as sent; [`RoomUpdate::validate_bounds`] checks them against the
     /// room they change.

@@ -56,7 +56,7 @@ pub fn new_event_id() -> String {
 /// Applies `update` in Postgres inside the caller's transaction `tx` (under the rules of an
 /// opening, `opening::settle`, by Postgres's clock; the first opening makes the draw's
 /// commitment), and answers the room before and the event after. The caller records the change in the audit before committing, then
-/// [`remember`](Self::remember)s the new room here; other instances see it at their next
+/// remembers the new room here (`Rooms::remember`); other instances see it at their next
 /// refresh.
 pub async fn apply_room_update(
     tx: &mut PgConnection,
@@ -78,7 +78,7 @@ pub async fn apply_room_update(
         .fetch_one(&mut *tx)
         .await?;
     let update = opening::settle(&before, update, now)?;
-    room::update(&mut *tx, event_id, &update).await?;
+    room::update(&mut *tx, event_id, &update.apply_to(&before)).await?;
     let after = room::get_event(&mut *tx, event_id).await?;
     if let Some(opens_at) = after.room.opens_at {
         opening::secret::commit(&mut *tx, event_id, key).await?;

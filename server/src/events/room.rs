@@ -1,11 +1,13 @@
-//! The one home of a room's settings in Postgres: the `event` table's columns, a row made
-//! into an [`Event`], the INSERT of a new event and the UPDATE of an operator's change, each
-//! naming every setting once, in the order of `Room`'s fields.
+//! The one home of a room's settings in Postgres: the `event` table's columns ([`SETTINGS`]),
+//! a row made into an [`Event`], the INSERT of a new event and the UPDATE of an operator's
+//! change, each writing every setting. The defaults are `app::wire::DEFAULT_ROOM`'s (the table
+//! keeps none since migration 20261206100000, so an INSERT that forgot a setting fails), and an
+//! update is `RoomUpdate::apply_to` the room it changes.
 //!
-//! Invariant: a setting is read, inserted and updated only here; `events::tests`'s round trip
-//! of every field through the database fails when one of them misses it.
+//! Invariant: a setting is read, inserted and updated only here; the round trip of every field
+//! through the database (`server/tests/api/events.rs`) fails when one of them misses it.
 
-use app::wire::{Event, NewEvent, Room, RoomUpdate, Zone, ZoneOffset, prequeue_opens_at};
+use app::wire::{DEFAULT_CURRENCY, Event, NewEvent, Room, Zone, ZoneOffset, prequeue_opens_at};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor, PgPool};
 
@@ -105,10 +107,71 @@ impl From<EventRow> for Event {
     }
 }
 
-const EVENT_COLUMNS: &str = "id, name, starts_at, room_enabled, room_paused, \
-    admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, hold_sweep_seconds, \
-    room_epoch, join_pow_bits, opens_at, prequeue_seconds, auto_rate, min_admit_rate_per_second, \
-    max_admit_rate_per_second, target_hold_p99_ms, bind_tokens, time_zone, currency";
+/// The venue's zone of an event created without one.
+const DEFAULT_TIME_ZONE: &str = "UTC";
+
+/// Every room setting's column, in the order of `Room`'s fields, as [`bind_settings`] binds
+/// them: the INSERT and the UPDATE name them from here, the SELECT reads them from here.
+const SETTINGS: [&str; 16] = [
+    "room_enabled",
+    "room_paused",
+    "admit_rate_per_second",
+    "tick_ms",
+    "hold_ttl_seconds",
+    "seats_per_buyer",
+    "hold_sweep_seconds",
+    "room_epoch",
+    "join_pow_bits",
+    "opens_at",
+    "prequeue_seconds",
+    "auto_rate",
+    "min_admit_rate_per_second",
+    "max_admit_rate_per_second",
+    "target_hold_p99_ms",
+    "bind_tokens",
+];
+
+/// Binds every setting of `room`, in the order of [`SETTINGS`] (a column the table checks as
+/// non-negative is an `integer`; the settings' ranges keep them within it).
+fn bind_settings<'q, O>(
+    query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
+    room: &Room,
+) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
+    let int = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
+    query
+        .bind(room.enabled)
+        .bind(room.paused)
+        .bind(int(room.admit_rate_per_second))
+        .bind(int(room.tick_ms))
+        .bind(int(room.hold_ttl_seconds))
+        .bind(int(room.seats_per_buyer))
+        .bind(int(room.hold_sweep_seconds))
+        .bind(int(room.epoch))
+        .bind(int(room.join_pow_bits))
+        .bind(room.opens_at)
+        .bind(int(room.prequeue_seconds))
+        .bind(room.auto_rate)
+        .bind(int(room.min_admit_rate_per_second))
+        .bind(int(room.max_admit_rate_per_second))
+        .bind(int(room.target_hold_p99_ms))
+        .bind(room.bind_tokens)
+}
+
+/// `$first, $first+1, ...`, one a setting.
+fn placeholders(first: usize) -> String {
+    (first..first + SETTINGS.len())
+        .map(|n| format!("${n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The columns an [`EventRow`] reads.
+fn event_columns() -> String {
+    format!(
+        "id, name, starts_at, {}, time_zone, currency",
+        SETTINGS.join(", ")
+    )
+}
 
 /// How long after its show an event with its room off stays among the events every instance
 /// re-reads ([`current`]).
@@ -120,10 +183,11 @@ pub const CURRENT_FOR_DAYS: i32 = 30;
 /// event ever sold.
 pub async fn current(db: &PgPool) -> Result<Vec<Event>> {
     let rows: Vec<EventRow> = sqlx::query_as(&format!(
-        "select {EVENT_COLUMNS} from event \
+        "select {} from event \
          where room_enabled or starts_at > now() - make_interval(days => $1) \
             or created_at > now() - interval '1 day' \
-         order by starts_at, id"
+         order by starts_at, id",
+        event_columns()
     ))
     .bind(CURRENT_FOR_DAYS)
     .fetch_all(db)
@@ -148,7 +212,8 @@ async fn read_event<'e>(db: impl PgExecutor<'e>, event_id: &str, lock: &str) -> 
         return Err(not_found());
     }
     let row: Option<EventRow> = sqlx::query_as(&format!(
-        "select {EVENT_COLUMNS} from event where id = $1{lock}"
+        "select {} from event where id = $1{lock}",
+        event_columns()
     ))
     .bind(event_id)
     .fetch_optional(db)
@@ -156,86 +221,40 @@ async fn read_event<'e>(db: impl PgExecutor<'e>, event_id: &str, lock: &str) -> 
     row.map(Event::from).ok_or_else(not_found)
 }
 
-/// Inserts the event `id` of `new` (absent settings: their defaults) inside the caller's
-/// transaction; `None` when an event with this id exists already (nothing is written then).
+/// Inserts the event `id` of `new` inside the caller's transaction, every setting written:
+/// the operator's, else `DEFAULT_ROOM`'s (`RoomUpdate::new_room`). `None` when an event with this id exists already
+/// (nothing is written then).
 pub async fn insert(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Result<Option<Event>> {
     let sql = format!(
-        "insert into event (id, name, starts_at, room_enabled, room_paused, \
-             admit_rate_per_second, tick_ms, hold_ttl_seconds, seats_per_buyer, \
-             hold_sweep_seconds, join_pow_bits, opens_at, prequeue_seconds, auto_rate, \
-             min_admit_rate_per_second, max_admit_rate_per_second, target_hold_p99_ms, \
-             bind_tokens, time_zone, currency) \
-         values ($1, $2, $3, coalesce($4, true), coalesce($5, false), coalesce($6, 50), \
-             coalesce($7, 1000), coalesce($8, 600), coalesce($9, 6), coalesce($10, 30), \
-             coalesce($11, 0), case when $12 then $13 end, coalesce($14, 900), \
-             coalesce($15, false), coalesce($16, 1), coalesce($17, 1000), coalesce($18, 50), \
-             coalesce($19, false), coalesce($20, 'UTC'), coalesce($21, 'EUR')) \
+        "insert into event (id, name, starts_at, time_zone, currency, {}) \
+         values ($1, $2, $3, $4, $5, {}) \
          on conflict (id) do nothing \
-         returning {EVENT_COLUMNS}"
+         returning {}",
+        SETTINGS.join(", "),
+        placeholders(6),
+        event_columns()
     );
     let query = sqlx::query_as(&sql)
         .bind(id)
         .bind(new.name.trim())
-        .bind(new.starts_at);
-    let row: Option<EventRow> = bind_room(query, &new.room)
-        .bind(new.time_zone.as_deref())
-        .bind(new.currency.as_deref())
+        .bind(new.starts_at)
+        .bind(new.time_zone.as_deref().unwrap_or(DEFAULT_TIME_ZONE))
+        .bind(new.currency.as_deref().unwrap_or(DEFAULT_CURRENCY));
+    let row: Option<EventRow> = bind_settings(query, &new.room.new_room())
         .fetch_optional(&mut *tx)
         .await?;
     Ok(row.map(Event::from))
 }
 
-/// Applies `update` to the room of `event_id` inside the caller's transaction (absent
-/// settings: kept; turning the room on or off bumps its epoch).
-pub async fn update(tx: &mut PgConnection, event_id: &str, update: &RoomUpdate) -> Result<()> {
-    let query = sqlx::query_as(
-        "update event set \
-            room_enabled = coalesce($2, room_enabled), \
-            room_epoch = room_epoch + (coalesce($2, room_enabled) <> room_enabled)::int, \
-            room_paused = coalesce($3, room_paused), \
-            admit_rate_per_second = coalesce($4, admit_rate_per_second), \
-            tick_ms = coalesce($5, tick_ms), \
-            hold_ttl_seconds = coalesce($6, hold_ttl_seconds), \
-            seats_per_buyer = coalesce($7, seats_per_buyer), \
-            hold_sweep_seconds = coalesce($8, hold_sweep_seconds), \
-            join_pow_bits = coalesce($9, join_pow_bits), \
-            opens_at = case when $10 then $11 else opens_at end, \
-            prequeue_seconds = coalesce($12, prequeue_seconds), \
-            auto_rate = coalesce($13, auto_rate), \
-            min_admit_rate_per_second = coalesce($14, min_admit_rate_per_second), \
-            max_admit_rate_per_second = coalesce($15, max_admit_rate_per_second), \
-            target_hold_p99_ms = coalesce($16, target_hold_p99_ms), \
-            bind_tokens = coalesce($17, bind_tokens), \
-            updated_at = now() \
-         where id = $1 returning id",
-    )
-    .bind(event_id);
-    let _: (String,) = bind_room(query, update).fetch_one(&mut *tx).await?;
+/// Writes every setting of `room` as the room of `event_id`, inside the caller's transaction
+/// (which holds the event's row: `lock_event`).
+pub async fn update(tx: &mut PgConnection, event_id: &str, room: &Room) -> Result<()> {
+    let sql = format!(
+        "update event set ({}) = ({}), updated_at = now() where id = $1 returning id",
+        SETTINGS.join(", "),
+        placeholders(2)
+    );
+    let query = sqlx::query_as(&sql).bind(event_id);
+    let _: (String,) = bind_settings(query, room).fetch_one(&mut *tx).await?;
     Ok(())
-}
-
-/// Binds the room settings of `room`, in the order of `Room`'s fields (absent: NULL, which the
-/// statements turn into "keep" or "default" with coalesce); `opens_at`, which may be set to
-/// NULL, takes two: whether it is set, and to what.
-pub fn bind_room<'q, O>(
-    query: sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments>,
-    room: &RoomUpdate,
-) -> sqlx::query::QueryAs<'q, sqlx::Postgres, O, sqlx::postgres::PgArguments> {
-    query
-        .bind(room.enabled)
-        .bind(room.paused)
-        .bind(room.admit_rate_per_second.map(|v| v as i32))
-        .bind(room.tick_ms.map(|v| v as i32))
-        .bind(room.hold_ttl_seconds.map(|v| v as i32))
-        .bind(room.seats_per_buyer.map(|v| v as i32))
-        .bind(room.hold_sweep_seconds.map(|v| v as i32))
-        .bind(room.join_pow_bits.map(|v| v as i32))
-        .bind(room.opens_at.is_some())
-        .bind(room.opens_at.flatten())
-        .bind(room.prequeue_seconds.map(|v| v as i32))
-        .bind(room.auto_rate)
-        .bind(room.min_admit_rate_per_second.map(|v| v as i32))
-        .bind(room.max_admit_rate_per_second.map(|v| v as i32))
-        .bind(room.target_hold_p99_ms.map(|v| v as i32))
-        .bind(room.bind_tokens)
 }

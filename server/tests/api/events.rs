@@ -1,7 +1,11 @@
+use app::wire::{DEFAULT_CURRENCY, DEFAULT_ROOM, Room, RoomUpdate};
+use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{JsonBody, event_body, expect_error, spawn_app};
+use crate::helpers::{
+    JsonBody, event_body, expect_error, put_room, spawn_app, spawn_with, test_config,
+};
 
 #[tokio::test]
 async fn the_admin_creates_an_event_with_all_its_seats_and_buyers_can_read_it() {
@@ -238,4 +242,73 @@ async fn the_room_refresh_reads_current_events_only_and_an_old_one_is_read_when_
         reqwest::StatusCode::OK,
         "an old event is still answered"
     );
+}
+
+/// Every room setting set away from its default, field by field (no `..`): a setting added to
+/// `RoomUpdate` must be added here, and then one that the INSERT, the UPDATE or the row's
+/// conversion (server/src/events/room.rs) misses comes back wrong below.
+fn every_setting(step: u32) -> RoomUpdate {
+    let opens_at = "2030-01-01T18:00:00Z".parse::<DateTime<Utc>>().unwrap()
+        + chrono::Duration::days(i64::from(step));
+    RoomUpdate {
+        enabled: Some(!step.is_multiple_of(2)),
+        paused: Some(step.is_multiple_of(2)),
+        admit_rate_per_second: Some(70 + step),
+        tick_ms: Some(1500 + step),
+        hold_ttl_seconds: Some(300 + step),
+        seats_per_buyer: Some(2 + step),
+        hold_sweep_seconds: Some(12 + step),
+        join_pow_bits: Some(4 + step),
+        opens_at: Some(Some(opens_at)),
+        prequeue_seconds: Some(600 + step),
+        auto_rate: Some(step.is_multiple_of(2)),
+        min_admit_rate_per_second: Some(5 + step),
+        max_admit_rate_per_second: Some(400 + step),
+        target_hold_p99_ms: Some(80 + step),
+        bind_tokens: Some(step.is_multiple_of(2)),
+    }
+}
+
+#[tokio::test]
+async fn every_room_setting_makes_the_round_trip_through_the_database() {
+    let config = test_config();
+    let app = spawn_with(config.clone()).await;
+    let created = every_setting(0);
+    let expected = created.new_room();
+    assert_ne!(expected, DEFAULT_ROOM);
+    assert_eq!(expected.epoch, 0);
+    let event = app
+        .create_event(event_body(1, 2, serde_json::to_value(&created).unwrap()))
+        .await;
+    let id = event["id"].as_str().unwrap();
+    let room: Room = serde_json::from_value(event["room"].clone()).unwrap();
+    assert_eq!(room, expected, "as created");
+
+    // Every setting changes again (the room turned on: a new epoch).
+    let changed = every_setting(1);
+    let expected = changed.apply_to(&expected);
+    assert_eq!(expected.epoch, 1);
+    let r = put_room(&app, id, serde_json::to_value(&changed).unwrap()).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let answered: Room = r.json().await.unwrap();
+    assert_eq!(answered, expected, "as changed");
+    // Read again from Postgres by a second instance, not from the first one's memory.
+    let other = spawn_with(config).await;
+    let read: Value = other
+        .client
+        .get(other.url(&format!("/api/events/{id}")))
+        .json_body()
+        .await;
+    let read: Room = serde_json::from_value(read["room"].clone()).unwrap();
+    assert_eq!(read, expected, "as read back");
+}
+
+#[tokio::test]
+async fn an_event_created_without_settings_has_the_default_room() {
+    let app = spawn_app().await;
+    let event = app.create_event(event_body(1, 2, json!({}))).await;
+    let room: Room = serde_json::from_value(event["room"].clone()).unwrap();
+    assert_eq!(room, DEFAULT_ROOM);
+    assert_eq!(event["zone"]["name"], "UTC");
+    assert_eq!(event["currency"], DEFAULT_CURRENCY);
 }
