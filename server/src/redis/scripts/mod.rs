@@ -2,6 +2,8 @@
 //! in the `.rs` file of the same name: a struct of the script's inputs (domain values, no key
 //! names) whose one method lists the keys, built by [`Keys`](super::Keys), and the arguments
 //! in the order of the script's header, so that order is written once, next to the script.
+//! [`Scripts`] keeps its scripts private to this folder: nothing else calls a script but
+//! through its typed call.
 //!
 //! `redis::Script` sends EVALSHA and loads the script only when Redis answers NOSCRIPT (after
 //! a restart, on a new node), so each script crosses the network once per Redis, not once per
@@ -37,16 +39,16 @@ pub use trim_log::TrimLog;
 
 /// Every script the server runs (but the lock's), built once at start.
 pub struct Scripts {
-    pub rate_limit: Script,
-    pub locate: Script,
-    pub admit: Script,
-    pub consume: Script,
-    pub retire: Script,
-    pub set_if_generation: Script,
-    pub draw: Script,
-    pub trim_log: Script,
-    pub offer_move: Script,
-    pub claim: Script,
+    rate_limit: Script,
+    locate: Script,
+    admit: Script,
+    consume: Script,
+    retire: Script,
+    set_if_generation: Script,
+    draw: Script,
+    trim_log: Script,
+    offer_move: Script,
+    claim: Script,
 }
 
 impl Scripts {
