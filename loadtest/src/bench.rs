@@ -193,31 +193,27 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
         proof: None,
     };
     let band = Band::exact(room.admit_rate_per_second.max(1));
+    let locate = |i: usize| {
+        let buyer = BuyerId::from(format!("filler-{i:015}"));
+        queue::locate_script(
+            state,
+            &room,
+            &buyer,
+            &event,
+            &Proof::default(),
+            Some(&bench),
+            &band,
+        )
+    };
     // A pipeline sends EVALSHA without falling back to EVAL: on a Redis that never ran the
     // script (a fresh one) it must be loaded first.
-    let _: String = state
-        .scripts
-        .locate
-        .prepare_invoke()
-        .load_async(&mut redis)
-        .await
-        .unwrap();
+    let _: String = locate(0).load_async(&mut redis).await.unwrap();
     let mut filled = 0;
     while filled < size {
         let mut pipe = redis::pipe();
         let chunk = (size - filled).min(2_000);
         for i in 0..chunk {
-            let buyer = BuyerId::from(format!("filler-{:015}", filled + i));
-            let script = queue::locate_script(
-                state,
-                &room,
-                &buyer,
-                &event,
-                &Proof::default(),
-                Some(&bench),
-                &band,
-            );
-            pipe.invoke_script(&script).ignore();
+            pipe.invoke_script(&locate(filled + i)).ignore();
         }
         let _: () = pipe.query_async(&mut redis).await.unwrap();
         filled += chunk;

@@ -17,7 +17,7 @@
 use app::wire::Band;
 use chrono::{DateTime, Utc};
 
-use crate::{error::Result, queue::state::Line};
+use crate::{error::Result, queue::state::Line, redis::scripts::TrimLog};
 
 /// The most entries an event's log holds in Redis while Postgres is away (about 100 bytes
 /// each).
@@ -108,11 +108,8 @@ pub async fn flush(state: &Line, event_id: &str) -> Result<u64> {
             tracing::warn!(event = %event_id, unreadable = texts.len() - entries.len(), "admission log entries that cannot be read were dropped");
         }
         write(state, event_id, &entries).await?;
-        let _: i64 = state
-            .scripts
-            .trim_log
-            .key(&key)
-            .arg(through)
+        let _: i64 = TrimLog { event_id, through }
+            .invocation(&state.scripts, &state.keys)
             .invoke_async(&mut redis)
             .await?;
         moved += entries.len() as u64;

@@ -22,7 +22,11 @@ use std::{collections::HashSet, time::Duration};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{error::Result, queue::state::Line, redis::Lock};
+use crate::{
+    error::Result,
+    queue::state::Line,
+    redis::{Lock, scripts::Retire},
+};
 
 /// How often the rooms that are off are looked at.
 pub const PERIOD: Duration = Duration::from_secs(60);
@@ -80,37 +84,16 @@ pub async fn retire(state: &Line, event_id: &str) -> Result<Retired> {
         .execute(&state.db)
         .await?;
     }
-    let text = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
     let ttl = Duration::from_secs(u64::from(state.config.admission_ttl_seconds));
-    let touched: i64 = state
-        .scripts
-        .retire
-        .key(keys.queue(event_id))
-        .key(keys.head(event_id))
-        .key(keys.admitted_total(event_id))
-        .key(keys.seq(event_id))
-        .key(keys.admitted(event_id))
-        .key(keys.credit(event_id))
-        .key(keys.inventory(event_id))
-        .key(keys.shopping(event_id))
-        .key(keys.places_by_network(event_id))
-        .key(keys.joins(event_id))
-        .key(keys.admission_seq(event_id))
-        .key(keys.joined(event_id))
-        .key(keys.seen(event_id))
-        .key(keys.away(event_id))
-        .key(keys.moving(event_id))
-        .key(keys.moved(event_id))
-        .key(keys.moved_in(event_id))
-        .key(keys.rate(event_id))
-        .key(keys.health(event_id))
-        .key(keys.bound(event_id))
-        .key(keys.refusals(event_id))
-        .arg(text(head))
-        .arg(text(admissions))
-        .arg(ttl.as_millis() as u64)
-        .invoke_async(&mut redis)
-        .await?;
+    let touched: i64 = Retire {
+        event_id,
+        head,
+        admissions,
+        ttl,
+    }
+    .invocation(&state.scripts, keys)
+    .invoke_async(&mut redis)
+    .await?;
     // The draw's keys go too once the draw is kept in Postgres (or there is none); a draw not
     // made yet keeps its entrants for when the room is on again.
     let mut touched = touched;

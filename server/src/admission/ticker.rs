@@ -41,7 +41,7 @@ use crate::{
     opening::{self, Drawn},
     queue::inventory::Inventory,
     queue::state::Line,
-    redis::{Counter, Counters, Lock},
+    redis::{Counter, Counters, Lock, scripts::Admit},
 };
 
 /// How often the loop looks for due ticks; bounds how late a tick can be.
@@ -338,39 +338,23 @@ impl Ticker {
             u64::from(self.state.rates.in_force(event_id, room)) * u64::from(room.tick_ms)
         };
         let config = &self.state.config;
-        let mut script = self.state.scripts.admit.prepare_invoke();
-        script
-            .key(lock.key())
-            .key(keys.queue(event_id))
-            .key(keys.admitted(event_id))
-            .key(keys.credit(event_id))
-            .key(Counters::at(keys, event_id, now_unix).key())
-            .key(keys.admitted_total(event_id))
-            .key(keys.head(event_id))
-            .key(keys.inventory(event_id))
-            .key(keys.shopping(event_id))
-            .key(keys.draw(event_id))
-            .key(keys.joins(event_id))
-            .key(keys.admission_log(event_id))
-            .key(keys.admission_seq(event_id))
-            .key(keys.seen(event_id))
-            .key(keys.away(event_id))
-            .arg(lock.owner())
-            .arg(credit)
-            .arg(u64::from(self.state.config.admission_ttl_seconds) * 1000)
-            .arg(Counters::TTL_SECS)
-            .arg(Counter::Admissions.field())
-            .arg(Counter::QueueLength.field())
-            .arg(if room.opens_at.is_some() { "1" } else { "0" })
-            .arg(log::CAPACITY)
-            .arg(self.state.rooms.logged_through(event_id))
-            .arg(u64::from(config.away_after_seconds) * 1000)
-            .arg(u64::from(config.seatmap_deadline_seconds) * 1000);
-        for (field, value) in Inventory::FIELDS.iter().zip(inventory.values()) {
-            script.arg(field).arg(value);
+        let (count, queue_length, head): (i64, i64, u64) = Admit {
+            event_id,
+            lock: &lock,
+            second: now_unix,
+            credit,
+            admission_ttl: Duration::from_secs(config.admission_ttl_seconds.into()),
+            has_opening: room.opens_at.is_some(),
+            log_capacity: log::CAPACITY,
+            logged_through: self.state.rooms.logged_through(event_id),
+            away_after: Duration::from_secs(config.away_after_seconds.into()),
+            seatmap_deadline: Duration::from_secs(config.seatmap_deadline_seconds.into()),
+            inventory_fields: &Inventory::FIELDS,
+            inventory_values: &inventory.values(),
         }
-        let (count, queue_length, head): (i64, i64, u64) =
-            script.invoke_async(&mut self.state.redis.clone()).await?;
+        .invocation(&self.state.scripts, keys)
+        .invoke_async(&mut self.state.redis.clone())
+        .await?;
         match count {
             -1 => return Ok(Tick::NotLeader),
             -2 => return Ok(Tick::BeforeOpening),

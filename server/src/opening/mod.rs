@@ -58,7 +58,7 @@ use crate::{
     error::{Error, Result},
     events::{room::get_event, state::Catalog},
     extract::EventId,
-    redis::{Kept, Lock},
+    redis::{Kept, Lock, scripts},
 };
 
 /// Entrants read per round trip.
@@ -305,23 +305,17 @@ pub async fn draw(state: &Catalog, lock: &Lock, lease: Duration, event_id: &str)
             .ignore();
             pipe.query_async::<()>(&mut redis.clone()).await?;
         }
-        let swapped: i64 = state
-            .scripts
-            .draw
-            .key(lock.key())
-            .key(keys.entrants(event_id))
-            .key(keys.draw(event_id))
-            .key(keys.queue(event_id))
-            .key(&line)
-            .key(&tickets)
-            .key(keys.drawn_tickets(event_id))
-            .arg(lock.owner())
-            .arg(order.len())
-            .arg(sealed.opens_at.timestamp_millis())
-            .arg(&seed)
-            .arg(&sealed.beacon)
-            .invoke_async(&mut redis.clone())
-            .await?;
+        let swapped: i64 = scripts::Draw {
+            event_id,
+            lock,
+            entrants: order.len(),
+            opens_at: sealed.opens_at,
+            seed: &seed,
+            beacon: &sealed.beacon,
+        }
+        .invocation(&state.scripts, keys)
+        .invoke_async(&mut redis.clone())
+        .await?;
         Ok::<_, Error>(match swapped {
             1 => Drawn::Made {
                 entrants: order.len() as u64,

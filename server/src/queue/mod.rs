@@ -60,7 +60,10 @@ use crate::{
     extract, ids,
     queue::inventory::Inventory,
     queue::state::Line,
-    redis::{Counter, Counters, ratelimit},
+    redis::{
+        ratelimit,
+        scripts::{Consume, Locate},
+    },
     tokens::{
         Buyer,
         cookies::{Cookie, place_cookie_name},
@@ -342,74 +345,25 @@ pub fn locate_script<'a>(
     new_place: Option<&NewPlace>,
     band: &Band,
 ) -> ScriptInvocation<'a> {
-    let keys = &state.keys;
     let work = new_place.and_then(|p| p.proof.as_ref());
-    let millis = |t: Option<DateTime<Utc>>| {
-        t.map(|t| t.timestamp_millis().to_string())
-            .unwrap_or_default()
-    };
-    let mut script = state.scripts.locate.prepare_invoke();
-    script
-        .key(keys.queue(event_id))
-        .key(keys.seq(event_id))
-        .key(keys.admitted(event_id))
-        .key(keys.head(event_id))
-        .key(keys.inventory(event_id))
-        .key(keys.shopping(event_id))
-        .key(keys.join_proof(event_id, work.map_or("", |w| w.id.as_str())))
-        .key(keys.places_by_network(event_id))
-        .key(keys.entrants(event_id))
-        .key(keys.draw(event_id))
-        .key(keys.joins(event_id))
-        .key(keys.joined(event_id))
-        .key(keys.seen(event_id))
-        .key(keys.away(event_id))
-        .key(keys.moved(event_id))
-        .arg(buyer.as_str())
-        .arg(if new_place.is_some() { "1" } else { "0" })
-        .arg(
-            proof
-                .receipt
-                .map(|r| r.arrival.to_string())
-                .unwrap_or_default(),
-        )
-        .arg(
-            proof
-                .admitted_until
-                .map(|t| t.timestamp_millis().to_string())
-                .unwrap_or_default(),
-        )
-        .arg(state.rooms.admitted_through(event_id))
-        .arg(new_place.map_or(String::new(), |p| {
-            p.networks
-                .iter()
-                .map(|n| n.cidr.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        }))
-        .arg(new_place.map_or(String::new(), |p| {
-            let limit = state.config.places_per_network;
-            p.networks
-                .iter()
-                .map(|n| n.limit(limit).to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        }))
-        .arg(
-            work.map(|w| {
-                (w.expires_at - Utc::now())
-                    .num_milliseconds()
-                    .max(1)
-                    .to_string()
-            })
-            .unwrap_or_default(),
-        )
-        .arg(millis(room.prequeue_opens_at))
-        .arg(millis(room.opens_at))
-        .arg(ids::random_hex(16))
-        .arg(band.record())
-        .arg(&Inventory::FIELDS[..]);
-    script
+    Locate {
+        event_id,
+        proof_id: work.map(|w| w.id.as_str()),
+        buyer,
+        join: new_place.is_some(),
+        receipt_arrival: proof.receipt.map(|r| r.arrival),
+        admitted_until: proof.admitted_until,
+        admitted_through: state.rooms.admitted_through(event_id),
+        networks: new_place.map_or(&[], |p| &p.networks),
+        places_per_network: state.config.places_per_network,
+        proof_expires_at: work.map(|w| w.expires_at),
+        prequeue_opens_at: room.prequeue_opens_at,
+        opens_at: room.opens_at,
+        ticket: &ids::random_hex(16),
+        band: &band.record(),
+        inventory_fields: &Inventory::FIELDS,
+    }
+    .invocation(&state.scripts, &state.keys)
 }
 
 /// The locate script's answer: kind, value, arrival, restored, the live admissions without a
@@ -551,24 +505,17 @@ async fn admitted_now(
     // The buyer's place in the line, if they kept one from when the room was on, is used up
     // by this admission. Best effort: with Redis unreachable the room off still admits (that
     // is what it is for), and the place may then be admitted again once the room is on.
-    let consumed: std::result::Result<i64, _> = state
-        .scripts
-        .consume
-        .key(state.keys.queue(event_id))
-        .key(state.keys.head(event_id))
-        .key(state.keys.joins(event_id))
-        .key(state.keys.admission_log(event_id))
-        .key(state.keys.admission_seq(event_id))
-        .key(Counters::at(&state.keys, event_id, Utc::now().timestamp()).key())
-        .key(state.keys.admitted_while_off(event_id))
-        .arg(buyer.as_str())
-        .arg(crate::admission::log::CAPACITY)
-        .arg(state.rooms.logged_through(event_id))
-        .arg(Counter::Admissions.field())
-        .arg(Counters::TTL_SECS)
-        .arg(u64::from(ROOM_OFF_ADMISSION_SECS) * 1000)
-        .invoke_async(&mut state.redis.clone())
-        .await;
+    let consumed: std::result::Result<i64, _> = Consume {
+        event_id,
+        second: Utc::now().timestamp(),
+        buyer,
+        log_capacity: crate::admission::log::CAPACITY,
+        logged_through: state.rooms.logged_through(event_id),
+        life: std::time::Duration::from_secs(ROOM_OFF_ADMISSION_SECS.into()),
+    }
+    .invocation(&state.scripts, &state.keys)
+    .invoke_async(&mut state.redis.clone())
+    .await;
     if let Err(e) = consumed {
         tracing::warn!(event = %event_id, %buyer, error = %e, "could not use up a place in the line of a room that is off");
     }

@@ -45,7 +45,10 @@ use crate::{
     extract::{self, ApiJson},
     queue::state::Line,
     queue::{device, inventory::Inventory, poll, respond},
-    redis::ratelimit,
+    redis::{
+        ratelimit,
+        scripts::{Claim, OfferMove},
+    },
     tokens::{Buyer, cookies::Cookie},
 };
 
@@ -221,34 +224,19 @@ pub async fn offer(
             .arg(buyer.as_str())
             .query_async(&mut redis)
             .await?;
-        // `code:expiry_ms`
-        let given_code = given
-            .as_deref()
-            .and_then(|g| g.split_once(':'))
-            .map(|(c, _)| c);
         let code = new_code();
-        let (kind, code, expiry_ms): Offer = state
-            .scripts
-            .offer_move
-            .key(keys.move_code(event_id, &code))
-            .key(keys.moving(event_id))
-            .key(keys.moved(event_id))
-            .key(keys.moved_in(event_id))
-            .key(keys.queue(event_id))
-            .key(keys.admitted(event_id))
-            .key(keys.away(event_id))
-            .key(keys.entrants(event_id))
-            .key(keys.draw(event_id))
-            .key(keys.inventory(event_id))
-            .key(keys.move_code(event_id, given_code.unwrap_or(&code)))
-            .arg(buyer.as_str())
-            .arg(&code)
-            .arg(CODE_LIFE_MS)
-            .arg(Inventory::FIELDS[0])
-            .arg(given.as_deref().unwrap_or(""))
-            .arg(if room.bind_tokens { "1" } else { "0" })
-            .invoke_async(&mut redis)
-            .await?;
+        let (kind, code, expiry_ms): Offer = OfferMove {
+            event_id,
+            code: &code,
+            given: given.as_deref(),
+            buyer,
+            life: std::time::Duration::from_millis(CODE_LIFE_MS),
+            sold_out_field: Inventory::FIELDS[0],
+            binds_tokens: room.bind_tokens,
+        }
+        .invocation(&state.scripts, keys)
+        .invoke_async(&mut redis)
+        .await?;
         match kind.as_str() {
             "code" => {
                 let expires_at = DateTime::from_timestamp_millis(expiry_ms).ok_or_else(|| {
@@ -340,32 +328,16 @@ async fn claim(
     } else {
         None
     };
-    let keys = &state.keys;
-    let (kind, at): (String, i64) = state
-        .scripts
-        .claim
-        .key(keys.move_code(event_id, &code))
-        .key(keys.moving(event_id))
-        .key(keys.moved(event_id))
-        .key(keys.moved_in(event_id))
-        .key(keys.queue(event_id))
-        .key(keys.admitted(event_id))
-        .key(keys.shopping(event_id))
-        .key(keys.seen(event_id))
-        .key(keys.away(event_id))
-        .key(keys.joins(event_id))
-        .key(keys.entrants(event_id))
-        .key(keys.bound(event_id))
-        .key(keys.draw(event_id))
-        .arg(buyer.as_str())
-        .arg(device.as_deref().unwrap_or(""))
-        .arg(
-            room.opens_at
-                .map(|t| t.timestamp_millis().to_string())
-                .unwrap_or_default(),
-        )
-        .invoke_async(&mut state.redis.clone())
-        .await?;
+    let (kind, at): (String, i64) = Claim {
+        event_id,
+        code: &code,
+        buyer,
+        device: device.as_deref(),
+        opens_at: room.opens_at,
+    }
+    .invocation(&state.scripts, &state.keys)
+    .invoke_async(&mut state.redis.clone())
+    .await?;
     match kind.as_str() {
         "claimed" => DateTime::from_timestamp_millis(at)
             .ok_or_else(|| Error::Internal(format!("move time {at} out of range"))),

@@ -1,10 +1,12 @@
 //! Everything Anteroom says to Redis goes through this folder: the one handle ([`store`]), the
-//! name of every key ([`keys`]), the Lua scripts ([`scripts`]), the lock with a lease
-//! ([`lock`]), the per-second dashboard counters ([`counters`]) and the shared rate limits
-//! ([`ratelimit`]).
+//! name of every key ([`keys`]), the Lua scripts with one typed call each ([`scripts`]), the
+//! lock with a lease ([`lock`]), the per-second dashboard counters ([`counters`]) and the
+//! shared rate limits ([`ratelimit`]).
 //!
 //! Invariants: no key name is built outside [`keys`], and every key of an event carries the
 //! event's hash tag, so each command, pipeline and script touches one slot of a Redis Cluster;
+//! a script is called only through its typed call in [`scripts`], which lists its keys and
+//! arguments in the order of its header, so no caller writes a script's key list by hand;
 //! mutual exclusion between instances (the ticker, a seat map rebuild, the expiry sweep, a
 //! payment) is only ever a [`Lock`]: taken with `SET NX PX` under an owner token, renewed and
 //! released only by that owner (DESIGN.md 3, 4).

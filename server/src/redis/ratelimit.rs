@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use super::scripts::RateLimit;
 use crate::{base::Handles, client::Network, error::Error};
 
 /// Counts one attempt of `subject` against `limit` per `window`; refuses with 429 and the
@@ -16,14 +17,14 @@ pub async fn check(
     limit: u32,
     window: Duration,
 ) -> Result<(), Error> {
-    let key = state.keys.rate_limit(name, subject);
-    let (count, ttl_ms): (u64, u64) = state
-        .scripts
-        .rate_limit
-        .key(key)
-        .arg(window.as_millis() as u64)
-        .invoke_async(&mut state.redis.clone())
-        .await?;
+    let (count, ttl_ms): (u64, u64) = RateLimit {
+        name,
+        subject,
+        window,
+    }
+    .invocation(&state.scripts, &state.keys)
+    .invoke_async(&mut state.redis.clone())
+    .await?;
     if count > u64::from(limit) {
         return Err(Error::RateLimited {
             retry_after_secs: ttl_ms.div_ceil(1000).max(1),

@@ -20,7 +20,7 @@ use chrono::Utc;
 
 use crate::{
     error::{Error, Result},
-    redis::{Keys, Lock},
+    redis::{Keys, Lock, scripts::SetIfGeneration},
     tokens::gate::AdmittedBuyer,
     tokens::state::Tokens,
 };
@@ -131,16 +131,15 @@ async fn rebuild_if_first(state: &Tokens, event_id: &str) -> Result<Option<Strin
     let built = build(state, event_id).await;
     if let Ok(json) = &built {
         let expires = Utc::now().timestamp_millis() + LOGICAL_TTL.as_millis() as i64;
-        let _: i64 = state
-            .scripts
-            .set_if_generation
-            .key(keys.seatmap(event_id))
-            .key(keys.seatmap_generation(event_id))
-            .arg(generation.unwrap_or_else(|| "0".into()))
-            .arg(format!("{expires}\n{json}"))
-            .arg((LOGICAL_TTL + GRACE).as_millis() as u64)
-            .invoke_async(&mut redis)
-            .await?;
+        let _: i64 = SetIfGeneration {
+            event_id,
+            generation: generation.as_deref(),
+            value: &format!("{expires}\n{json}"),
+            ttl: LOGICAL_TTL + GRACE,
+        }
+        .invocation(&state.scripts, keys)
+        .invoke_async(&mut redis)
+        .await?;
     }
     lock.release(&redis).await?;
     built.map(Some)

@@ -1,3 +1,6 @@
+use std::time::Duration;
+
+use anteroom::redis::scripts::SetIfGeneration;
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -106,18 +109,16 @@ async fn a_rebuild_that_raced_a_change_is_not_stored(backend: Backend) {
         .await
         .unwrap();
     hold(&app, &event, &session, "k", hold_body(&[ids[0]])).await;
-    let stored: i64 = app
-        .state
-        .scripts
-        .set_if_generation
-        .key(app.state.keys.seatmap(&event))
-        .key(app.state.keys.seatmap_generation(&event))
-        .arg(generation_before.unwrap_or_else(|| "0".into()))
-        .arg("0\n{}")
-        .arg(60_000)
-        .invoke_async(&mut app.state.redis.clone())
-        .await
-        .unwrap();
+    let stored: i64 = SetIfGeneration {
+        event_id: &event,
+        generation: generation_before.as_deref(),
+        value: "0\n{}",
+        ttl: Duration::from_secs(60),
+    }
+    .invocation(&app.state.scripts, &app.state.keys)
+    .invoke_async(&mut app.state.redis.clone())
+    .await
+    .unwrap();
     assert_eq!(stored, 0);
     assert_eq!(
         status_of(&seat_map(&app, &event, &session).await, ids[0]),
