@@ -735,23 +735,10 @@ mod tests {
     fn room(opens_in: i64, prequeue_seconds: u32, now: DateTime<Utc>) -> Room {
         let opens_at = Some(now + Span::seconds(opens_in));
         Room {
-            enabled: true,
-            paused: false,
-            admit_rate_per_second: 50,
-            tick_ms: 1000,
-            hold_ttl_seconds: 600,
-            seats_per_buyer: 6,
-            hold_sweep_seconds: 30,
-            epoch: 0,
-            join_pow_bits: 0,
             opens_at,
             prequeue_seconds,
             prequeue_opens_at: prequeue_opens_at(opens_at, prequeue_seconds),
-            auto_rate: false,
-            min_admit_rate_per_second: 1,
-            max_admit_rate_per_second: 1000,
-            target_hold_p99_ms: 50,
-            bind_tokens: false,
+            ..app::wire::DEFAULT_ROOM
         }
     }
 
