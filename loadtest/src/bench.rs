@@ -201,7 +201,7 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
             &buyer,
             &event,
             &Proof::default(),
-            Some(&bench),
+            (&[], Some(&bench)),
             &band,
         )
     };

@@ -243,7 +243,8 @@ pub struct Config {
     )]
     pub forwarded_header: ForwardedHeader,
 
-    /// Joins one network (an IPv4 /24 or an IPv6 /64) may make per minute, across instances.
+    /// Joins one network (an IPv4 /24 or an IPv6 /64) may make to one event's line per minute,
+    /// across instances (counted inside the join's locate script).
     #[arg(
         long,
         global = true,

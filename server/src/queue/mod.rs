@@ -55,15 +55,12 @@ use chrono::{DateTime, Utc};
 use redis::ScriptInvocation;
 
 use crate::{
-    client::Client,
+    client::{Client, Network},
     error::{Error, Result},
     extract, ids,
     queue::inventory::Inventory,
     queue::state::Line,
-    redis::{
-        ratelimit,
-        scripts::{Consume, Locate},
-    },
+    redis::scripts::{Consume, Locate},
     tokens::{
         Buyer,
         cookies::{Cookie, place_cookie_name},
@@ -216,16 +213,11 @@ pub async fn join(
     headers: &HeaderMap,
     joiner: &Joiner<'_>,
 ) -> Result<Answer> {
-    ratelimit::check_networks(
-        state,
-        "join",
-        &joiner.client.networks(),
-        state.config.joins_per_network_per_minute,
-        std::time::Duration::from_secs(60),
-    )
-    .await?;
     locate(state, buyer, event_id, headers, Some(joiner)).await
 }
+
+/// The window of `joins_per_network_per_minute`.
+const JOIN_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
 pub async fn poll(
@@ -270,6 +262,7 @@ async fn locate(
         let band = Band::exact(state.rates.in_force(event_id.as_str(), &room).max(1));
         return answer(state, &room, buyer, event_id, Place::NotOpen, &proof, &band);
     }
+    let join_networks = joiner.map_or_else(Vec::new, |j| j.client.networks());
     let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
     let band = state.bands.get(state, &state.rates, event_id, &room).await;
     let reply: Reply = locate_script(
@@ -278,7 +271,7 @@ async fn locate(
         buyer,
         event_id,
         &proof,
-        new_place.as_ref(),
+        (&join_networks, new_place.as_ref()),
         &band,
     )
     .invoke_async(&mut state.redis.clone())
@@ -334,15 +327,16 @@ fn new_place(
     })
 }
 
-/// The locate script's call for `buyer` in the line of `event_id`, making `new_place` if the
-/// buyer has none (the line benchmark fills lines with it too).
+/// The locate script's call for `buyer` in the line of `event_id`: a join counted against
+/// the joiner's networks (none for a poll), making `new_place` if the buyer has none (the line
+/// benchmark fills lines with it too).
 pub fn locate_script<'a>(
     state: &'a Line,
     room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
     proof: &Proof,
-    new_place: Option<&NewPlace>,
+    (join_networks, new_place): (&[Network], Option<&NewPlace>),
     band: &Band,
 ) -> ScriptInvocation<'a> {
     let work = new_place.and_then(|p| p.proof.as_ref());
@@ -361,6 +355,9 @@ pub fn locate_script<'a>(
         opens_at: room.opens_at,
         ticket: &ids::random_hex(16),
         band: &band.record(),
+        join_networks,
+        joins_per_network: state.config.joins_per_network_per_minute,
+        join_window: JOIN_WINDOW,
         inventory_fields: &Inventory::FIELDS,
     }
     .invocation(&state.scripts, &state.keys)
@@ -398,6 +395,9 @@ fn place((kind, value, arrival, restored, shopping, inventory, ticket): Reply) -
         "sold_out" => Ok(Place::SoldOut),
         "network_full" => Ok(Place::NetworkFull),
         "absent" => Ok(Place::Absent),
+        "rate_limited" => Err(Error::RateLimited {
+            retry_after_secs: (value.max(0) as u64).div_ceil(1000).max(1),
+        }),
         other => Err(Error::Internal(format!("queue script answered {other:?}"))),
     }
 }

@@ -139,6 +139,12 @@ impl Keys {
     }
 
     /// Marks the join challenge `id` used (it lives until the challenge expires).
+    /// The joins one network (`cidr`) made to `event_id`'s line in the current window: a
+    /// counter in the event's slot, so the join's limit is counted in the locate script.
+    pub fn join_limit(&self, event_id: &str, cidr: &str) -> String {
+        self.event(event_id, &format!("rl:join:{cidr}"))
+    }
+
     pub fn join_proof(&self, event_id: &str, id: &str) -> String {
         self.event(event_id, &format!("proof:{id}"))
     }

@@ -14,7 +14,8 @@
 -- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
 -- KEYS[13] seen (zset buyer -> when their page last asked, ms), KEYS[14] away (zset buyer ->
 -- arrival number of the buyers the ticker skipped while they were gone), KEYS[15] moved (hash
--- buyer -> ms when their place moved to another device, `queue::moving`).
+-- buyer -> ms when their place moved to another device, `queue::moving`), KEYS[16..] the joins
+-- each of the joiner's networks made to this line in the current window (none for a poll).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
@@ -24,10 +25,12 @@
 -- expires, or '' for a join without one; ARGV[9] when the pre-queue opens (ms), or '' when the
 -- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
 -- ticket, for a new entrant; ARGV[12] the estimate's band in force (`Band::record`), kept
--- with a new place; ARGV[13..] the inventory's fields (queue/inventory.rs), the first of them
--- '1' when sold out.
+-- with a new place; ARGV[13] the joins each network of KEYS[16..] may make a window, separated
+-- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15..] the inventory's fields
+-- (queue/inventory.rs), the first of them '1' when sold out.
 -- Returns {kind, value, arrival, restored, shopping, inventory, ticket}: kind and value
 -- 'admitted' and expiry_ms, 'waiting' and position, 'moved' and the ms it moved at,
+-- 'rate_limited' and the ms until the window of the network past its share ends,
 -- 'pre_queue', 'not_open', 'absent', 'sold_out' or 'network_full' and 0 (a proof of work already used makes no place: 'absent');
 -- restored is 1 when this call put back a lost admission or place; shopping counts the
 -- admissions without a hold that are live now; inventory holds the values of ARGV[13..] (nil
@@ -40,7 +43,22 @@
 -- position and band its answer gives, for the night's report.
 local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 13))
+-- A join counts against each of its networks' joins this window and is refused at the first
+-- past its share, before anything else: counted here, so that a join is one round trip.
+local counter = 16
+for share in string.gmatch(ARGV[13], '%S+') do
+  local joins = redis.call('INCR', KEYS[counter])
+  local window_left = redis.call('PTTL', KEYS[counter])
+  if window_left < 0 then
+    redis.call('PEXPIRE', KEYS[counter], ARGV[14])
+    window_left = tonumber(ARGV[14])
+  end
+  if joins > tonumber(share) then
+    return {'rate_limited', window_left, 0, 0, 0, {}, ''}
+  end
+  counter = counter + 1
+end
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 15))
 local function reply(kind, value, arrival, restored, ticket)
   local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
   return {kind, value, arrival, restored, shopping, inventory, ticket or ''}

@@ -1,6 +1,8 @@
 //! The one Rust call of `locate.lua`: where a buyer stands in an event's line, joining them if
 //! asked. Its fields follow the order of the script's header.
 
+use std::time::Duration;
+
 use ::redis::ScriptInvocation;
 use chrono::{DateTime, Utc};
 
@@ -42,14 +44,22 @@ pub struct Locate<'a> {
     pub ticket: &'a str,
     /// `ARGV[12]`: the estimate's band in force (`Band::record`), kept with a new place.
     pub band: &'a str,
-    /// `ARGV[13..]`: the inventory's fields, the first of them '1' when sold out.
+    /// `KEYS[16..]`: the joiner's networks, whose joins to this line the script counts (one
+    /// counter each); none for a poll.
+    pub join_networks: &'a [Network],
+    /// `ARGV[13]`: the joins one network may make a window, of which each of `join_networks`
+    /// gets its share (`Network::limit`), sent in the same order.
+    pub joins_per_network: u32,
+    /// `ARGV[14]`: the window of the join counters.
+    pub join_window: Duration,
+    /// `ARGV[15..]`: the inventory's fields, the first of them '1' when sold out.
     pub inventory_fields: &'a [&'a str],
 }
 
 impl Locate<'_> {
-    /// The script's call: the line's keys and the proof's mark, then the buyer, the join, the
-    /// proofs of their place, the join's limits, the sale's times, the ticket, the band and
-    /// the inventory's fields. A call, not a run: the line benchmark pipelines it.
+    /// The script's call: the line's keys, the proof's mark and the join's counters, then the
+    /// buyer, the join, the proofs of their place, the join's limits, the sale's times, the
+    /// ticket, the band, the joins' shares and the inventory's fields. A call, not a run: the line benchmark pipelines it.
     pub fn invocation<'s>(&self, scripts: &'s Scripts, keys: &Keys) -> ScriptInvocation<'s> {
         let event_id = self.event_id;
         let cidrs: Vec<&str> = self.networks.iter().map(|n| n.cidr.as_str()).collect();
@@ -73,8 +83,16 @@ impl Locate<'_> {
             .key(keys.joined(event_id))
             .key(keys.seen(event_id))
             .key(keys.away(event_id))
-            .key(keys.moved(event_id))
-            .arg(self.buyer)
+            .key(keys.moved(event_id));
+        for network in self.join_networks {
+            call.key(keys.join_limit(event_id, &network.cidr));
+        }
+        let join_shares: Vec<String> = self
+            .join_networks
+            .iter()
+            .map(|n| n.limit(self.joins_per_network).to_string())
+            .collect();
+        call.arg(self.buyer)
             .arg(flag(self.join))
             .arg(
                 self.receipt_arrival
@@ -94,6 +112,8 @@ impl Locate<'_> {
             .arg(millis(self.opens_at))
             .arg(self.ticket)
             .arg(self.band)
+            .arg(join_shares.join(" "))
+            .arg(self.join_window.as_millis() as u64)
             .arg(self.inventory_fields);
         call
     }
