@@ -138,10 +138,9 @@ impl Buyer<'_> {
                     return None;
                 }
                 let reply = night
-                    .call(
-                        &night.tallies.polls,
-                        night.client.get(self.queue_url()).bearer_auth(self.token),
-                    )
+                    .call(&night.tallies.polls, || {
+                        night.client.get(self.queue_url()).bearer_auth(self.token)
+                    })
                     .await;
                 if reply
                     .as_ref()
@@ -196,7 +195,7 @@ impl Buyer<'_> {
             self.prove(night.client.post(&url), "POST", &url, None)
                 .bearer_auth(self.token)
         };
-        let reply = night.call(&night.tallies.joins, join()).await?;
+        let reply = night.call(&night.tallies.joins, join).await?;
         let asked = (reply.status == StatusCode::PRECONDITION_REQUIRED)
             .then(|| serde_json::from_slice::<ErrorBody>(&reply.body).ok()?.proof)
             .flatten();
@@ -210,7 +209,9 @@ impl Buyer<'_> {
         night.tallies.proofs.fetch_add(1, Ordering::Relaxed);
         let proof = format!("{}:{nonce}", asked.challenge);
         night
-            .call(&night.tallies.joins, join().header("join-proof", proof))
+            .call(&night.tallies.joins, || {
+                join().header("join-proof", proof.as_str())
+            })
             .await
     }
 
@@ -345,12 +346,11 @@ impl Buyer<'_> {
         let night = self.night;
         let url = format!("{}/api/events/{}/seats", self.base, night.event_id);
         let reply = night
-            .call(
-                &night.tallies.seat_maps,
+            .call(&night.tallies.seat_maps, || {
                 self.prove(night.client.get(&url), "GET", &url, Some(admission))
                     .bearer_auth(self.token)
-                    .header("admission-token", admission),
-            )
+                    .header("admission-token", admission)
+            })
             .await;
         let tally = &night.tallies.seat_maps;
         match reply {
@@ -392,15 +392,16 @@ impl Buyer<'_> {
             seat_ids: None,
         };
         let url = format!("{}/api/events/{}/holds", self.base, night.event_id);
-        let req = self
-            .prove(night.client.post(&url), "POST", &url, Some(admission))
-            .bearer_auth(self.token)
-            .header("admission-token", admission)
-            .header(
-                "idempotency-key",
-                format!("onsale-{}-{}", self.i, self.attempts),
-            )
-            .json(&body);
+        let req = || {
+            self.prove(night.client.post(&url), "POST", &url, Some(admission))
+                .bearer_auth(self.token)
+                .header("admission-token", admission)
+                .header(
+                    "idempotency-key",
+                    format!("onsale-{}-{}", self.i, self.attempts),
+                )
+                .json(&body)
+        };
         let tally = &night.tallies.holds;
         match night.call(tally, req).await {
             Ok(r) if r.status == StatusCode::CREATED => {
@@ -439,10 +440,11 @@ impl Buyer<'_> {
         let tally = &night.tallies.checkouts;
         let url = format!("{}/api/holds/{}/checkout", self.base, hold.hold_id);
         while Utc::now() < hold.expires_at {
-            let req = self
-                .prove(night.client.post(&url), "POST", &url, None)
-                .bearer_auth(self.token)
-                .header("idempotency-key", format!("pay-{}", hold.hold_id));
+            let req = || {
+                self.prove(night.client.post(&url), "POST", &url, None)
+                    .bearer_auth(self.token)
+                    .header("idempotency-key", format!("pay-{}", hold.hold_id))
+            };
             let wait = match night.call(tally, req).await {
                 Ok(r) if r.status == StatusCode::OK => {
                     tally.ok.fetch_add(1, Ordering::Relaxed);

@@ -122,15 +122,19 @@ pub struct Night {
 }
 
 impl Night {
-    /// Sends `req` within the in-flight bound, as a page does: a 503 that says Retry-After
-    /// (the server shedding load) is counted in `tally` and sent again after that wait, until
-    /// answered otherwise or the night stops. The time is the buyer's, from the first send to
-    /// the last byte of the answer, waits included. `Err` is a client-side failure.
-    pub async fn call(&self, tally: &Tally, req: RequestBuilder) -> Result<Reply, reqwest::Error> {
+    /// Sends the request `make` makes within the in-flight bound, as a page does: a 503 that
+    /// says Retry-After (the server shedding load) is counted in `tally` and a new request
+    /// (with a fresh device proof: a proof is good once) sent after that wait, until answered
+    /// otherwise or the night stops. The time is the buyer's, from the first send to the last
+    /// byte of the answer, waits included. `Err` is a client-side failure.
+    pub async fn call(
+        &self,
+        tally: &Tally,
+        make: impl Fn() -> RequestBuilder,
+    ) -> Result<Reply, reqwest::Error> {
         let t = Instant::now();
         loop {
-            let attempt = req.try_clone().expect("request bodies are bytes");
-            let mut reply = self.send(attempt).await?;
+            let mut reply = self.send(make()).await?;
             reply.micros = t.elapsed().as_micros() as u64;
             match reply.retry_after {
                 Some(wait) if reply.status == StatusCode::SERVICE_UNAVAILABLE => {
