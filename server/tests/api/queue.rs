@@ -1,10 +1,12 @@
+use std::time::Duration;
+
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::helpers::{
-    Backend, event_body, expect_error, join, on_single_and_cluster, poll, spawn_app, spawn_with,
-    test_config, three_instances,
+    Backend, event_body, eventually, expect_error, join, on_single_and_cluster, poll, spawn_app,
+    spawn_with, test_config, three_instances,
 };
 
 on_single_and_cluster!(two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_each);
@@ -162,8 +164,17 @@ async fn an_expired_admission_leaves_the_line_and_joining_again_goes_to_the_back
         (StatusCode::OK, Some("admitted"))
     );
 
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    let r = app.get(&format!("/api/events/{event}/queue"), &first).await;
+    // Admitted until the admission's second is over; then out of the line.
+    let queue = format!("/api/events/{event}/queue");
+    let r = eventually(
+        "the admission expires",
+        Duration::from_secs(10),
+        async || {
+            let r = app.get(&queue, &first).await;
+            (r.status() != StatusCode::OK).then_some(r)
+        },
+    )
+    .await;
     expect_error(r, StatusCode::NOT_FOUND, "not_in_queue").await;
     let (status, body) = join(&app, event, &first).await;
     assert_eq!(status, StatusCode::ACCEPTED);
