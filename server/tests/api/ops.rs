@@ -84,9 +84,11 @@ async fn shutdown_lets_an_in_flight_request_finish() {
         .send();
     let in_flight = tokio::spawn(request);
     tx.send(Ok(head)).await.unwrap();
+    // Time, not a condition: nothing shows that the server is reading the body.
     tokio::time::sleep(Duration::from_millis(200)).await;
 
     app.shutdown.cancel();
+    // Time: this proves the server does not stop while the request is in flight.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let server = app.task.take().unwrap();
     assert!(
