@@ -22,8 +22,8 @@ use tokio::{
 };
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, event_body, expect_error, hold, hold_body, join, join_response,
-    open_event, poll, put_room, quick, spawn_app, spawn_with, test_config,
+    ADMIN_TOKEN, TestApp, event_body, eventually, expect_error, hold, hold_body, join,
+    join_response, open_event, poll, put_room, quick, spawn_app, spawn_with, test_config,
 };
 
 /// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
@@ -58,6 +58,7 @@ async fn until_closed(
 fn trickle(mut write: tokio::net::tcp::OwnedWriteHalf, piece: &'static [u8]) {
     tokio::spawn(async move {
         for _ in 0..100 {
+            // The slow client under test, not a wait.
             tokio::time::sleep(Duration::from_millis(100)).await;
             if write.write_all(piece).await.is_err() {
                 return;
@@ -156,7 +157,8 @@ async fn a_thousand_slow_uploads_do_not_take_the_budget_of_joins() {
             .unwrap();
         uploads.push(stream);
     }
-    // Long enough for the server to have routed every one of them.
+    // Long enough for the server to have routed every one of them (time: nothing shows that
+    // the server has read an upload's headers).
     tokio::time::sleep(Duration::from_millis(1000)).await;
     for _ in 0..3 {
         let r = app
@@ -167,6 +169,7 @@ async fn a_thousand_slow_uploads_do_not_take_the_budget_of_joins() {
             .await
             .unwrap();
         assert_eq!(r.status(), StatusCode::ACCEPTED);
+        // Joins spread over the uploads' wait, by design.
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     drop(uploads);
@@ -826,13 +829,33 @@ async fn a_room_turned_off_with_buyers_in_line_keeps_its_line() {
     assert_eq!(body["position"], 1);
 }
 
-/// The number of `app`'s Postgres sessions waiting for a lock.
-async fn waiting_on_a_lock(app: &TestApp) -> i64 {
+/// A Postgres connection of the test's own to `app`'s database: what watches the app's pool
+/// must not take a connection of it.
+async fn watcher(app: &TestApp) -> sqlx::PgConnection {
+    use sqlx::Connection;
+    let url = app.state.config.database_url.expose();
+    sqlx::PgConnection::connect(url).await.unwrap()
+}
+
+/// The number of Postgres sessions of `db`'s database waiting for a lock.
+async fn waiting_on_a_lock(db: &mut sqlx::PgConnection) -> i64 {
     sqlx::query_scalar(
         "select count(*) from pg_stat_activity \
          where datname = current_database() and wait_event_type = 'Lock'",
     )
-    .fetch_one(&app.state.db)
+    .fetch_one(db)
+    .await
+    .unwrap()
+}
+
+/// Whether a hold transaction waits for a lock (at its insert of the hold) in `db`'s database.
+async fn hold_waits_on_the_lock(db: &mut sqlx::PgConnection) -> bool {
+    sqlx::query_scalar(
+        "select exists (select 1 from pg_stat_activity \
+         where datname = current_database() and wait_event_type = 'Lock' \
+           and query like 'insert into hold %')",
+    )
+    .fetch_one(db)
     .await
     .unwrap()
 }
@@ -846,6 +869,7 @@ async fn a_flood_of_reads_of_unknown_events_leaves_the_hold_path_its_connections
     let app = spawn_with(config).await;
     let (event, seats) = open_event(&app, 1, 2).await;
     let (_, session) = app.session().await;
+    let mut watch = watcher(&app).await;
     // Postgres is slow to answer anything about events: every read of the table waits.
     let mut blocker = app.state.db.begin().await.unwrap();
     sqlx::query("lock table event in access exclusive mode")
@@ -860,9 +884,13 @@ async fn a_flood_of_reads_of_unknown_events_leaves_the_hold_path_its_connections
             tokio::spawn(async move { req.send().await.map(|r| r.status()) })
         })
         .collect();
-    while waiting_on_a_lock(&app).await == 0 {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    eventually(
+        "the flood waits on the lock",
+        Duration::from_secs(30),
+        async || waiting_on_a_lock(&mut watch).await > 0,
+    )
+    .await;
+    // Time for the rest of the flood to queue for the public connection, which nothing shows.
     tokio::time::sleep(Duration::from_millis(300)).await;
     // Known events are answered from memory meanwhile.
     for path in [
@@ -890,7 +918,14 @@ async fn a_flood_of_reads_of_unknown_events_leaves_the_hold_path_its_connections
             .json(&hold_body(&seats[..1]));
         tokio::spawn(async move { req.send().await.unwrap().status() })
     };
-    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    // It has a connection once its insert (its foreign key to the event) waits on the lock;
+    // starved of one, it ends with 503 within the acquire timeout.
+    eventually(
+        "the hold has a connection",
+        Duration::from_secs(30),
+        async || holding.is_finished() || hold_waits_on_the_lock(&mut watch).await,
+    )
+    .await;
     blocker.rollback().await.unwrap();
     assert_eq!(holding.await.unwrap(), StatusCode::CREATED);
     for read in flood {
@@ -1121,19 +1156,11 @@ async fn sighup_makes_a_running_server_read_its_key_folder_again() {
     install_key(&key, "zz-added", &[&config.data_dir.join("admission-keys")]);
     process.signal("HUP");
     // Before it reads the folder again (or if SIGHUP killed it), the key is not served.
-    let mut kids = None;
-    for _ in 0..100 {
-        kids = served_kids(&process.base).await;
-        if kids.as_ref().is_some_and(|k| k.len() == 2) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(
-        kids.as_ref()
-            .is_some_and(|k| k.contains(&"zz-added".to_owned())),
-        "{kids:?}"
-    );
+    let kids = eventually("a second key served", Duration::from_secs(10), async || {
+        served_kids(&process.base).await.filter(|k| k.len() == 2)
+    })
+    .await;
+    assert!(kids.contains(&"zz-added".to_owned()), "{kids:?}");
 }
 
 #[tokio::test]
