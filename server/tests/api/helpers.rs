@@ -558,3 +558,12 @@ pub async fn eventually_every<R: Outcome>(
         tokio::time::sleep(every).await;
     }
 }
+
+/// The (first) private key file in the key folder `dir`.
+pub fn key_file(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "key"))
+        .expect("a .key file")
+}
