@@ -1,5 +1,6 @@
-//! Hardening (issue 16): each test plays one attack against the real server and proves it
-//! no longer works.
+//! Starting a server: what it refuses to start on (a weak or short secret, a secret or key
+//! file other users may read, and in production no payment provider or no shared secrets),
+//! and the secrets it generates, shows once and shares with the instances beside it.
 
 use anteroom::{
     config::{Config, Secret},
@@ -39,6 +40,14 @@ async fn a_configured_admin_token_under_32_characters_is_refused_at_start() {
     config.admin_token = Some(Secret::new("x".repeat(31)));
     let refused = Application::build(config).await.err().expect("refused");
     assert!(refused.to_string().contains("32"), "{refused}");
+}
+
+#[tokio::test]
+async fn a_weak_session_secret_is_refused_at_start() {
+    let mut config = test_config();
+    config.session_secret = Some(Secret::new("change-me-too-please-it-is-long-enough"));
+    let refused = Application::build(config).await.err().expect("refused");
+    assert!(refused.to_string().contains("32 random bytes"), "{refused}");
 }
 
 #[tokio::test]
@@ -202,12 +211,4 @@ fn instances_starting_together_on_an_empty_data_folder_share_one_secret_and_one_
         );
         assert_eq!(seen[0].1["keys"].as_array().unwrap().len(), 1);
     }
-}
-
-#[tokio::test]
-async fn a_weak_session_secret_is_refused_at_start() {
-    let mut config = test_config();
-    config.session_secret = Some(Secret::new("change-me-too-please-it-is-long-enough"));
-    let refused = Application::build(config).await.err().expect("refused");
-    assert!(refused.to_string().contains("32 random bytes"), "{refused}");
 }
