@@ -6,9 +6,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, Backend, JsonBody, TestApp, event_body, expect_error, join, on_single_and_cluster,
-    poll, put_room, spawn_with, test_config, test_config_on, three_instances,
-    two_instances_and_an_event,
+    ADMIN_TOKEN, Backend, JsonBody, TestApp, event_body, eventually, expect_error, join,
+    on_single_and_cluster, poll, put_room, spawn_with, test_config, test_config_on,
+    three_instances, two_instances_and_an_event,
 };
 
 /// `n` buyers who joined in order; returns their tokens, first in line first.
@@ -148,7 +148,20 @@ async fn a_leader_whose_lease_expired_is_fenced_and_the_next_continues_without_g
     );
     assert!(!new.acquire(event).await.unwrap(), "the lease still holds");
     // The old leader stalls past its lease; the new one takes over.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let lock = a.state.keys.ticker(event);
+    eventually(
+        "the old leader's lease ends",
+        Duration::from_secs(10),
+        async || {
+            let held: bool = redis::cmd("EXISTS")
+                .arg(&lock)
+                .query_async(&mut a.state.redis.clone())
+                .await
+                .unwrap();
+            !held
+        },
+    )
+    .await;
     assert!(new.acquire(event).await.unwrap());
     assert_eq!(
         old.admit(event, &room, 1).await.unwrap(),
@@ -200,7 +213,7 @@ async fn a_change_of_n_or_a_pause_reaches_every_instance_within_a_second() {
     let changed = Instant::now();
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["admit_rate_per_second"], 50);
-    until_within_a_second(changed, || async {
+    until_within_a_second(changed, async || {
         poll(&b, event, last).await.1["estimated_wait_seconds"] == 2
     })
     .await;
@@ -208,7 +221,7 @@ async fn a_change_of_n_or_a_pause_reaches_every_instance_within_a_second() {
     let r = put_room(&a, event, json!({"paused": true})).await;
     assert_eq!(r.status(), StatusCode::OK);
     let changed = Instant::now();
-    until_within_a_second(changed, || async {
+    until_within_a_second(changed, async || {
         let body = poll(&b, event, last).await.1;
         body["paused"] == true && body["estimated_wait_seconds"].is_null()
     })
@@ -224,18 +237,9 @@ async fn a_change_of_n_or_a_pause_reaches_every_instance_within_a_second() {
 }
 
 /// Checks `done` until it holds; fails if that takes more than a second from `since`.
-async fn until_within_a_second<F, Fut>(since: Instant, done: F)
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    while !done().await {
-        assert!(
-            since.elapsed() < Duration::from_secs(1),
-            "not applied within a second"
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+async fn until_within_a_second(since: Instant, done: impl AsyncFnMut() -> bool) {
+    let left = Duration::from_secs(1).saturating_sub(since.elapsed());
+    eventually("applied within a second", left, done).await
 }
 
 #[tokio::test]
@@ -305,11 +309,12 @@ async fn the_running_ticker_admits_and_the_stats_count_every_admission() {
     );
     let r = put_room(&app, event, json!({"paused": false})).await;
     assert_eq!(r.status(), StatusCode::OK);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while admitted_count(&app, event).await < 30 {
-        assert!(Instant::now() < deadline, "the ticker admitted everyone");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        "the ticker admits everyone",
+        Duration::from_secs(10),
+        async || admitted_count(&app, event).await >= 30,
+    )
+    .await;
     assert_eq!(admitted_positions(&app, event, &tokens).await.len(), 30);
     let stats: Value = app
         .get(&format!("/api/admin/events/{event}/stats"), ADMIN_TOKEN)

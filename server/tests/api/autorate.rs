@@ -15,8 +15,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    JsonBody, TestApp, event_body, expect_error, hold_admitted, hold_body, join, poll, put_room,
-    seat_ids, spawn_app, spawn_with, test_config,
+    JsonBody, TestApp, event_body, eventually, expect_error, hold_admitted, hold_body, join, poll,
+    put_room, seat_ids, spawn_app, spawn_with, test_config,
 };
 
 async fn room(app: &TestApp, event: &str) -> Room {
@@ -182,6 +182,7 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
     let mut rate = slowed.rate;
     while rate <= slowed.rate {
         assert!(Instant::now() < deadline, "the rate did not recover");
+        // The steps are the controller under test: taken at the loop's pace, not faster.
         tokio::time::sleep(Duration::from_millis(500)).await;
         rate = steer(&app, &ticker, event, &room).await.rate;
     }
@@ -199,6 +200,7 @@ async fn slow_hold(app: &TestApp, event: &str, buyer: (&str, &str), seat: i64) {
         .unwrap();
     let held = hold_admitted(app, event, buyer, "slow", hold_body(&[seat]));
     let release = async {
+        // The slowness this test makes, not a wait.
         tokio::time::sleep(Duration::from_millis(400)).await;
         blocker.commit().await.unwrap();
     };
@@ -301,7 +303,24 @@ async fn admissions_that_lapse_unused_stop_counting_and_are_replaced() {
     );
     assert_eq!(stats(&app, event).await["rate"]["shopping"], 14);
 
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // Thirteen reach the seat-map deadline (2 s) without opening it: no longer shopping.
+    let marks = app.state.keys.shopping(event);
+    eventually(
+        "thirteen admissions lapse",
+        Duration::from_secs(20),
+        async || {
+            let now_ms = chrono::Utc::now().timestamp_millis();
+            let shopping: u64 = redis::cmd("ZCOUNT")
+                .arg(&marks)
+                .arg(format!("({now_ms}"))
+                .arg("+inf")
+                .query_async(&mut app.state.redis.clone())
+                .await
+                .unwrap();
+            shopping == 1
+        },
+    )
+    .await;
     let replaced = steer(&app, &ticker, event, &room).await;
     assert_eq!(
         replaced.rate, 3,
@@ -331,6 +350,7 @@ async fn an_absent_buyer_is_skipped_then_admitted_on_return_ahead_of_the_line_an
         line.push(joiner(&app, event).await);
     }
     let (gone, present) = (&line[0], &line[1..]);
+    // Time itself: the first buyer must be away (unseen) for `away_after_seconds`.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     for buyer in present {
         assert_eq!(poll(&app, event, buyer).await.0, StatusCode::OK);

@@ -187,6 +187,7 @@ async fn the_breaker_opens_on_failures_answers_503_without_calling_and_closes_af
     assert_eq!(hold_status(&app, &session, &hold_id).await, "active");
 
     set_fake(&url, json!({"fail_rate": 0.0})).await;
+    // Time itself: the breaker stays open for its 300 ms by the clock, then half-opens.
     tokio::time::sleep(std::time::Duration::from_millis(350)).await;
     let r = checkout(&app, &session, &hold_id, "k6").await;
     assert_eq!(

@@ -1,10 +1,13 @@
+use std::time::Duration;
+
 use app::wire::{DEFAULT_CURRENCY, DEFAULT_ROOM, Room, RoomUpdate};
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    JsonBody, event_body, expect_error, put_room, spawn_app, spawn_with, test_config,
+    JsonBody, TestApp, event_body, eventually, expect_error, hold_body, open_event, put_room,
+    spawn_app, spawn_with, test_config,
 };
 
 #[tokio::test]
@@ -311,4 +314,139 @@ async fn an_event_created_without_settings_has_the_default_room() {
     assert_eq!(room, DEFAULT_ROOM);
     assert_eq!(event["zone"]["name"], "UTC");
     assert_eq!(event["currency"], DEFAULT_CURRENCY);
+}
+
+/// A Postgres connection of the test's own to `app`'s database: what watches the app's pool
+/// must not take a connection of it.
+async fn watcher(app: &TestApp) -> sqlx::PgConnection {
+    use sqlx::Connection;
+    let url = app.state.config.database_url.expose();
+    sqlx::PgConnection::connect(url).await.unwrap()
+}
+
+/// The number of Postgres sessions of `db`'s database waiting for a lock.
+async fn waiting_on_a_lock(db: &mut sqlx::PgConnection) -> i64 {
+    sqlx::query_scalar(
+        "select count(*) from pg_stat_activity \
+         where datname = current_database() and wait_event_type = 'Lock'",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap()
+}
+
+/// Whether a hold transaction waits for a lock (at its insert of the hold) in `db`'s database.
+async fn hold_waits_on_the_lock(db: &mut sqlx::PgConnection) -> bool {
+    sqlx::query_scalar(
+        "select exists (select 1 from pg_stat_activity \
+         where datname = current_database() and wait_event_type = 'Lock' \
+           and query like 'insert into hold %')",
+    )
+    .fetch_one(db)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_flood_of_reads_of_unknown_events_leaves_the_hold_path_its_connections() {
+    let mut config = test_config();
+    config.db_pool_size = 4;
+    config.db_public_connections = 1;
+    config.db_acquire_timeout_ms = 1_500;
+    let app = spawn_with(config).await;
+    let (event, seats) = open_event(&app, 1, 2).await;
+    let (_, session) = app.session().await;
+    let mut watch = watcher(&app).await;
+    // Postgres is slow to answer anything about events: every read of the table waits.
+    let mut blocker = app.state.db.begin().await.unwrap();
+    sqlx::query("lock table event in access exclusive mode")
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let flood: Vec<_> = (0..40)
+        .map(|i| {
+            let req = app
+                .client
+                .get(app.url(&format!("/api/events/no-such-event-{i}")));
+            tokio::spawn(async move { req.send().await.map(|r| r.status()) })
+        })
+        .collect();
+    eventually(
+        "the flood waits on the lock",
+        Duration::from_secs(30),
+        async || waiting_on_a_lock(&mut watch).await > 0,
+    )
+    .await;
+    // Time for the rest of the flood to queue for the public connection, which nothing shows.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Known events are answered from memory meanwhile.
+    for path in [
+        "/api/events".to_owned(),
+        format!("/api/events/{event}"),
+        "/".to_owned(),
+    ] {
+        let r = app
+            .client
+            .get(app.url(&path))
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{path} waited on Postgres: {e}"));
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+    }
+    // A hold asks for a connection while the flood waits: it gets one (and its own wait for
+    // the lock ends when the lock goes).
+    let holding = {
+        let req = app
+            .client
+            .post(app.url(&format!("/api/events/{event}/holds")))
+            .bearer_auth(&session)
+            .header("idempotency-key", "k")
+            .json(&hold_body(&seats[..1]));
+        tokio::spawn(async move { req.send().await.unwrap().status() })
+    };
+    // It has a connection once its insert (its foreign key to the event) waits on the lock;
+    // starved of one, it ends with 503 within the acquire timeout.
+    eventually(
+        "the hold has a connection",
+        Duration::from_secs(30),
+        async || holding.is_finished() || hold_waits_on_the_lock(&mut watch).await,
+    )
+    .await;
+    blocker.rollback().await.unwrap();
+    assert_eq!(holding.await.unwrap(), StatusCode::CREATED);
+    for read in flood {
+        let status = read.await.unwrap().unwrap();
+        assert!(
+            [StatusCode::NOT_FOUND, StatusCode::SERVICE_UNAVAILABLE].contains(&status),
+            "{status}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_event_asked_again_at_once_is_answered_without_postgres() {
+    let app = spawn_app().await;
+    let rooms = &app.state.rooms;
+    let missing = rooms
+        .event(&app.state.db, "no-such-event")
+        .await
+        .unwrap_err();
+    assert_eq!(missing.status_code(), StatusCode::NOT_FOUND);
+    // Postgres out of reach: the same question is answered from memory.
+    let unreachable = sqlx::postgres::PgPoolOptions::new()
+        .acquire_timeout(Duration::from_millis(200))
+        .connect_lazy("postgres://postgres@127.0.0.1:1/none")
+        .unwrap();
+    let again = rooms
+        .event(&unreachable, "no-such-event")
+        .await
+        .unwrap_err();
+    assert_eq!(again.status_code(), StatusCode::NOT_FOUND, "{again}");
+    let other = rooms.event(&unreachable, "another-one").await.unwrap_err();
+    assert_eq!(
+        other.status_code(),
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{other}"
+    );
 }

@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 use testkit::procs::{Instance, OwnRedis, Proxy};
 
 use crate::helpers::{
-    TestApp, checkout, event_body, expect_error, hold, hold_body, join, open_event, poll, put_room,
-    spawn_with, test_config,
+    TestApp, checkout, event_body, eventually, eventually_every, expect_error, hold, hold_body,
+    join, open_event, poll, put_room, spawn_with, test_config,
 };
 
 /// Joins `n` new buyers one after the other; returns (buyer id, token), first in line first.
@@ -55,7 +55,7 @@ async fn redis_down_is_a_fast_503_and_a_restart_keeps_every_place_in_order() {
     let line = fill_line(&app, &app.base, event, 300).await;
     let (_, late) = app.session().await;
     // Production runs Redis with `appendfsync everysec`: a write is on disk within a second.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    on_disk(&own).await;
 
     own.kill();
     for (what, path, post) in [
@@ -89,23 +89,15 @@ async fn redis_down_is_a_fast_503_and_a_restart_keeps_every_place_in_order() {
 
     own.restart().await;
     // Back without a restart of Anteroom: every buyer has the place they had, in order.
-    let mut back = false;
-    for _ in 0..50 {
-        if app
-            .client
-            .get(app.url("/readyz"))
-            .send()
-            .await
-            .unwrap()
-            .status()
-            == StatusCode::OK
-        {
-            back = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(back, "ready again without a restart");
+    eventually(
+        "ready again without a restart",
+        Duration::from_secs(10),
+        async || {
+            let r = app.client.get(app.url("/readyz")).send().await.unwrap();
+            r.status() == StatusCode::OK
+        },
+    )
+    .await;
     let polls = join_all(line.iter().map(|(_, t)| poll(&app, event, t))).await;
     let places: Vec<u64> = polls
         .iter()
@@ -133,6 +125,28 @@ async fn redis_down_is_a_fast_503_and_a_restart_keeps_every_place_in_order() {
     let (_, first) = poll(&app, event, &line[0].1).await;
     assert_eq!(first["status"], "admitted");
     drop(app);
+}
+
+/// Makes every write `own` took so far durable in its AOF, as production's `appendfsync
+/// everysec` does within a second: under `appendfsync always` a write is answered only once
+/// the file (and so every write before it) is fsynced.
+async fn on_disk(own: &OwnRedis) {
+    let client = redis::Client::open(own.url()).unwrap();
+    let mut redis = client.get_multiplexed_async_connection().await.unwrap();
+    let fsync = |mode: &str| {
+        redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("appendfsync")
+            .arg(mode)
+            .clone()
+    };
+    let () = fsync("always").query_async(&mut redis).await.unwrap();
+    let _: i64 = redis::cmd("INCR")
+        .arg("fsync-probe")
+        .query_async(&mut redis)
+        .await
+        .unwrap();
+    let () = fsync("everysec").query_async(&mut redis).await.unwrap();
 }
 
 /// Every hold is whole: it has seats, each of its seats names it back, and no seat names a
@@ -194,17 +208,16 @@ async fn postgres_cut_off_mid_burst_is_503_never_a_partial_hold_and_recovers() {
     }));
     // Cut once some holds of the burst have committed, so it falls in the middle of it.
     let cut = async {
-        loop {
+        let committed = async || {
             let n: i64 = sqlx::query_scalar("select count(*) from hold where event_id = $1")
                 .bind(&event)
                 .fetch_one(&db)
                 .await
                 .unwrap();
-            if n >= 20 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        }
+            n >= 20
+        };
+        let every = Duration::from_millis(2);
+        eventually_every("20 holds commit", Duration::from_secs(60), every, committed).await;
         proxy.cut();
     };
     let (statuses, ()) = tokio::join!(burst, cut);
@@ -237,16 +250,17 @@ async fn postgres_cut_off_mid_burst_is_503_never_a_partial_hold_and_recovers() {
 
     // Back without a restart.
     proxy.restore();
-    let mut status = StatusCode::SERVICE_UNAVAILABLE;
-    for _ in 0..50 {
-        status = hold(&app, &event, token, "up", hold_body(&[seats[199]]))
-            .await
-            .status();
-        if status != StatusCode::SERVICE_UNAVAILABLE {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let status = eventually(
+        "Postgres answers again",
+        Duration::from_secs(10),
+        async || {
+            let status = hold(&app, &event, token, "up", hold_body(&[seats[199]]))
+                .await
+                .status();
+            (status != StatusCode::SERVICE_UNAVAILABLE).then_some(status)
+        },
+    )
+    .await;
     assert_eq!(
         status,
         StatusCode::CREATED,
@@ -310,9 +324,13 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
     let r = put_room(&app, event, json!({"paused": false})).await;
     assert_eq!(r.status(), StatusCode::OK);
     // Let it admit for a while, then kill the holder in the middle of admitting.
-    while admitted_total(&app, event).await < 60 {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually_every(
+        "60 admitted",
+        Duration::from_secs(30),
+        Duration::from_millis(10),
+        async || admitted_total(&app, event).await >= 60,
+    )
+    .await;
     let holder = lock_holder_pid(&app, event).await.expect("a holder");
     let victim = instances
         .iter()
@@ -321,15 +339,13 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
     instances[victim].signal("KILL");
     let killed_at = Instant::now();
     let before = admitted_total(&app, event).await;
-    let mut resumed = None;
-    while killed_at.elapsed() < Duration::from_secs(10) {
-        if admitted_total(&app, event).await > before {
-            resumed = Some(killed_at.elapsed());
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-    let resumed = resumed.expect("the other process took over");
+    let resumed = eventually_every(
+        "the other process takes over",
+        Duration::from_secs(10),
+        Duration::from_millis(5),
+        async || (admitted_total(&app, event).await > before).then(|| killed_at.elapsed()),
+    )
+    .await;
     println!(
         "ticker failover after SIGKILL: admissions resumed {resumed:?} after the kill \
          (lease {LEASE_MS} ms + tick {TICK_MS} ms), {before} admitted before"
@@ -342,6 +358,8 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
     assert_eq!(lock_holder_pid(&app, event).await, Some(survivor.pid()));
 
     // Let it run on, pause, and check the admitted set: exactly the first k of the line.
+    // (Time, twice: the survivor admits on for a while, by design; then nothing but the time
+    // shows that its ticker has read the pause (room refresh 500 ms) and ended its last tick.)
     tokio::time::sleep(Duration::from_millis(500)).await;
     let r = put_room(&app, event, json!({"paused": true})).await;
     assert_eq!(r.status(), StatusCode::OK);
@@ -397,15 +415,12 @@ async fn sigterm_in_a_burst_of_holds_leaves_each_hold_whole_and_frees_the_ticker
     let (event, seats) = open_event(&app, 5, 50).await;
     let buyers = join_all((0..300).map(|_| app.session())).await;
     let mut process = Instance::serve(ANTEROOM, &config).await;
-    let mut held = false;
-    for _ in 0..100 {
-        if lock_holder_pid(&app, room).await == Some(process.pid()) {
-            held = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert!(held, "the process admits for the room");
+    eventually(
+        "the process admits for the room",
+        Duration::from_secs(10),
+        async || lock_holder_pid(&app, room).await == Some(process.pid()),
+    )
+    .await;
 
     let client = reqwest::Client::new();
     let burst = join_all(buyers.iter().enumerate().map(|(i, (_, token))| {
@@ -417,6 +432,7 @@ async fn sigterm_in_a_burst_of_holds_leaves_each_hold_whole_and_frees_the_ticker
         async move { req.send().await.map(|r| r.status()).ok() }
     }));
     let term = async {
+        // Not a wait: SIGTERM is sent 30 ms into the burst, by design.
         tokio::time::sleep(Duration::from_millis(30)).await;
         process.signal("TERM");
     };

@@ -2,9 +2,12 @@
 //! key prefix (a `testkit::scratch::Scratch`), both removed when the test ends, so tests run
 //! in parallel and never see what another run left behind. And the steps of the buyer's path
 //! and the operator's that many tests take (join, poll, open an event, hold, put a room,
-//! check out).
+//! check out). And [`eventually`]: a test waits for what it waits for, not for a time.
 
-use std::ops::{Deref, DerefMut};
+use std::{
+    ops::{Deref, DerefMut},
+    time::{Duration, Instant},
+};
 
 use anteroom::{
     checkout::fake::{self, FakeSettings},
@@ -503,4 +506,64 @@ pub async fn page(app: &TestApp, path: &str, cookie: Option<&str>) -> (String, V
         .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
         .collect();
     (r.text().await.unwrap(), cookies)
+}
+
+/// What a check of [`eventually`] answers: `true`, or `Some(value)`, once its condition holds.
+pub trait Outcome {
+    type Value;
+    fn value(self) -> Option<Self::Value>;
+}
+
+impl Outcome for bool {
+    type Value = ();
+
+    fn value(self) -> Option<()> {
+        self.then_some(())
+    }
+}
+
+impl<T> Outcome for Option<T> {
+    type Value = T;
+
+    fn value(self) -> Option<T> {
+        self
+    }
+}
+
+/// Waits for a condition rather than for a time: runs `check` every 20 ms until it holds
+/// (`true`, or `Some(value)`, which is returned) and fails the test, naming `what`, when it
+/// still does not hold `within` after the first check began.
+pub async fn eventually<R: Outcome>(
+    what: &str,
+    within: Duration,
+    check: impl AsyncFnMut() -> R,
+) -> R::Value {
+    eventually_every(what, within, Duration::from_millis(20), check).await
+}
+
+/// [`eventually`], checking every `every`: for a test that must act at the first moment the
+/// condition holds (a fault injected in the middle of a burst, a takeover timed).
+pub async fn eventually_every<R: Outcome>(
+    what: &str,
+    within: Duration,
+    every: Duration,
+    mut check: impl AsyncFnMut() -> R,
+) -> R::Value {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(value) = check().await.value() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "not within {within:?}: {what}");
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// The (first) private key file in the key folder `dir`.
+pub fn key_file(dir: &std::path::Path) -> std::path::PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "key"))
+        .expect("a .key file")
 }

@@ -567,3 +567,57 @@ async fn a_holds_expiry_is_set_on_postgres_clock_and_answered_as_stored() {
     assert_eq!(answered, stored);
     assert!(on_postgres_clock, "the expiry came from another clock");
 }
+
+#[tokio::test]
+async fn an_idempotency_key_reused_on_another_event_makes_a_hold_of_that_event() {
+    let app = spawn_app().await;
+    let (first, first_seats) = open_event(&app, 1, 2).await;
+    let (second, second_seats) = open_event(&app, 1, 2).await;
+    let (_, session) = app.session().await;
+    let one = |id: i64| json!({"seat_ids": [id.to_string()]});
+    let r = hold(&app, &first, &session, "key-1", one(first_seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let first_hold: serde_json::Value = r.json().await.unwrap();
+    let r = hold(&app, &second, &session, "key-1", one(second_seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let second_hold: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(second_hold["event_id"], second.as_str(), "{second_hold}");
+    assert_ne!(second_hold["hold_id"], first_hold["hold_id"]);
+    assert_eq!(
+        app.count("select count(*) from hold").await,
+        2,
+        "one hold on each event"
+    );
+}
+
+#[tokio::test]
+async fn an_idempotency_key_reused_with_another_body_is_422_and_holds_nothing() {
+    let app = spawn_app().await;
+    let (event, seats) = open_event(&app, 1, 3).await;
+    let (_, session) = app.session().await;
+    let one = |id: i64| json!({"seat_ids": [id.to_string()]});
+    let r = hold(&app, &event, &session, "key-1", one(seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = hold(&app, &event, &session, "key-1", one(seats[1])).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let r = hold(
+        &app,
+        &event,
+        &session,
+        "key-1",
+        json!({"section": "A", "quantity": 1}),
+    )
+    .await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    assert_eq!(app.count("select count(*) from hold").await, 1);
+    let (status, _): (String, Option<String>) =
+        sqlx::query_as("select status, hold_id from seat where id = $1")
+            .bind(seats[1])
+            .fetch_one(&app.state.db)
+            .await
+            .unwrap();
+    assert_eq!(status, "available");
+    // The same body again is still the replay.
+    let r = hold(&app, &event, &session, "key-1", one(seats[0])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+}

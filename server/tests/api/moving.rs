@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 use testkit::device::DeviceKey;
 
 use crate::helpers::{
-    Backend, TestApp, event_body, expect_error, hold_admitted, hold_body, join, join_response,
-    joined, on_single_and_cluster, page, poll, put_room, seat_ids, spawn_app, spawn_on, spawn_with,
-    test_config,
+    Backend, TestApp, event_body, eventually, expect_error, hold_admitted, hold_body, join,
+    join_response, joined, on_single_and_cluster, page, poll, put_room, seat_ids, spawn_app,
+    spawn_on, spawn_with, test_config,
 };
 
 /// `POST /api/events/{event}/queue/move` as the buyer of `session`.
@@ -246,7 +246,19 @@ async fn unknown_expired_malformed_and_own_codes_are_refused_and_change_nothing(
         .query_async(&mut app.state.redis.clone())
         .await
         .unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    eventually(
+        "the code's key expires",
+        std::time::Duration::from_secs(5),
+        async || {
+            let exists: bool = redis::cmd("EXISTS")
+                .arg(&key)
+                .query_async(&mut app.state.redis.clone())
+                .await
+                .unwrap();
+            !exists
+        },
+    )
+    .await;
     let r = claim(&app, &event, &other, &code).await;
     expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
     assert_eq!(poll(&app, &event, &owner).await.1["position"], 1);

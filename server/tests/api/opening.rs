@@ -16,8 +16,8 @@ use sha2::{Digest, Sha256};
 use testkit::procs::Instance;
 
 use crate::helpers::{
-    Backend, JsonBody, TestApp, event_body, expect_error, join, on_single_and_cluster, poll,
-    put_room, spawn_on, spawn_with, test_config,
+    Backend, JsonBody, TestApp, event_body, eventually_every, expect_error, join,
+    on_single_and_cluster, poll, put_room, spawn_on, spawn_with, test_config,
 };
 
 fn sha256_hex(text: &str) -> String {
@@ -81,7 +81,8 @@ async fn tick_once(app: &TestApp, event: &str) {
         .unwrap();
 }
 
-/// Sleeps until `t` (and a little more: Redis's clock must have passed it too).
+/// Sleeps until `t` (and a little more: Redis's clock must have passed it too). Time itself:
+/// an opening is a moment of the clock, and the server's clock is not the test's to move.
 async fn sleep_until(t: DateTime<Utc>) {
     let left = (t - Utc::now()).to_std().unwrap_or_default();
     tokio::time::sleep(left + Duration::from_millis(50)).await;
@@ -566,23 +567,19 @@ async fn the_draw_is_made_once_across_three_processes_when_its_leader_is_killed_
 
     // The leader stages the draw; it is killed as soon as its staging shows.
     let started = Instant::now();
-    let (owner, staged) = loop {
+    let staging = async || {
         let made: bool = redis_get(&app, redis::cmd("EXISTS").arg(keys.draw(&event))).await;
-        assert!(
-            started.elapsed() < Duration::from_secs(30) && !made,
-            "a leader starts the draw (made already: {made})"
-        );
+        assert!(!made, "a leader starts the draw (made already: {made})");
         let owner: Option<String> =
             redis_get(&app, redis::cmd("GET").arg(keys.ticker(&event))).await;
-        if let Some(owner) = owner {
-            let (line, _) = keys.draw_staging(&event, &owner);
-            let staged: usize = redis_get(&app, redis::cmd("ZCARD").arg(&line)).await;
-            if staged > 0 {
-                break (owner, staged);
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(2)).await;
+        let owner = owner?;
+        let (line, _) = keys.draw_staging(&event, &owner);
+        let staged: usize = redis_get(&app, redis::cmd("ZCARD").arg(&line)).await;
+        (staged > 0).then_some((owner, staged))
     };
+    let (every, within) = (Duration::from_millis(2), Duration::from_secs(30));
+    let (owner, staged) =
+        eventually_every("a leader stages the draw", within, every, staging).await;
     let pid: u32 = owner.split('/').nth(1).unwrap().parse().unwrap();
     let victim = instances
         .iter()
@@ -599,11 +596,7 @@ async fn the_draw_is_made_once_across_three_processes_when_its_leader_is_killed_
     // Until another process finishes it, the line shows the later joiners only: never part
     // of the draw.
     let mut seen = HashSet::new();
-    let record: HashMap<String, String> = loop {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "another process makes the draw"
-        );
+    let drawn = async || {
         // The line and the admitted, read together: who is in line or let out of it.
         let (waiting, admitted, record): (usize, usize, HashMap<String, String>) = redis::pipe()
             .atomic()
@@ -614,11 +607,10 @@ async fn the_draw_is_made_once_across_three_processes_when_its_leader_is_killed_
             .await
             .unwrap();
         seen.insert(waiting + admitted);
-        if !record.is_empty() {
-            break record;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        (!record.is_empty()).then_some(record)
     };
+    let (every, within) = (Duration::from_millis(5), Duration::from_secs(60));
+    let record = eventually_every("another process makes the draw", within, every, drawn).await;
     let drawn_at = started.elapsed();
     assert!(
         seen.iter()

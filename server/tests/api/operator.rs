@@ -1,9 +1,13 @@
-use anteroom::admission::ticker::Ticker;
+use anteroom::{
+    admission::ticker::Ticker,
+    config::{Config, Secret},
+};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, JsonBody, event_body, expect_error, join, spawn_with, test_config,
+    ADMIN_TOKEN, JsonBody, TestApp, event_body, expect_error, join, spawn_app, spawn_with,
+    test_config,
 };
 
 #[tokio::test]
@@ -277,4 +281,131 @@ async fn the_audit_is_for_the_operator_only_and_bounds_its_answer() {
             .unwrap();
         expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
     }
+}
+
+/// Signs in to the dashboard: its cookie pair.
+async fn dashboard_cookie(app: &TestApp) -> String {
+    let r = app.sign_in(ADMIN_TOKEN).await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap();
+    cookie.split(';').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_cross_site_or_non_json_admin_write_changes_nothing() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let room = app.url(&format!("/api/admin/events/{event}/room"));
+    let cookie = dashboard_cookie(&app).await;
+    let paused = |app: &TestApp| {
+        let db = app.state.db.clone();
+        let event = event.clone();
+        async move {
+            sqlx::query_scalar::<_, bool>("select room_paused from event where id = $1")
+                .bind(event)
+                .fetch_one(&db)
+                .await
+                .unwrap()
+        }
+    };
+    let body = r#"{"paused": true}"#;
+    // With the dashboard's cookie: (content type, extra headers, expected status, code).
+    let cookie_writes = [
+        // A form on another site: text/plain, the cookie goes along.
+        (
+            "text/plain",
+            vec![
+                ("origin", "https://evil.example"),
+                ("sec-fetch-site", "cross-site"),
+            ],
+            StatusCode::FORBIDDEN,
+            "forbidden",
+        ),
+        // JSON from another site's script.
+        (
+            "application/json",
+            vec![("origin", "https://evil.example")],
+            StatusCode::FORBIDDEN,
+            "forbidden",
+        ),
+    ];
+    let with_cookie = |content_type: &str, extra: &[(&str, &str)]| {
+        let mut req = app
+            .client
+            .put(&room)
+            .header("cookie", &cookie)
+            .header("content-type", content_type);
+        for (name, value) in extra {
+            req = req.header(*name, *value);
+        }
+        req.body(body)
+    };
+    for (content_type, extra, status, code) in &cookie_writes {
+        let r = with_cookie(content_type, extra).send().await.unwrap();
+        expect_error(r, *status, code).await;
+    }
+    // The bearer token without JSON.
+    let r = app
+        .admin(app.client.put(&room))
+        .header("content-type", "text/plain")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    expect_error(
+        r,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    )
+    .await;
+    assert!(!paused(&app).await, "nothing changed");
+    // The dashboard's own page: same origin, JSON.
+    let r = with_cookie("application/json", &[("sec-fetch-site", "same-origin")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(paused(&app).await);
+}
+
+#[tokio::test]
+async fn guessing_the_admin_token_is_throttled_per_address() {
+    let mut config = test_config();
+    config.admin_sign_ins_per_minute = 5;
+    let app = spawn_with(config).await;
+    for _ in 0..5 {
+        let r = app.sign_in("guess").await;
+        expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    }
+    // Even the right token waits now: the limit counts attempts, not failures.
+    let r = app.sign_in(ADMIN_TOKEN).await;
+    assert!(r.headers().contains_key("retry-after"));
+    expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+}
+
+#[tokio::test]
+async fn rotating_the_admin_token_ends_the_dashboard_sessions_signed_before() {
+    let config = test_config();
+    let before = spawn_with(config.clone()).await;
+    let cookie = dashboard_cookie(&before).await;
+    let audit = |app: &TestApp| {
+        app.client
+            .get(app.url("/api/admin/audit"))
+            .header("cookie", cookie.clone())
+            .send()
+    };
+    assert_eq!(audit(&before).await.unwrap().status(), StatusCode::OK);
+    // The same deployment restarted with a new admin token (the old one leaked).
+    let rotated = "a-new-admin-token-of-more-than-thirty-two-characters";
+    let after = spawn_with(Config {
+        admin_token: Some(Secret::new(rotated)),
+        ..config
+    })
+    .await;
+    let r = audit(&after).await.unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_eq!(
+        after.sign_in(rotated).await.status(),
+        StatusCode::NO_CONTENT
+    );
 }

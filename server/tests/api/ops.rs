@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use reqwest::StatusCode;
+use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{ADMIN_TOKEN, event_body, expect_error, spawn_app};
@@ -84,9 +84,11 @@ async fn shutdown_lets_an_in_flight_request_finish() {
         .send();
     let in_flight = tokio::spawn(request);
     tx.send(Ok(head)).await.unwrap();
+    // Time, not a condition: nothing shows that the server is reading the body.
     tokio::time::sleep(Duration::from_millis(200)).await;
 
     app.shutdown.cancel();
+    // Time: this proves the server does not stop while the request is in flight.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let server = app.task.take().unwrap();
     assert!(
@@ -102,4 +104,51 @@ async fn shutdown_lets_an_in_flight_request_finish() {
         .expect("the server stops once drained")
         .unwrap();
     assert_eq!(app.count("select count(*) from seat").await, 8);
+}
+
+#[tokio::test]
+async fn requests_with_made_up_methods_add_no_series_to_the_metrics() {
+    let app = spawn_app().await;
+    let before = app.metrics_text().await.lines().count();
+    for i in 0..50 {
+        let method = Method::from_bytes(format!("X{i:04}{}", "Q".repeat(200)).as_bytes()).unwrap();
+        app.client
+            .request(method, app.url("/api/events"))
+            .send()
+            .await
+            .unwrap();
+    }
+    let text = app.metrics_text().await;
+    assert!(!text.contains("QQQQ"), "a raw method reached a label");
+    assert!(
+        text.contains(
+            r#"anteroom_http_requests_total{method="other",route="/api/events",status="405"} 50"#
+        ),
+        "{text}"
+    );
+    // One new counter series and one histogram (its buckets, sum and count) at most, whatever
+    // the number of methods, plus the scrape's own GET.
+    let added = text.lines().count() - before;
+    assert!(added < 40, "{added} lines added by 50 made-up methods");
+}
+
+#[tokio::test]
+async fn the_metrics_are_not_served_on_the_public_address() {
+    let app = spawn_app().await;
+    let r = app.client.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert!(!r.text().await.unwrap().contains("# TYPE"));
+    let r = app
+        .client
+        .get(format!("{}/metrics", app.metrics_base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        r.text()
+            .await
+            .unwrap()
+            .contains("anteroom_http_requests_total")
+    );
 }

@@ -295,3 +295,54 @@ async fn pages_show_the_venues_local_time_with_its_zone_and_prices_in_its_curren
     let (html, _) = page(&app, &format!("/events/{id}"), Some(session)).await;
     assert!(html.contains("19:00 Berlin time"), "{html}");
 }
+
+#[tokio::test]
+async fn an_event_named_like_a_script_renders_escaped_under_a_policy_with_a_nonce() {
+    let app = spawn_app().await;
+    let mut body = event_body(1, 2, json!({"enabled": false}));
+    let name = "</title><script>alert(1)</script>";
+    body["name"] = json!(name);
+    let event = app.create_event(body).await;
+    let event = event["id"].as_str().unwrap();
+    for path in ["/".to_owned(), format!("/events/{event}")] {
+        let r = app.client.get(app.url(&path)).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let policy = r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let html = r.text().await.unwrap();
+        assert!(
+            !html.contains(name),
+            "{path}: the name reached the HTML raw"
+        );
+        assert!(!html.contains("<script>alert(1)"), "{path}");
+        assert!(
+            html.contains("&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{path}"
+        );
+        // The policy allows the page's own inline scripts, by their nonce, and no others.
+        let nonce = policy
+            .split(['\'', ' ', ';'])
+            .find_map(|part| part.strip_prefix("nonce-"))
+            .expect("a nonce in the policy")
+            .to_owned();
+        let script_src = policy
+            .split(';')
+            .map(str::trim)
+            .find(|d| d.starts_with("script-src "))
+            .expect("a script-src directive");
+        assert!(script_src.contains(&format!("'nonce-{nonce}'")), "{policy}");
+        assert!(!script_src.contains("unsafe-inline"), "{policy}");
+        let scripts = html.matches("<script").count();
+        let with_nonce = html
+            .matches(&format!("<script type=\"module\" nonce=\"{nonce}\""))
+            .count()
+            + html.matches(&format!("<script nonce=\"{nonce}\"")).count();
+        assert!(scripts > 0, "{path}: the hydration script is inline");
+        assert_eq!(
+            with_nonce, scripts,
+            "{path}: every inline script carries the nonce\n{html}"
+        );
+    }
+}

@@ -26,8 +26,8 @@ use tokio::io::AsyncWriteExt;
 use testkit::procs::{Instance, Proxy};
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, checkout, expect_error, hold, holder, ledger, open_event, quick,
-    spawn_with, test_config,
+    ADMIN_TOKEN, TestApp, checkout, eventually_every, expect_error, hold, holder, ledger,
+    open_event, quick, spawn_with, test_config,
 };
 
 /// A fake provider with `settings` and an app on it, configured by `tweak`: (app, fake URL).
@@ -63,7 +63,7 @@ async fn app_behind(
 /// returns what they did, summed.
 async fn reconcile_all(app: &TestApp, db: &sqlx::PgPool) -> reconcile::Reconciled {
     let mut sum = reconcile::Reconciled::default();
-    for _ in 0..100 {
+    let step = async || {
         if let Ok(done) = reconcile::step(&app.state, Utc::now() + chrono::Duration::hours(1)).await
         {
             sum.leader |= done.leader;
@@ -72,12 +72,11 @@ async fn reconcile_all(app: &TestApp, db: &sqlx::PgPool) -> reconcile::Reconcile
             sum.declined += done.declined;
             sum.failed += done.failed;
         }
-        if pending_payments(db).await == 0 {
-            return sum;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("payments still pending after 100 reconciliation steps");
+        pending_payments(db).await == 0
+    };
+    let every = Duration::from_millis(100);
+    eventually_every("no payment pending", Duration::from_secs(30), every, step).await;
+    sum
 }
 
 async fn audit(url: &str, db: &sqlx::PgPool, event: &str) -> MoneyAudit {
@@ -86,16 +85,12 @@ async fn audit(url: &str, db: &sqlx::PgPool, event: &str) -> MoneyAudit {
     audit
 }
 
-/// Waits for `ready`; the bound is generous because a loaded CI machine starts a debug
-/// process and serves its first requests slowly (this waits for an event, it times nothing).
-async fn until(mut ready: impl AsyncFnMut() -> bool) {
-    for _ in 0..3000 {
-        if ready().await {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("waited 30 s in vain");
+/// Waits for `ready`, checking every 10 ms; the bound is generous because a loaded CI machine
+/// starts a debug process and serves its first requests slowly (this waits for an event, it
+/// times nothing).
+async fn until(what: &str, ready: impl AsyncFnMut() -> bool) {
+    let every = Duration::from_millis(10);
+    eventually_every(what, Duration::from_secs(30), every, ready).await
 }
 
 async fn pending_payments(db: &sqlx::PgPool) -> i64 {
@@ -124,7 +119,10 @@ async fn postgres_cut_between_the_charge_and_the_sale_ends_in_an_order_or_a_refu
     // Not when the payment row is seen: the row is committed before the app has read the
     // insert's answer, and a cut in between fails the request before any charge.
     let cut = async {
-        until(async || ledger(&url).await["calls"].as_u64() >= Some(1)).await;
+        until("the charge is on its way", async || {
+            ledger(&url).await["calls"].as_u64() >= Some(1)
+        })
+        .await;
         proxy.cut();
     };
     let (r, ()) = tokio::join!(checkout(&app, &session, &hold_id, "pay"), cut);
@@ -222,6 +220,7 @@ async fn two_hundred_checkouts_with_postgres_cut_at_random_charge_exactly_sales_
         let answers = join_all(buyers.iter().enumerate().map(|(i, (session, hold_id))| {
             let app = &app;
             async move {
+                // Arrivals spread over the burst, by design.
                 tokio::time::sleep(Duration::from_millis(15 * i as u64)).await;
                 checkout(app, session, hold_id, "pay").await
             }
@@ -234,6 +233,7 @@ async fn two_hundred_checkouts_with_postgres_cut_at_random_charge_exactly_sales_
         let mut rng = StdRng::seed_from_u64(15);
         let mut n = 0;
         while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            // Cuts of random length at random moments: the fault, not a wait.
             tokio::time::sleep(Duration::from_millis(rng.gen_range(300..900))).await;
             proxy.cut();
             n += 1;
@@ -307,7 +307,10 @@ async fn reconciliation_after_a_sigkill_settles_every_payment_the_dead_instance_
             tokio::spawn(async move { req.send().await.map(|r| r.status()).ok() })
         })
         .collect();
-    until(async || ledger(&url).await["charges"].as_array().unwrap().len() == 20).await;
+    until("20 charges", async || {
+        ledger(&url).await["charges"].as_array().unwrap().len() == 20
+    })
+    .await;
     process.signal("KILL");
     for p in paying {
         assert_eq!(p.await.unwrap(), None, "nobody was answered");
@@ -472,9 +475,13 @@ async fn a_client_that_disconnects_mid_payment_is_settled_by_reconciliation() {
     );
     stream.write_all(request.as_bytes()).await.unwrap();
     // Gone once the provider has charged and before any answer.
-    until(async || ledger(&url).await["charges"].as_array().unwrap().len() == 1).await;
+    until("the charge", async || {
+        ledger(&url).await["charges"].as_array().unwrap().len() == 1
+    })
+    .await;
     drop(stream);
-    // Past the call's timeout: whatever the request still did, it is over.
+    // Past the call's timeout: whatever the request still did, it is over. (Time: a dropped
+    // request leaves no sign to wait on.)
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let db = app.state.db.clone();
     assert_eq!(
@@ -523,7 +530,7 @@ async fn a_sale_racing_a_hold_at_its_expiry_sells_no_seat_it_lost_and_refunds_in
         let payment = payment.clone();
         async move { payments::settle(&db, &payment, "ch_edge").await }
     });
-    until(async || {
+    until("the sale waits on the payment row", async || {
         sqlx::query_scalar::<_, i64>(
             "select count(*) from pg_stat_activity \
              where datname = current_database() and wait_event_type = 'Lock'",

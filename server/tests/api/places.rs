@@ -9,7 +9,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, event_body, expect_error, join, page, poll, put_room, spawn_with, test_config,
+    TestApp, event_body, eventually, expect_error, join, page, poll, put_room, spawn_with,
+    test_config,
 };
 
 /// An app behind a balancer on 127.0.0.1 (the test's own address), so that each test buyer
@@ -267,8 +268,16 @@ async fn a_new_place_costs_the_proof_of_work_the_room_asks_and_a_proof_buys_one_
         .await
         .unwrap();
     assert_eq!(poll(&app, &event, &first).await.1["status"], "admitted");
-    tokio::time::sleep(Duration::from_millis(1200)).await;
-    assert_eq!(poll(&app, &event, &first).await.0, StatusCode::NOT_FOUND);
+    let status = eventually(
+        "the admission expires",
+        Duration::from_secs(10),
+        async || {
+            let (status, _) = poll(&app, &event, &first).await;
+            (status != StatusCode::OK).then_some(status)
+        },
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
     let r = join_from(&app, &event, (&first, "127.0.0.1"), Some(&proof)).await;
     challenge_of(r, 10).await;
     assert_eq!(line_length(&app, &event).await, 0);

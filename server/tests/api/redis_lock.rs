@@ -7,7 +7,7 @@ use std::time::Duration;
 use anteroom::redis::Lock;
 use futures::future::join_all;
 
-use crate::helpers::{Backend, TestApp, on_single_and_cluster, spawn_on};
+use crate::helpers::{Backend, TestApp, eventually, on_single_and_cluster, spawn_on};
 
 on_single_and_cluster!(
     of_fifty_tasks_racing_for_a_free_lock_exactly_one_takes_it,
@@ -145,8 +145,11 @@ async fn a_lease_that_ended_is_taken_over_and_the_old_holder_can_neither_renew_n
     );
     assert!(!new.acquire(redis, LONG).await.unwrap(), "the lease holds");
 
-    // The old holder stalls past its lease.
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    // The old holder stalls past its lease: its key expires.
+    eventually("the old lease ends", LONG, async || {
+        holder(&app, &old).await.is_none()
+    })
+    .await;
     assert!(new.acquire(redis, LONG).await.unwrap(), "taken over");
     assert!(!old.renew(redis, LONG).await.unwrap());
     assert!(!old.release(redis).await.unwrap());

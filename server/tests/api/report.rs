@@ -3,7 +3,7 @@
 //! joining; paging's bounds; the log survives flushes that race or repeat; admissions with the
 //! room off are logged with their arrival.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, time::Duration};
 
 use anteroom::admission::{log, ticker::Ticker};
 use futures::future::join_all;
@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, event_body, expect_error, join, poll, put_room, spawn_app, test_config,
+    TestApp, event_body, eventually, expect_error, join, poll, put_room, spawn_app, test_config,
     two_instances_and_an_event,
 };
 
@@ -369,20 +369,26 @@ async fn a_line_quiet_for_the_idle_time_keeps_the_night_once() {
     };
     // Admitted just now: the night goes on.
     assert_eq!(step().await, Vec::<Value>::new());
-    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+    // Time, not a condition: this proves nothing is kept before the idle time is over.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     assert_eq!(step().await, Vec::<Value>::new(), "quiet for 1 s of 3");
-    tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
-    let nights = step().await;
+    let kept = async |nights: usize| {
+        eventually("the night is kept", Duration::from_secs(20), async || {
+            let kept = step().await;
+            (kept.len() >= nights).then_some(kept)
+        })
+        .await
+    };
+    let nights = kept(1).await;
     assert_eq!(nights.len(), 1, "{nights:?}");
     assert_eq!(nights[0]["reason"], "line_empty");
-    // Quiet on: nothing more to keep.
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    // Quiet on: nothing more to keep (time, not a condition: this proves nothing happens).
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(step().await.len(), 1);
     // A new buyer starts a new night, which is kept once it is quiet again.
     buyers_join(&app, &event, 1).await;
     step().await;
-    tokio::time::sleep(std::time::Duration::from_millis(4500)).await;
-    let nights = step().await;
+    let nights = kept(2).await;
     assert_eq!(nights.len(), 2, "{nights:?}");
     let at = |v: &Value| {
         v.as_str()
@@ -577,7 +583,8 @@ async fn a_flood_of_public_reads_leaves_the_pool_to_holds() {
                 .await
                 .unwrap();
                 most = most.max(running);
-                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+                // A sampler, not a wait: how many run at once, every 2 ms.
+                tokio::time::sleep(Duration::from_millis(2)).await;
             }
             most
         }

@@ -1,13 +1,18 @@
 //! Load shedding and abuse (issue 9): beyond a budget the answer is an immediate 503 with
 //! Retry-After, admitted buyers keep their own budget, the operator is never shed; limits hold
-//! across instances; scraping the seat map gets only 403s.
+//! across instances; scraping the seat map gets only 403s. And slow clients: headers and bodies
+//! sent too slowly are cut off at their deadlines, and slow uploads take no budget.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anteroom::ops::shed::{HotPath, Lane};
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::json;
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+};
 
 use crate::helpers::{
     Backend, TestApp, event_body, expect_error, hold, hold_body, join, open_event, put_room,
@@ -227,4 +232,127 @@ async fn anonymous_requests_to_the_operators_paths_never_take_the_operators_lane
     assert_eq!(r.status(), StatusCode::OK, "the operator is let in");
     assert!(shed_count(&app, "general").await >= 21);
     assert_eq!(shed_count(&app, "operator").await, 0);
+}
+
+/// A raw connection to `app`, for clients that misbehave below what reqwest lets one do.
+async fn connect(app: &TestApp) -> TcpStream {
+    TcpStream::connect(app.base.trim_start_matches("http://"))
+        .await
+        .unwrap()
+}
+
+/// Everything the server sends on `read` until it closes the connection, or `None` when it
+/// has not closed it within `within`.
+async fn until_closed(
+    mut read: tokio::net::tcp::OwnedReadHalf,
+    within: Duration,
+) -> Option<String> {
+    let mut all = Vec::new();
+    let mut buf = [0u8; 4096];
+    tokio::time::timeout(within, async {
+        loop {
+            match read.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => all.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await
+    .ok()?;
+    Some(String::from_utf8_lossy(&all).into_owned())
+}
+
+/// Writes `piece` every 100 ms until the connection breaks or 10 s have passed.
+fn trickle(mut write: tokio::net::tcp::OwnedWriteHalf, piece: &'static [u8]) {
+    tokio::spawn(async move {
+        for _ in 0..100 {
+            // The slow client under test, not a wait.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if write.write_all(piece).await.is_err() {
+                return;
+            }
+        }
+    });
+}
+
+#[tokio::test]
+async fn a_client_that_trickles_its_headers_is_cut_off() {
+    let mut config = test_config();
+    config.header_read_timeout_ms = 500;
+    let app = spawn_with(config).await;
+    let started = Instant::now();
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nhost: anteroom\r\n")
+        .await
+        .unwrap();
+    let (read, write) = stream.into_split();
+    trickle(write, b"x-slow: 1\r\n");
+    let answer = until_closed(read, Duration::from_secs(5))
+        .await
+        .expect("the server closes a connection whose headers never end");
+    assert!(!answer.contains("200 OK"), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn a_body_trickled_a_byte_at_a_time_gets_408() {
+    let mut config = test_config();
+    config.body_read_timeout_ms = 500;
+    let app = spawn_with(config).await;
+    let started = Instant::now();
+    let mut stream = connect(&app).await;
+    stream
+        .write_all(
+            b"POST /api/session HTTP/1.1\r\nhost: anteroom\r\ncontent-type: application/json\r\n\
+              content-length: 1000\r\n\r\n{",
+        )
+        .await
+        .unwrap();
+    let (read, write) = stream.into_split();
+    trickle(write, b" ");
+    let answer = until_closed(read, Duration::from_secs(5))
+        .await
+        .expect("the server answers and closes within the body deadline");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains(r#""error":"request_timeout""#), "{answer}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+#[tokio::test]
+async fn a_thousand_slow_uploads_do_not_take_the_budget_of_joins() {
+    let mut config = test_config();
+    config.in_flight_general = 200;
+    config.body_read_timeout_ms = 5_000;
+    let app = spawn_with(config).await;
+    let event = app.room_event(10).await;
+    let (_, token) = app.session().await;
+    let mut uploads = Vec::new();
+    for _ in 0..1000 {
+        let mut stream = connect(&app).await;
+        stream
+            .write_all(
+                b"POST /api/session HTTP/1.1\r\nhost: anteroom\r\n\
+                  content-type: application/json\r\ncontent-length: 100\r\n\r\n{",
+            )
+            .await
+            .unwrap();
+        uploads.push(stream);
+    }
+    // Long enough for the server to have routed every one of them (time: nothing shows that
+    // the server has read an upload's headers).
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    for _ in 0..3 {
+        let r = app
+            .client
+            .post(app.url(&format!("/api/events/{event}/queue")))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::ACCEPTED);
+        // Joins spread over the uploads' wait, by design.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(uploads);
 }

@@ -1,12 +1,19 @@
-use anteroom::admission::ticker::Ticker;
+use std::time::Duration;
+
+use anteroom::{
+    admission::ticker::Ticker,
+    config::Config,
+    devdata::{self, Strictness},
+    tokens::keys,
+};
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Backend, JsonBody, TestApp, event_body, expect_error, join, on_single_and_cluster, poll,
-    spawn_app, spawn_on,
+    Backend, JsonBody, TestApp, event_body, eventually, expect_error, join, key_file,
+    on_single_and_cluster, poll, spawn_app, spawn_on, spawn_with, test_config,
 };
 
 /// An event with the room on and a buyer admitted to it: (event, session, admission token,
@@ -201,4 +208,170 @@ async fn a_poll_after_admission_keeps_answering_admitted() {
         (status, body["status"].as_str()),
         (StatusCode::OK, Some("admitted"))
     );
+}
+
+/// A fresh signing key: its `.key` file's contents.
+fn new_key() -> Vec<u8> {
+    let scratch =
+        std::env::temp_dir().join(format!("anteroom-key-{}", anteroom::ids::random_id(6)));
+    keys::load_or_generate(&scratch, Strictness::Refuse).unwrap();
+    let pem = std::fs::read(key_file(&scratch)).unwrap();
+    std::fs::remove_dir_all(scratch).unwrap();
+    pem
+}
+
+/// Puts `key` as `<kid>.key` in each of `dirs` (made private if new), as an operator copies
+/// one key to every host.
+fn install_key(key: &[u8], kid: &str, dirs: &[&std::path::Path]) {
+    for dir in dirs {
+        devdata::private_dir(dir, Strictness::Refuse).unwrap();
+        devdata::create_private(&dir.join(format!("{kid}.key")), key).unwrap();
+    }
+}
+
+/// The kid in the header of a JWT.
+fn kid_of(token: &str) -> String {
+    jsonwebtoken::decode_header(token).unwrap().kid.unwrap()
+}
+
+/// An admission token for a new buyer of `event` (room on), minted by `app`.
+async fn admitted_on(app: &TestApp, event: &str) -> (String, String) {
+    let (_, session) = app.session().await;
+    assert_eq!(join(app, event, &session).await.0, StatusCode::ACCEPTED);
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    let ticker = Ticker::new(app.state.line.clone());
+    ticker.tick(event, &room, 0).await.unwrap();
+    // So that the next call's ticker ticks at once.
+    ticker.release(event).await.unwrap();
+    let (status, body) = poll(app, event, &session).await;
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (StatusCode::OK, Some("admitted")),
+        "{body}"
+    );
+    (
+        session,
+        body["admission_token"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The kids of the JWKS at `base`.
+async fn jwks_kids(base: &str) -> Vec<String> {
+    served_kids(base).await.expect("the JWKS answers")
+}
+
+/// The kids of the JWKS at `base`, or `None` when nothing answers there.
+async fn served_kids(base: &str) -> Option<Vec<String>> {
+    let r = reqwest::get(format!("{base}/.well-known/jwks.json"))
+        .await
+        .ok()?;
+    let jwks: serde_json::Value = r.json().await.ok()?;
+    Some(
+        jwks["keys"]
+            .as_array()?
+            .iter()
+            .map(|k| k["kid"].as_str().unwrap().to_owned())
+            .collect(),
+    )
+}
+
+#[tokio::test]
+async fn an_instance_restarted_with_a_new_key_signs_with_the_old_one_until_every_instance_has_it() {
+    let mut config = test_config();
+    config.admission_key_publish_seconds = 0;
+    let (dir_a, dir_b) = (
+        config.data_dir.join("keys-a"),
+        config.data_dir.join("keys-b"),
+    );
+    let (old, new) = (new_key(), new_key());
+    install_key(&old, "k1-old", &[&dir_a, &dir_b]);
+    // B was restarted with the new key; A runs on with the old one only.
+    install_key(&new, "k2-new", &[&dir_b]);
+    let a = spawn_with(Config {
+        admission_key_dir: Some(dir_a.clone()),
+        ..config.clone()
+    })
+    .await;
+    let b = spawn_with(Config {
+        admission_key_dir: Some(dir_b.clone()),
+        ..config
+    })
+    .await;
+    let event = a.room_event(10).await;
+    let (session, token) = admitted_on(&b, &event).await;
+    assert_eq!(kid_of(&token), "k1-old", "A does not hold k2-new yet");
+    assert_eq!(
+        gate(&a, &event, &session, Some(&token)).await.status(),
+        StatusCode::OK
+    );
+
+    // A gets the new key too and reads its folder again (every 10 s, or on SIGHUP).
+    install_key(&new, "k2-new", &[&dir_a]);
+    a.state
+        .keyring
+        .refresh(&a.state.redis, &a.state.keys)
+        .await
+        .unwrap();
+    assert_eq!(jwks_kids(&a.base).await, ["k1-old", "k2-new"]);
+    b.state
+        .keyring
+        .refresh(&b.state.redis, &b.state.keys)
+        .await
+        .unwrap();
+    let (session, token) = admitted_on(&b, &event).await;
+    assert_eq!(kid_of(&token), "k2-new", "every instance holds it now");
+    assert_eq!(
+        gate(&a, &event, &session, Some(&token)).await.status(),
+        StatusCode::OK
+    );
+}
+
+#[tokio::test]
+async fn a_new_key_is_published_at_once_but_signs_only_after_the_jwks_could_be_cached() {
+    let mut config = test_config();
+    config.admission_key_publish_seconds = 3600;
+    let dir = config.data_dir.join("keys");
+    install_key(&new_key(), "k1-old", &[&dir]);
+    config.admission_key_dir = Some(dir.clone());
+    let app = spawn_with(config).await;
+    install_key(&new_key(), "k2-new", &[&dir]);
+    app.state
+        .keyring
+        .refresh(&app.state.redis, &app.state.keys)
+        .await
+        .unwrap();
+    let r = reqwest::get(app.url("/.well-known/jwks.json"))
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["cache-control"], "public, max-age=300");
+    assert_eq!(jwks_kids(&app.base).await, ["k1-old", "k2-new"]);
+    let event = app.room_event(10).await;
+    let (_, token) = admitted_on(&app, &event).await;
+    assert_eq!(kid_of(&token), "k1-old", "k2-new is not an hour old");
+}
+
+#[tokio::test]
+async fn sighup_makes_a_running_server_read_its_key_folder_again() {
+    let app = spawn_app().await;
+    let config = app.state.config.clone();
+    let process = testkit::procs::Instance::serve(env!("CARGO_BIN_EXE_anteroom"), &config).await;
+    let before = jwks_kids(&process.base).await;
+    assert_eq!(before.len(), 1);
+    // Made as the README's rotation says.
+    let made = config.data_dir.join("zz-added.key");
+    let openssl = std::process::Command::new("openssl")
+        .args(["genpkey", "-algorithm", "ed25519", "-out"])
+        .arg(&made)
+        .status()
+        .unwrap();
+    assert!(openssl.success());
+    let key = std::fs::read(&made).unwrap();
+    install_key(&key, "zz-added", &[&config.data_dir.join("admission-keys")]);
+    process.signal("HUP");
+    // Before it reads the folder again (or if SIGHUP killed it), the key is not served.
+    let kids = eventually("a second key served", Duration::from_secs(10), async || {
+        served_kids(&process.base).await.filter(|k| k.len() == 2)
+    })
+    .await;
+    assert!(kids.contains(&"zz-added".to_owned()), "{kids:?}");
 }
