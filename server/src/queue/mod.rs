@@ -262,8 +262,10 @@ async fn locate(
         let band = Band::exact(state.rates.in_force(event_id.as_str(), &room).max(1));
         return answer(state, &room, buyer, event_id, Place::NotOpen, &proof, &band);
     }
+    // The joiner's networks, computed once: the join counts against them, a new place in them.
     let join_networks = joiner.map_or_else(Vec::new, |j| j.client.networks());
-    let new_place = joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, now));
+    let new_place =
+        joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, &join_networks, now));
     let band = state.bands.get(state, &state.rates, event_id, &room).await;
     let reply: Reply = locate_script(
         state,
@@ -308,6 +310,7 @@ fn new_place(
     buyer: &BuyerId,
     event_id: &EventId,
     joiner: &Joiner<'_>,
+    networks: &[Network],
     now: DateTime<Utc>,
 ) -> Option<NewPlace> {
     let proof = match room.join_pow_bits {
@@ -322,7 +325,7 @@ fn new_place(
         )?),
     };
     Some(NewPlace {
-        networks: joiner.client.networks(),
+        networks: networks.to_vec(),
         proof,
     })
 }
