@@ -14,6 +14,7 @@ pub mod backend;
 #[cfg(feature = "hydrate")]
 pub mod device;
 pub mod dpop;
+pub mod estimate;
 mod onsale;
 mod pages;
 pub mod pow;

@@ -31,7 +31,7 @@ use anteroom::{
     queue::{self, NewPlace, Proof, inventory::Inventory},
     redis::Lock,
 };
-use app::wire::{Band, BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
+use app::wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
 use chrono::Utc;
 use clap::{Parser, Subcommand};
 use http_body_util::Empty;
@@ -192,7 +192,7 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
         }],
         proof: None,
     };
-    let band = Band::exact(room.admit_rate_per_second.max(1));
+    let band = app::estimate::Band::exact(room.admit_rate_per_second.max(1));
     let locate = |i: usize| {
         let buyer = BuyerId::from(format!("filler-{i:015}"));
         queue::locate_script(

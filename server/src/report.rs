@@ -15,6 +15,11 @@
 //! an admission is counted in `back_from_away`, and is neither an inversion (FIFO holds among
 //! the buyers present) nor an estimate sample (their wait includes the time they were gone).
 //!
+//! The outlook's calibration: of the buyers told each outlook at joining (recomputed from the
+//! line's record of the joining, `app::estimate::Model`), how many were admitted (the log
+//! keeps the outlook and the buyer, who is never published) and how many bought; the places
+//! still in line count as told, not admitted.
+//!
 //! Invariants: the report is computed from Postgres in one ordered read of the event's
 //! admissions (a night's worth: tens of bytes a row), at most once per [`FRESH`] per event and instance (one computation at a time;
 //! the others wait for it and take its answer), so requests cannot make us scan the log more
@@ -31,7 +36,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::wire::{AdmissionEntry, AdmissionLog, EstimateReport, Report};
+use app::wire::{
+    AdmissionEntry, AdmissionLog, EstimateReport, Outlook, OutlookReport, Report, Told,
+};
 use axum::{
     Json, Router,
     body::Bytes,
@@ -43,6 +50,7 @@ use axum::{
 use chrono::{DateTime, Utc};
 
 use crate::{
+    admission::log::Joined,
     error::{Error, Result},
     events::state::Catalog,
     extract::EventId,
@@ -195,7 +203,78 @@ pub async fn compute(state: &Public, event_id: &str) -> Result<Report> {
             }),
         );
     }
-    Ok(tally.report(joined.unwrap_or(0) + joined_before.max(0) as u64, event_id))
+    let mut report = tally.report(joined.unwrap_or(0) + joined_before.max(0) as u64, event_id);
+    report.outlook = calibration(state, event_id).await?;
+    Ok(report)
+}
+
+/// The most places still in line whose outlook a report reads (a line longer than this is
+/// counted in its first [`WAITING_READ_MAX`]).
+pub const WAITING_READ_MAX: usize = 100_000;
+
+/// The outlook's name as API.md and the admission table write it.
+pub fn outlook_name(outlook: Outlook) -> &'static str {
+    match outlook {
+        Outlook::Likely => "likely",
+        Outlook::Uncertain => "uncertain",
+        Outlook::Unlikely => "unlikely",
+    }
+}
+
+/// Of the buyers told each outlook at joining, how many were admitted and bought (the
+/// admission log in Postgres) and how many were not admitted (the joinings the line still
+/// keeps, read in pages of a thousand, at most [`WAITING_READ_MAX`]).
+async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
+    let mut report = OutlookReport::default();
+    fn slot<'a>(report: &'a mut OutlookReport, name: &str) -> Option<&'a mut Told> {
+        match name {
+            "likely" => Some(&mut report.likely),
+            "uncertain" => Some(&mut report.uncertain),
+            "unlikely" => Some(&mut report.unlikely),
+            _ => None,
+        }
+    }
+    let admitted: Vec<(String, i64, i64)> = sqlx::query_as(
+        "select a.outlook, count(*), count(*) filter (where exists ( \
+             select 1 from hold h where h.event_id = a.event_id and h.buyer_id = a.buyer_id \
+               and h.status = 'purchased')) \
+         from admission a where a.event_id = $1 and a.outlook is not null group by a.outlook",
+    )
+    .bind(event_id)
+    .fetch_all(&state.db)
+    .await?;
+    for (name, count, bought) in admitted {
+        if let Some(told) = slot(&mut report, &name) {
+            let count = count.max(0) as u64;
+            told.told += count;
+            told.admitted += count;
+            told.bought += bought.max(0) as u64;
+        }
+    }
+    let mut redis = state.redis.clone();
+    let (mut cursor, mut read) = (0u64, 0usize);
+    loop {
+        let (next, page): (u64, Vec<(String, String)>) = ::redis::cmd("HSCAN")
+            .arg(state.keys.joins(event_id))
+            .arg(cursor)
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(&mut redis)
+            .await?;
+        read += page.len();
+        for (_, record) in page {
+            let record = record.strip_prefix("back:").unwrap_or(&record);
+            let told = Joined::parse(record).and_then(|j| j.outlook);
+            if let Some(told) = told.and_then(|o| slot(&mut report, outlook_name(o))) {
+                told.told += 1;
+            }
+        }
+        cursor = next;
+        if cursor == 0 || read >= WAITING_READ_MAX {
+            break;
+        }
+    }
+    Ok(report)
 }
 
 /// One admitted buyer's estimate at joining against their real wait.
@@ -255,6 +334,7 @@ impl Tally {
             admitted: self.admitted,
             fifo_inversions: self.inversions,
             back_from_away: self.back_from_away,
+            outlook: OutlookReport::default(),
             estimate: EstimateReport {
                 samples,
                 median_abs_error_seconds: rank(0.5),

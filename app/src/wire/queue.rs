@@ -1,5 +1,5 @@
 //! The line: [`QueueStatus`] (the answer of join and poll, read flat), the honest estimate and
-//! its [`Band`] (DESIGN.md invariant 6: `low <= estimate <= high` for every position), the
+//! its band (computed by [`crate::estimate`]: `low <= estimate <= high` for every position), the
 //! outlook, the proof of work a join may owe, sessions, and moving a place to another device.
 
 use chrono::{DateTime, Utc};
@@ -21,9 +21,10 @@ pub enum QueueStatus {
     Waiting {
         /// 1-based: 1 is the next buyer to be admitted.
         position: u64,
-        /// `ceil(position / N)`; `None` while the room is paused.
+        /// The model's estimate ([`crate::estimate::Model::wait`]); `None` while the room is
+        /// paused.
         estimated_wait_seconds: Option<u64>,
-        /// The honest band around the estimate, `[low, high]` seconds (see [`Band`]); `None`
+        /// The honest band around the estimate, `[low, high]` seconds (see [`crate::estimate`]); `None`
         /// while the room is paused.
         #[serde(default)]
         estimate_range_seconds: Option<[u64; 2]>,
@@ -159,128 +160,6 @@ pub enum Outlook {
     Unlikely,
 }
 
-/// The honest estimate of DESIGN.md invariant 6: `ceil(position / N)` seconds.
-pub fn estimated_wait_seconds(position: u64, admit_rate_per_second: u32) -> u64 {
-    position.div_ceil(u64::from(admit_rate_per_second.max(1)))
-}
-
-/// What the band around an estimate is made of: the rate in force and how the admission rate
-/// really moved lately (in thousandths of an admission a second, so that the band is exact
-/// integer arithmetic and its record is a short string), and the share of admitted buyers who
-/// actually came (thousandths). Invariant: `slow_milli <= 1000 * rate <= fast_milli` and
-/// `came_milli <= 1000`, so that `low <= estimate <= high` for every position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Band {
-    /// The admission rate in force (a second).
-    pub rate: u32,
-    /// The slow end of the rate lately, in milli-admissions a second.
-    pub slow_milli: u64,
-    /// The fast end of the rate lately, in milli-admissions a second.
-    pub fast_milli: u64,
-    /// Thousandths of the admitted buyers who came (held a seat): the others' turns may be
-    /// skipped or given to the next buyer, so the line may move faster than the rate.
-    pub came_milli: u64,
-    /// Places the free seats serve now (at the average seats a hold): behind them, admission
-    /// waits for held seats to come back (`u64::MAX`: the seats are not known).
-    pub free_places: u64,
-    /// Places the free and held seats serve in one hold's time, once the free ones are taken.
-    pub cycle_places: u64,
-    /// A hold's time: how long admission may wait for held seats to come back.
-    pub cycle_seconds: u64,
-    /// With the automatic rate, its floor (a second; 0 with the operator's fixed N): once the
-    /// free seats are taken, admission follows the seats that come back, and the rate eases
-    /// toward its floor, so the places beyond the free seats may move no faster than it.
-    pub floor_rate: u32,
-}
-
-impl Band {
-    /// The band of a rate nothing is known about yet: the rate exactly, everyone coming.
-    pub fn exact(rate: u32) -> Self {
-        let milli = u64::from(rate.max(1)) * 1000;
-        Self {
-            rate: rate.max(1),
-            slow_milli: milli,
-            fast_milli: milli,
-            came_milli: 1000,
-            free_places: u64::MAX,
-            cycle_places: 1,
-            cycle_seconds: 0,
-            floor_rate: 0,
-        }
-    }
-
-    /// `(estimate, [low, high])` in seconds for a buyer at `position`: the estimate is
-    /// `ceil(position / rate)`, the band runs from the fast rate with the absent buyers'
-    /// turns skipped (rounded down) to the slower of two: the slow rate (rounded up) plus a
-    /// hold's time for each round of held seats the buyers ahead must wait for once the free
-    /// seats are taken; and, with the automatic rate, the free seats' places at the slow rate
-    /// and the rest at the rate's floor.
-    pub fn wait(&self, position: u64) -> (u64, [u64; 2]) {
-        let estimate = estimated_wait_seconds(position, self.rate);
-        let milli = u64::from(self.rate) * 1000;
-        let slow = self.slow_milli.clamp(1, milli);
-        let fast = self.fast_milli.max(milli);
-        let came = self.came_milli.min(1000);
-        // Seconds for `places` at the slow rate, rounded up.
-        let at_slow = |places: u64| (u128::from(places) * 1000).div_ceil(u128::from(slow));
-        let low = u128::from(position) * u128::from(came) / u128::from(fast);
-        let clamp = |v: u128| u64::try_from(v).unwrap_or(u64::MAX);
-        let beyond = position.saturating_sub(self.free_places);
-        let rounds = beyond.div_ceil(self.cycle_places.max(1));
-        let high =
-            clamp(at_slow(position)).saturating_add(rounds.saturating_mul(self.cycle_seconds));
-        // The free seats' places at the slow rate, the rest at the automatic rate's floor.
-        let at_floor = match self.floor_rate {
-            0 => 0,
-            floor => {
-                clamp(at_slow(position - beyond) + u128::from(beyond.div_ceil(u64::from(floor))))
-            }
-        };
-        (
-            estimate,
-            [clamp(low).min(estimate), high.max(at_floor).max(estimate)],
-        )
-    }
-
-    /// The band as the line records it at a join:
-    /// `rate:slow:fast:came:free:cycle:seconds:floor`.
-    pub fn record(&self) -> String {
-        format!(
-            "{}:{}:{}:{}:{}:{}:{}:{}",
-            self.rate,
-            self.slow_milli,
-            self.fast_milli,
-            self.came_milli,
-            self.free_places,
-            self.cycle_places,
-            self.cycle_seconds,
-            self.floor_rate
-        )
-    }
-
-    /// The band of a [`Band::record`].
-    pub fn from_record(record: &str) -> Option<Self> {
-        let mut parts = record
-            .split(':')
-            .map(str::parse::<u64>)
-            .collect::<Result<Vec<u64>, _>>()
-            .ok()?;
-        // A record made before the floor was part of the band has seven parts and no floor.
-        let floor = if parts.len() == 8 { parts.pop()? } else { 0 };
-        let [rate, slow, fast, came, free, cycle, seconds] = <[u64; 7]>::try_from(parts).ok()?;
-        Some(Self {
-            rate: u32::try_from(rate).ok()?.max(1),
-            slow_milli: slow,
-            fast_milli: fast,
-            came_milli: came,
-            free_places: free,
-            cycle_places: cycle,
-            cycle_seconds: seconds,
-            floor_rate: u32::try_from(floor).ok()?,
-        })
-    }
-}
-
 /// What a `proof_required` answer asks of a join (API.md "Proof of work at join"): a `nonce`
 /// such that SHA-256(challenge ":" nonce) starts with `bits` zero bits, sent back as the
 /// `Join-Proof: <challenge>:<nonce>` header before `expires_at`.
@@ -363,24 +242,6 @@ pub struct SessionCreated {
 mod tests {
     use super::*;
     use crate::wire::reads_back;
-
-    #[test]
-    fn a_band_recorded_before_the_floor_reads_back_without_one() {
-        let band = Band::from_record("10:7500:10000:1000:5:10:60").expect("a seven-part record");
-        assert_eq!(band.floor_rate, 0);
-        assert_eq!(band.wait(105), (11, [10, 614]));
-        assert_eq!(Band::from_record("10:7500:10000:1000:5:10:60:2:9"), None);
-        assert_eq!(Band::from_record("10:7500:10000:1000:5:10"), None);
-    }
-
-    #[test]
-    fn estimate_rounds_up_and_is_zero_only_at_position_zero() {
-        assert_eq!(estimated_wait_seconds(14_812, 300), 50);
-        assert_eq!(estimated_wait_seconds(1, 300), 1);
-        assert_eq!(estimated_wait_seconds(300, 300), 1);
-        assert_eq!(estimated_wait_seconds(301, 300), 2);
-        assert_eq!(estimated_wait_seconds(0, 300), 0);
-    }
 
     #[test]
     fn queue_status_serializes_as_api_md_says() {
@@ -493,44 +354,5 @@ mod tests {
             Some(t)
         );
         assert!(opens_at(r#"{"status":"sold_out","opens_at":"19:00"}"#).is_err());
-    }
-
-    mod properties {
-        use proptest::prelude::*;
-
-        use super::*;
-
-        proptest! {
-            /// The estimate is the smallest whole number of seconds in which N a second admit
-            /// the buyer: never optimistic, never more than a second pessimistic.
-            #[test]
-            fn the_estimate_is_the_ceiling_of_position_over_n(
-                position in 1u64..10_000_000_000, n in 1u32..=100_000
-            ) {
-                let wait = estimated_wait_seconds(position, n);
-                prop_assert!(wait * u64::from(n) >= position);
-                prop_assert!((wait - 1) * u64::from(n) < position);
-            }
-
-            /// Whatever the rate did lately, the band holds the estimate, and its record
-            /// gives back the same band.
-            #[test]
-            fn the_band_holds_the_estimate_and_survives_its_record(
-                position in 1u64..10_000_000_000, rate in 1u32..=100_000,
-                slow in 0u64..200_000_000, fast in 0u64..200_000_000, came in 0u64..2000,
-                free in 0u64..1_000_000, cycle in 0u64..1000, seconds in 0u64..1000,
-                floor in 0u32..=100_000,
-            ) {
-                let band = Band {
-                    rate, slow_milli: slow, fast_milli: fast, came_milli: came,
-                    free_places: free, cycle_places: cycle, cycle_seconds: seconds,
-                    floor_rate: floor,
-                };
-                let (estimate, [low, high]) = band.wait(position);
-                prop_assert_eq!(estimate, estimated_wait_seconds(position, rate));
-                prop_assert!(low <= estimate && estimate <= high);
-                prop_assert_eq!(Band::from_record(&band.record()), Some(band));
-            }
-        }
     }
 }

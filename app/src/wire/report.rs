@@ -20,7 +20,29 @@ pub struct Report {
     #[serde(default)]
     pub back_from_away: u64,
     pub estimate: EstimateReport,
+    /// The outlook's calibration: of the buyers told each outlook at joining, how many were
+    /// admitted and how many bought (additive).
+    #[serde(default)]
+    pub outlook: OutlookReport,
     pub admission_log_url: String,
+}
+
+/// Of the buyers told each outlook at joining, how many were admitted and how many bought.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutlookReport {
+    pub likely: Told,
+    pub uncertain: Told,
+    pub unlikely: Told,
+}
+
+/// The buyers told one outlook at joining: `told` counts every place whose joining the line
+/// recorded (admitted or not), `admitted` those admitted since, `bought` the admitted who
+/// bought (a purchase by the buyer in this event).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Told {
+    pub told: u64,
+    pub admitted: u64,
+    pub bought: u64,
 }
 
 /// How the estimates given at joining compare with the waits the buyers really had.

@@ -12,7 +12,9 @@ use std::{
 
 use app::{
     pow,
-    wire::{ErrorBody, Hold, HoldRequest, QueueStatus, SeatMap, SeatStatus, SessionCreated},
+    wire::{
+        ErrorBody, Hold, HoldRequest, Outlook, QueueStatus, SeatMap, SeatStatus, SessionCreated,
+    },
 };
 use chrono::{DateTime, Utc};
 use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -35,6 +37,9 @@ pub struct Entry {
     /// When the place was given: the join, or an entrant's first answer after the draw.
     pub joined_ms: i64,
     pub estimate: Option<u64>,
+    /// The band and the outlook the place was given with its estimate.
+    pub range: Option<[u64; 2]>,
+    pub outlook: Option<Outlook>,
     /// When the tick that admitted this place ran (Redis time, epoch ms).
     pub admitted_ms: Option<i64>,
 }
@@ -51,6 +56,44 @@ pub enum Outcome {
     SoldOut,
     /// Held, but the payment was declined or failed.
     PaymentFailed,
+    /// Admitted, and never opened the seat map (one of `--crowd`).
+    NeverLooked,
+}
+
+/// What a buyer means to do once admitted.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    Buy,
+    /// Hold, and let the hold lapse.
+    HoldAndLeave,
+    /// Never open the seat map.
+    NeverLook,
+}
+
+impl Intent {
+    /// Buyer `i`'s intent: one in `--pay-one-in` buys, the others hold and leave; in the
+    /// crowd, half buy, a quarter hold and leave, a quarter never look.
+    pub fn of(plan: &Plan, i: usize) -> Self {
+        match (plan.crowd, i % 4) {
+            (true, 0 | 1) => Self::Buy,
+            (true, 2) => Self::HoldAndLeave,
+            (true, _) => Self::NeverLook,
+            (false, _) if i.is_multiple_of(plan.pay_one_in) => Self::Buy,
+            (false, _) => Self::HoldAndLeave,
+        }
+    }
+
+    /// Whether the buyer wants a seat (to hold one at least).
+    pub fn wants_a_seat(self) -> bool {
+        self != Self::NeverLook
+    }
+}
+
+impl Outcome {
+    /// Whether the buyer held a seat.
+    pub fn held(self) -> bool {
+        matches!(self, Self::Bought | Self::Abandoned | Self::PaymentFailed)
+    }
 }
 
 #[derive(Default)]
@@ -110,12 +153,16 @@ impl Buyer<'_> {
                 Some(QueueStatus::Waiting {
                     arrival,
                     estimated_wait_seconds,
+                    estimate_range_seconds,
+                    outlook,
                     ..
                 }) => log.entries.push(Entry {
                     arrival,
                     ticket: None,
                     joined_ms,
                     estimate: estimated_wait_seconds,
+                    range: estimate_range_seconds,
+                    outlook,
                     admitted_ms: None,
                 }),
                 Some(QueueStatus::PreQueue { ticket, .. }) => log.entries.push(Entry {
@@ -123,6 +170,8 @@ impl Buyer<'_> {
                     ticket: Some(ticket),
                     joined_ms,
                     estimate: None,
+                    range: None,
+                    outlook: None,
                     admitted_ms: None,
                 }),
                 Some(QueueStatus::SoldOut) => return self.sold_out(log),
@@ -166,6 +215,8 @@ impl Buyer<'_> {
                     Some(QueueStatus::Waiting {
                         arrival,
                         estimated_wait_seconds,
+                        estimate_range_seconds,
+                        outlook,
                         ..
                     }) => {
                         night.count_poll();
@@ -175,6 +226,8 @@ impl Buyer<'_> {
                         {
                             entry.arrival = arrival;
                             entry.estimate = estimated_wait_seconds;
+                            entry.range = estimate_range_seconds;
+                            entry.outlook = outlook;
                             entry.joined_ms = Utc::now().timestamp_millis();
                         }
                     }
@@ -282,6 +335,10 @@ impl Buyer<'_> {
     /// admission to lapse.
     async fn visit(&mut self, admission: &str, expires_at: DateTime<Utc>) -> Visit {
         let night = self.night;
+        let intent = Intent::of(&night.plan, self.i);
+        if intent == Intent::NeverLook {
+            return Visit::Done(Outcome::NeverLooked);
+        }
         let lapse = (expires_at - Utc::now()).to_std().unwrap_or_default() + night.poll_interval();
         for _ in 0..3 {
             let Some(map) = self.seat_map(admission).await else {
@@ -321,10 +378,11 @@ impl Buyer<'_> {
                 })
                 .map(|(n, name)| (*n, name.to_string()))
                 .expect("pick < total");
-            let quantity = self.rng.gen_range(1..=4).min(available);
+            let most = if night.plan.crowd { 1 } else { 4 };
+            let quantity = self.rng.gen_range(1..=most).min(available);
             match self.hold(admission, section, quantity).await {
                 Ok(hold) => {
-                    if !self.i.is_multiple_of(night.plan.pay_one_in) {
+                    if intent == Intent::HoldAndLeave {
                         return Visit::Done(Outcome::Abandoned);
                     }
                     return Visit::Done(self.pay(&hold).await);
@@ -540,6 +598,7 @@ mod tests {
             compress: 1.0,
             poll_ms: 3000,
             pay_one_in: 3,
+            crowd: false,
             hold_ttl_seconds: 600,
             admission_ttl_seconds: 600,
             hold_sweep_seconds: 30,

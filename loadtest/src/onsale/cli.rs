@@ -85,6 +85,11 @@ pub struct Cli {
     /// page does.
     #[arg(long)]
     pub bind_tokens: bool,
+    /// The crowd of the estimate's check (issue 31) instead of the usual buyers: each holds
+    /// one seat; half of them buy it, a quarter hold it and walk away, a quarter never open
+    /// the seat map (`--pay-one-in` is then ignored).
+    #[arg(long)]
+    pub crowd: bool,
     /// One buyer in this many pays for their hold.
     #[arg(long, default_value_t = 3)]
     pub pay_one_in: usize,
@@ -126,6 +131,8 @@ pub struct Plan {
     pub compress: f64,
     pub poll_ms: u64,
     pub pay_one_in: usize,
+    /// The crowd of the estimate's check (`--crowd`).
+    pub crowd: bool,
     pub hold_ttl_seconds: u32,
     pub admission_ttl_seconds: u32,
     pub hold_sweep_seconds: u32,
@@ -171,6 +178,7 @@ impl Plan {
             compress: f,
             poll_ms: cli.poll_ms,
             pay_one_in: cli.pay_one_in.max(1),
+            crowd: cli.crowd,
             hold_ttl_seconds: scaled(600.0, 10.0),
             // A turn shorter than a minute is shorter than a loaded machine's queueing: the
             // buyers' holds would all come too late.

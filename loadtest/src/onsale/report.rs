@@ -12,12 +12,12 @@
 use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
 
 use anteroom::{checkout::fake::MoneyAudit, redis::Keys};
-use app::wire::StatsPoint;
+use app::wire::{Outlook, StatsPoint};
 use loadtest::{Sample, quantile, redis_bytes, sorted};
 use serde::Serialize;
 
 use crate::{
-    buyer::BuyerLog,
+    buyer::{BuyerLog, Intent, Outcome},
     cli::Plan,
     night::{Night, TallyView},
 };
@@ -134,6 +134,61 @@ struct Estimates {
     p90_abs_error_seconds: f64,
     /// real wait - estimate: positive when the wait was longer than promised.
     median_error_seconds: f64,
+    /// The median real wait: the estimate's goal is a median |error| within a tenth of it.
+    median_wait_seconds: f64,
+    /// Share of real waits inside the band given at joining (whole seconds, rounded either
+    /// way, as the server's report counts).
+    within_band_share: f64,
+}
+
+/// The buyers told one outlook at their first joining, and what became of them.
+#[derive(Default, Serialize)]
+struct Told {
+    told: usize,
+    /// Of those, the buyers who meant to hold a seat.
+    wanted: usize,
+    /// Of those, the buyers who held one (bought, or let the hold lapse).
+    held: usize,
+    bought: usize,
+}
+
+/// The outlook's calibration, as the buyers saw it.
+#[derive(Default, Serialize)]
+struct Calibration {
+    likely: Told,
+    uncertain: Told,
+    unlikely: Told,
+    /// Buyers who meant to hold a seat, were told `likely`, and left without one: the goal is
+    /// at most 10% of the told `likely` who meant to.
+    likely_left_without_share: f64,
+    /// Buyers who held a seat and had been told `unlikely`: the goal is at most 20% of those
+    /// who held.
+    held_told_unlikely_share: f64,
+}
+
+impl Calibration {
+    fn of(night: &Night, logs: &[BuyerLog]) -> Self {
+        let mut c = Self::default();
+        for (i, log) in logs.iter().enumerate() {
+            let Some(outlook) = log.entries.first().and_then(|e| e.outlook) else {
+                continue;
+            };
+            let told = match outlook {
+                Outlook::Likely => &mut c.likely,
+                Outlook::Uncertain => &mut c.uncertain,
+                Outlook::Unlikely => &mut c.unlikely,
+            };
+            told.told += 1;
+            told.wanted += usize::from(Intent::of(&night.plan, i).wants_a_seat());
+            told.held += usize::from(log.outcome.held());
+            told.bought += usize::from(log.outcome == Outcome::Bought);
+        }
+        let share = |part: usize, of: usize| part as f64 / of.max(1) as f64;
+        c.likely_left_without_share = share(c.likely.wanted - c.likely.held, c.likely.wanted);
+        let held = c.likely.held + c.uncertain.held + c.unlikely.held;
+        c.held_told_unlikely_share = share(c.unlikely.held, held);
+        c
+    }
 }
 
 #[derive(Serialize)]
@@ -212,6 +267,7 @@ pub struct Report {
     checkouts_per_second: Rate,
     fifo: Fifo,
     estimates: Estimates,
+    outlook: Calibration,
     oversold: Oversold,
     /// Charges at the fake provider against sales and refunds (`None` without its ledger).
     money: Option<MoneyAudit>,
@@ -438,18 +494,35 @@ impl Report {
                 d.places_checked
             );
         }
+        let e = &r.estimates;
         println!(
-            "estimate error           median {:.2} s   p90 {:.2} s   (signed median {:+.2} s, {} buyers)",
-            r.estimates.median_abs_error_seconds,
-            r.estimates.p90_abs_error_seconds,
-            r.estimates.median_error_seconds,
-            r.estimates.checked
+            "estimate error           median {:.2} s of a median wait of {:.2} s ({:.0}%)   p90 {:.2} s   (signed median {:+.2} s, {} buyers, {:.1}% inside the band)",
+            e.median_abs_error_seconds,
+            e.median_wait_seconds,
+            100.0 * e.median_abs_error_seconds / e.median_wait_seconds.max(0.001),
+            e.p90_abs_error_seconds,
+            e.median_error_seconds,
+            e.checked,
+            100.0 * e.within_band_share
+        );
+        let o = &r.outlook;
+        let told = |t: &Told| format!("{} ({} held, {} bought)", t.told, t.held, t.bought);
+        println!(
+            "outlook at joining       likely {}   uncertain {}   unlikely {}",
+            told(&o.likely),
+            told(&o.uncertain),
+            told(&o.unlikely)
+        );
+        println!(
+            "outlook's calibration    told likely and left without a seat {:.1}%   held a seat told unlikely {:.1}%",
+            100.0 * o.likely_left_without_share,
+            100.0 * o.held_told_unlikely_share
         );
         if let Some(n) = &r.night_report {
             let e = &n.estimate;
             let seconds = |s: Option<f64>| s.map_or("-".to_owned(), |s| format!("{s:.2} s"));
             println!(
-                "the night's report       joined {}   admitted {}   inversions {}   estimate: median |error| {}   p90 {}   within the band {}   ({} samples)",
+                "the night's report       joined {}   admitted {}   inversions {}   estimate: median |error| {}   p90 {}   within the band {}   ({} samples)   outlook told/bought: likely {}/{} uncertain {}/{} unlikely {}/{}",
                 n.joined,
                 n.admitted,
                 n.fifo_inversions,
@@ -457,7 +530,13 @@ impl Report {
                 seconds(e.p90_abs_error_seconds),
                 e.within_range_share
                     .map_or("-".to_owned(), |s| format!("{:.1}%", s * 100.0)),
-                e.samples
+                e.samples,
+                n.outlook.likely.told,
+                n.outlook.likely.bought,
+                n.outlook.uncertain.told,
+                n.outlook.uncertain.bought,
+                n.outlook.unlikely.told,
+                n.outlook.unlikely.bought
             );
         }
         println!(
@@ -527,16 +606,26 @@ pub fn report(
         .flat_map(|l| &l.entries)
         .filter_map(|e| Some((e.arrival?, e.admitted_ms?)))
         .collect();
-    let errors: Vec<f64> = logs
+    // (real wait, estimate, band) of each buyer's first place.
+    let told: Vec<(f64, u64, Option<[u64; 2]>)> = logs
         .iter()
         .filter_map(|l| l.entries.first())
         .filter_map(|e| {
             let (estimate, admitted) = (e.estimate?, e.admitted_ms?);
-            Some((admitted - e.joined_ms) as f64 / 1000.0 - estimate as f64)
+            Some(((admitted - e.joined_ms) as f64 / 1000.0, estimate, e.range))
         })
         .collect();
+    let errors: Vec<f64> = told.iter().map(|(w, e, _)| w - *e as f64).collect();
+    let within = told
+        .iter()
+        .filter(|(w, _, r)| {
+            r.is_some_and(|[low, high]| w.ceil() >= low as f64 && w.floor() <= high as f64)
+        })
+        .count();
+    let waits = sorted(told.iter().map(|(w, _, _)| *w).collect());
     let abs_errors = sorted(errors.iter().map(|e| e.abs()).collect());
     let errors = sorted(errors);
+    let outlook = Calibration::of(night, &logs);
 
     let mut outcomes = BTreeMap::new();
     for l in &logs {
@@ -600,7 +689,10 @@ pub fn report(
             median_abs_error_seconds: quantile(&abs_errors, 0.5),
             p90_abs_error_seconds: quantile(&abs_errors, 0.9),
             median_error_seconds: quantile(&errors, 0.5),
+            median_wait_seconds: quantile(&waits, 0.5),
+            within_band_share: within as f64 / told.len().max(1) as f64,
         },
+        outlook,
         oversold,
         money,
         seats_bought: sold.len(),

@@ -14,7 +14,7 @@
 //! Known limit: a Redis failover that loses the last admission numbers given would give them
 //! again; their entries then meet the rows already written and are dropped.
 
-use app::wire::Band;
+use app::{estimate::Model, wire::Outlook};
 use chrono::{DateTime, Utc};
 
 use crate::{error::Result, queue::state::Line, redis::scripts::TrimLog};
@@ -36,6 +36,9 @@ pub struct Entry {
     /// The buyer was skipped at their turn while away and admitted ahead on return.
     pub back_from_away: bool,
     pub joined: Option<Joined>,
+    /// The buyer admitted (never published: the report counts the outlook's calibration by
+    /// it); `None` in an entry written before the log kept it.
+    pub buyer: Option<String>,
 }
 
 /// How the admitted buyer joined, as the line recorded it.
@@ -44,13 +47,44 @@ pub struct Joined {
     pub at: DateTime<Utc>,
     pub estimate: u64,
     pub range: [u64; 2],
+    /// The outlook the buyer was told (`None`: the line did not know the seats then).
+    pub outlook: Option<Outlook>,
+}
+
+impl Joined {
+    /// A joining as the line records it: `joined_ms:position:` and the model's record
+    /// (`Model::from_record`); `None` for an empty or unreadable one.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.splitn(3, ':');
+        let (at, position, record) = (parts.next()?, parts.next()?, parts.next()?);
+        let (band, seats) = Model::from_record(record)?;
+        let now_ms = at.parse().ok()?;
+        let model = Model {
+            band,
+            seats,
+            now_ms,
+        };
+        let position = position.parse().ok()?;
+        let (estimate, range) = model.wait(position);
+        Some(Self {
+            at: DateTime::from_timestamp_millis(now_ms)?,
+            estimate,
+            range,
+            outlook: model.outlook(position),
+        })
+    }
 }
 
 impl Entry {
     /// An entry as the scripts write it: `n:arrival:admitted_ms:`, then `back:` when the
     /// buyer came back from away (skipped at their turn, admitted ahead on return), then, if
-    /// recorded, `joined_ms:position:` and the band's record.
+    /// recorded, `joined_ms:position:` and the model's record (`Model::from_record`); then
+    /// `|` and the buyer.
     pub fn parse(text: &str) -> Option<Self> {
+        let (text, buyer) = match text.split_once('|') {
+            Some((text, buyer)) => (text, Some(buyer.to_owned())),
+            None => (text, None),
+        };
         let mut parts = text.splitn(4, ':');
         let n = parts.next()?.parse().ok()?;
         let arrival = parts.next()?;
@@ -65,25 +99,14 @@ impl Entry {
             Some(rest) => (true, rest),
             None => (false, rest),
         };
-        let mut parts = rest.splitn(3, ':');
-        let joined = match (parts.next(), parts.next(), parts.next()) {
-            (Some(at), Some(position), Some(band)) if !at.is_empty() => {
-                let band = Band::from_record(band)?;
-                let (estimate, range) = band.wait(position.parse().ok()?);
-                Some(Joined {
-                    at: DateTime::from_timestamp_millis(at.parse().ok()?)?,
-                    estimate,
-                    range,
-                })
-            }
-            _ => None,
-        };
+        let joined = Joined::parse(rest);
         Some(Self {
             n,
             arrival,
             admitted_at,
             back_from_away,
             joined,
+            buyer,
         })
     }
 }
@@ -133,11 +156,17 @@ async fn write(state: &Line, event_id: &str, entries: &[Entry]) -> Result<()> {
     fn seconds(s: u64) -> i64 {
         i64::try_from(s).unwrap_or(i64::MAX)
     }
+    let outlook = |e: &Entry| {
+        let told = e.joined.as_ref()?.outlook?;
+        Some(crate::report::outlook_name(told))
+    };
     sqlx::query(
         "insert into admission (event_id, n, arrival, admitted_at, joined_at, \
-             estimate_seconds, estimate_low_seconds, estimate_high_seconds, back_from_away) \
+             estimate_seconds, estimate_low_seconds, estimate_high_seconds, back_from_away, \
+             buyer_id, outlook) \
          select $1, * from unnest($2::bigint[], $3::bigint[], $4::timestamptz[], \
-             $5::timestamptz[], $6::bigint[], $7::bigint[], $8::bigint[], $9::boolean[]) \
+             $5::timestamptz[], $6::bigint[], $7::bigint[], $8::bigint[], $9::boolean[], \
+             $10::text[], $11::text[]) \
          on conflict (event_id, n) do nothing",
     )
     .bind(event_id)
@@ -154,6 +183,8 @@ async fn write(state: &Line, event_id: &str, entries: &[Entry]) -> Result<()> {
     .bind(joined(|j| seconds(j.range[0])))
     .bind(joined(|j| seconds(j.range[1])))
     .bind(entries.iter().map(|e| e.back_from_away).collect::<Vec<_>>())
+    .bind(entries.iter().map(|e| e.buyer.clone()).collect::<Vec<_>>())
+    .bind(entries.iter().map(outlook).collect::<Vec<_>>())
     .execute(&state.db)
     .await?;
     Ok(())
@@ -161,6 +192,8 @@ async fn write(state: &Line, event_id: &str, entries: &[Entry]) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use app::estimate::{Band, Seats};
+
     use super::*;
 
     #[test]
@@ -174,14 +207,41 @@ mod tests {
         assert_eq!(entry.n, 7);
         assert_eq!(entry.arrival, 1_764_000_000_123_456);
         let joined = entry.joined.unwrap();
-        assert_eq!((joined.estimate, joined.range), band.wait(95));
+        assert_eq!((joined.estimate, joined.range), band.wait_without_seats(95));
         assert_eq!(joined.at.timestamp(), 1_764_000_000);
+        assert_eq!(joined.outlook, None, "the seats were not known");
+    }
+
+    #[test]
+    fn an_entry_with_the_seats_gives_the_models_estimate_and_outlook() {
+        let band = Band {
+            hold_seconds: 60,
+            ..Band::exact(10)
+        };
+        // 5 seats free, 10 held until a minute after the joining, 1 seat a hold.
+        let seats = "0:5:10:0:10:10:1764000060:1764000060";
+        let text = format!(
+            "8:9:1764000100000:1764000000000:20:{}/{seats}",
+            band.record()
+        );
+        let joined = Entry::parse(&text).unwrap().joined.unwrap();
+        let model = Model {
+            band,
+            seats: Seats::from_record(seats),
+            now_ms: 1_764_000_000_000,
+        };
+        assert_eq!((joined.estimate, joined.range), model.wait(20));
+        assert!(joined.estimate >= 60, "behind the 5 free seats: {joined:?}");
+        assert_eq!(joined.outlook, model.outlook(20));
     }
 
     #[test]
     fn an_entry_without_a_recorded_joining_has_no_estimate() {
         let entry = Entry::parse("3:2:1764000060000:").unwrap();
         assert_eq!((entry.n, entry.arrival, entry.joined), (3, 2, None));
+        assert_eq!(entry.buyer, None);
+        let entry = Entry::parse("3:2:1764000060000:|b:1|x").unwrap();
+        assert_eq!(entry.buyer.as_deref(), Some("b:1|x"));
         assert!(!entry.back_from_away);
         assert_eq!(Entry::parse("x:2:3:"), None);
     }
@@ -196,6 +256,9 @@ mod tests {
         );
         let told = Entry::parse(&text).unwrap();
         assert!(told.back_from_away);
-        assert_eq!(told.joined.unwrap().estimate, Band::exact(10).wait(2).0);
+        assert_eq!(
+            told.joined.unwrap().estimate,
+            Band::exact(10).wait_without_seats(2).0
+        );
     }
 }

@@ -89,28 +89,16 @@ impl Limits {
     }
 }
 
-/// The share of held seats assumed to come back before any hold has ended (DESIGN.md: a
-/// buyer who holds pays about as often as not).
-const BACK_BEFORE_ANY_END: (u64, u64) = (1, 2);
-
 /// The buyers worth having at the seat map for the seats left: the holds that the free seats
-/// and the held seats expected back can make, at the event's seats per hold so far. Exact in
-/// whole numbers; at least 1 while a seat is unsold, so that a night never stops itself.
+/// and the held seats expected back can make, at the event's seats per hold so far (the shares
+/// of the estimate's model, `app::estimate::Seats`, with their priors before any hold). At
+/// least 1 while a seat is unsold, so that a night never stops itself.
 pub fn seats_target(inventory: &Inventory) -> u64 {
-    let (seats, holds) = inventory.seats_per_hold();
-    // Seats whose hold ended, and of those the ones that came back instead of selling.
-    let ended = inventory.hold_seats.saturating_sub(inventory.held);
-    let (back, of) = if ended == 0 {
-        BACK_BEFORE_ANY_END
-    } else {
-        (ended.saturating_sub(inventory.sold), ended)
-    };
-    // seats_left = available + held * back / of; holds = seats_left * holds / seats.
-    let seats_left = u128::from(inventory.available) * u128::from(of)
-        + u128::from(inventory.held) * u128::from(back);
-    let target = (seats_left * u128::from(holds)).div_ceil(u128::from(of) * u128::from(seats));
+    let seats = inventory.seats(0);
+    let left = inventory.available as f64 + inventory.held as f64 * seats.back().mid;
+    let target = (left / seats.seats_per_hold(f64::MAX).mid).ceil() as u64;
     let unsold = inventory.available + inventory.held > 0;
-    (target as u64).max(u64::from(unsold))
+    target.max(u64::from(unsold))
 }
 
 /// The rule's answer: the rate, and why, in a short sentence for the operator.
@@ -276,6 +264,7 @@ mod tests {
             sold,
             holds,
             hold_seats,
+            ..Inventory::default()
         }
     }
 

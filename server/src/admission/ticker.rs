@@ -86,7 +86,7 @@ type Steering = (
     u64,
     Option<String>,
     HashMap<String, String>,
-    Vec<Option<u64>>,
+    Vec<Option<i64>>,
 );
 
 /// A figure for the rate's record: whole ms, or empty when nothing was measured.

@@ -1,6 +1,8 @@
 //! What the line knows of an event's seats, so that join and poll answer `sold_out` and the
 //! outlook within their one Redis round trip, and the ticker stops admitting into an empty map.
 //!
+//! The model of the estimate and the outlook reads them as [`Seats`] ([`Inventory::seats`]).
+//!
 //! Invariants: the counts are Postgres's, never kept by adding and subtracting: the ticker's
 //! lock holder counts the seats every tick (one grouped query, [`Inventory::count`]) and the
 //! fenced admit script stores the count in the event's inventory hash, so only the leader
@@ -14,6 +16,7 @@
 //! lapses drops out by its score). A removal lost to a crash counts a buyer as still shopping
 //! until their admission ends, ten minutes at most: the outlook errs towards caution.
 
+use app::estimate::Seats;
 use sqlx::PgPool;
 
 use crate::error::Result;
@@ -29,28 +32,32 @@ pub struct Inventory {
     /// Holds ever made for the event, and the seats in them: the average seats per hold.
     pub holds: u64,
     pub hold_seats: u64,
+    /// When the holds of the held seats end: the soonest and the latest (unix seconds; 0
+    /// when nothing is held). The estimate waits for them.
+    pub back_from: i64,
+    pub back_until: i64,
 }
 
 impl Inventory {
     /// The hash's fields, in the order of [`Inventory::values`]. The first is the verdict the
     /// locate script reads (`1`: sold out), so that the rule lives here only.
-    pub const FIELDS: [&str; 6] = [
+    pub const FIELDS: [&str; 8] = [
         "sold_out",
         "available",
         "held",
         "sold",
         "holds",
         "hold_seats",
+        "back_from",
+        "back_until",
     ];
-
-    /// Seats assumed per hold before the event has any hold (DESIGN.md).
-    const SEATS_PER_HOLD_BEFORE_ANY: u64 = 2;
 
     /// Counts the seats of `event_id` in Postgres: one statement of index reads (the seats by
     /// event and status, the event's holds with their seat counts, the holds past their expiry
-    /// that the sweep has not reached).
+    /// that the sweep has not reached, the live holds' soonest and latest ends).
     pub async fn count(db: &PgPool, event_id: &str) -> Result<Self> {
-        let (available, held, sold, lapsed, holds, hold_seats): (i64, i64, i64, i64, i64, i64) =
+        type Row = (i64, i64, i64, i64, i64, i64, Option<i64>, Option<i64>);
+        let (available, held, sold, lapsed, holds, hold_seats, back_from, back_until): Row =
             sqlx::query_as(
                 "select \
                      (select count(*) from seat where event_id = $1 and status = 'available'), \
@@ -60,7 +67,12 @@ impl Inventory {
                       where h.event_id = $1 and h.status = 'active' and h.expires_at <= now() \
                         and s.status = 'held'), \
                      (select count(*) from hold where event_id = $1), \
-                     (select coalesce(sum(seat_count), 0) from hold where event_id = $1)",
+                     (select coalesce(sum(seat_count), 0) from hold where event_id = $1), \
+                     ends.soonest, ends.latest \
+                 from (select floor(extract(epoch from min(expires_at)))::bigint as soonest, \
+                              ceil(extract(epoch from max(expires_at)))::bigint as latest \
+                       from hold where event_id = $1 and status = 'active' \
+                         and expires_at > now()) ends",
             )
             .bind(event_id)
             .fetch_one(db)
@@ -73,7 +85,23 @@ impl Inventory {
             sold: u(sold),
             holds: u(holds),
             hold_seats: u(hold_seats),
+            back_from: back_from.unwrap_or(0),
+            back_until: back_until.unwrap_or(0),
         })
+    }
+
+    /// The seats as the estimate's model reads them, with the admitted buyers `shopping`.
+    pub fn seats(&self, shopping: u64) -> Seats {
+        Seats {
+            available: self.available,
+            held: self.held,
+            sold: self.sold,
+            holds: self.holds,
+            hold_seats: self.hold_seats,
+            back_from: self.back_from,
+            back_until: self.back_until,
+            shopping,
+        }
     }
 
     /// Every seat sold: the line is over.
@@ -87,44 +115,44 @@ impl Inventory {
         self.available > 0
     }
 
-    /// The average seats per hold so far as a fraction (seats, holds): 2 before any hold.
-    pub fn seats_per_hold(&self) -> (u64, u64) {
-        if self.holds == 0 {
-            (Self::SEATS_PER_HOLD_BEFORE_ANY, 1)
-        } else {
-            (self.hold_seats, self.holds)
-        }
-    }
-
     /// The values of [`Inventory::FIELDS`].
-    pub fn values(&self) -> [u64; 6] {
+    pub fn values(&self) -> [i64; 8] {
+        let i = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         [
-            u64::from(self.sold_out()),
-            self.available,
-            self.held,
-            self.sold,
-            self.holds,
-            self.hold_seats,
+            i64::from(self.sold_out()),
+            i(self.available),
+            i(self.held),
+            i(self.sold),
+            i(self.holds),
+            i(self.hold_seats),
+            self.back_from,
+            self.back_until,
         ]
     }
 
     /// The inventory from the values of [`Inventory::FIELDS`] as Redis answered them; `None`
-    /// when the hash is absent (or not whole).
-    pub fn from_values(values: &[Option<u64>]) -> Option<Self> {
+    /// when the hash is absent (or not whole: one written before the holds' ends were
+    /// counted reads as absent until the next tick writes it whole).
+    pub fn from_values(values: &[Option<i64>]) -> Option<Self> {
+        let u = |n: &Option<i64>| n.and_then(|n| u64::try_from(n).ok());
         match values {
             [
                 _,
-                Some(available),
-                Some(held),
-                Some(sold),
-                Some(holds),
-                Some(hold_seats),
+                available,
+                held,
+                sold,
+                holds,
+                hold_seats,
+                Some(back_from),
+                Some(back_until),
             ] => Some(Self {
-                available: *available,
-                held: *held,
-                sold: *sold,
-                holds: *holds,
-                hold_seats: *hold_seats,
+                available: u(available)?,
+                held: u(held)?,
+                sold: u(sold)?,
+                holds: u(holds)?,
+                hold_seats: u(hold_seats)?,
+                back_from: *back_from,
+                back_until: *back_until,
             }),
             _ => None,
         }
@@ -143,10 +171,17 @@ mod tests {
             sold: 5,
             holds: 6,
             hold_seats: 7,
+            back_from: 8,
+            back_until: 9,
         };
-        let values: Vec<Option<u64>> = inventory.values().into_iter().map(Some).collect();
+        let values: Vec<Option<i64>> = inventory.values().into_iter().map(Some).collect();
         assert_eq!(Inventory::from_values(&values), Some(inventory));
-        assert_eq!(Inventory::from_values(&[None; 6]), None);
+        assert_eq!(Inventory::from_values(&[None; 8]), None);
+        assert_eq!(
+            Inventory::from_values(&values[..6]),
+            None,
+            "a hash of before the ends"
+        );
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! script). Invariants (DESIGN.md 1, 2, 6): a buyer has at most one place per event and joining
 //! again never moves them (ZADD NX on the buyer id); arrival order is a per-event arrival
 //! number given inside the script, never an instance's clock; positions are 1-based; the
-//! estimate is `ceil(position / N)` (N: `admission::rate::Board::in_force`) with its band ([`estimate`]) while
-//! the room runs, and absent while it is paused; with the
+//! estimate (the model's, `ceil(position / N)` where seats do not bound the wait; N:
+//! `admission::rate::Board::in_force`) with its band ([`estimate`]) while the room runs, and
+//! absent while it is paused; with the
 //! room off, every buyer is admitted at once, for a short while and in the room's epoch only
 //! (the gate refuses the token once the room is on), and uses up any place they had in the
 //! line: a place is admitted once (DESIGN.md 3).
@@ -16,12 +17,11 @@
 //! larger than the receipt's says `recovered: true`: a buyer is never silently moved back.
 //!
 //! Sold out and the outlook (DESIGN.md): the line knows the inventory ([`inventory`]): seats
-//! available, seats held (may come back), seats sold, and the average seats per hold so far (2
-//! before any hold). When every seat is sold, join and poll answer `sold_out` (to the admitted
-//! too) and nobody joins. The buyers ahead of a waiting buyer are those before them in line
-//! plus the admitted buyers who have not held yet. Outlook ([`outlook`]): `likely` when the
-//! available seats, after the buyers ahead take the average each, still leave some; `unlikely`
-//! when none would be left even if every held seat came back; else `uncertain`.
+//! available, seats held (may come back) and when their holds end, seats sold, the holds so
+//! far. When every seat is sold, join and poll answer `sold_out` (to the admitted too) and
+//! nobody joins. The estimate, its band and the outlook come from one model
+//! (`app::estimate::Model`) of the band ([`estimate`]) and the seats the script read with the
+//! answer, with the admitted buyers who have not held yet ahead of everyone waiting.
 //!
 //! A place costs something (issue 16, finding 3): joins count against their network's limit
 //! a minute (an IPv4 /24 or IPv6 /64, `crate::client`), a network is given at most
@@ -43,7 +43,10 @@ pub mod moving;
 pub mod proof;
 pub mod state;
 
-use app::wire::{Band, BuyerId, EventId, Outlook, QueueStatus, Room};
+use app::{
+    estimate::{Band, Model, Seats},
+    wire::{BuyerId, EventId, QueueStatus, Room},
+};
 use axum::{
     Json, Router,
     extract::State,
@@ -98,9 +101,11 @@ pub enum Place {
         arrival: u64,
         /// The line had lost this place and put it back from the buyer's receipt.
         restored: bool,
-        /// Whether seats are likely to be left at this buyer's turn; `None` while the line
-        /// does not know the inventory.
-        outlook: Option<Outlook>,
+        /// The seats as the line knew them when it answered (with the admitted buyers still
+        /// shopping), for the estimate and the outlook; `None` while it does not know them.
+        seats: Option<Seats>,
+        /// When the line answered (Redis's clock, unix ms): the holds' ends count from it.
+        now_ms: i64,
         /// A drawn entrant's ticket.
         ticket: Option<String>,
     },
@@ -120,23 +125,6 @@ pub enum Place {
         at: DateTime<Utc>,
     },
     Absent,
-}
-
-/// The outlook of a buyer with `ahead` buyers before them (in line, and admitted without a
-/// hold yet), by the rule in this module's header. Exact: in whole seats times holds, never
-/// in floating point.
-pub fn outlook(inventory: &Inventory, ahead: u64) -> Outlook {
-    let (seats, holds) = inventory.seats_per_hold();
-    // Seats the buyers ahead take, times `holds`.
-    let taken = u128::from(ahead) * u128::from(seats);
-    let times_holds = |n: u64| u128::from(n) * u128::from(holds);
-    if times_holds(inventory.available) > taken {
-        Outlook::Likely
-    } else if times_holds(inventory.available + inventory.held) <= taken {
-        Outlook::Unlikely
-    } else {
-        Outlook::Uncertain
-    }
 }
 
 /// What a buyer brings that proves where they stood, in case the line lost it: the place
@@ -367,10 +355,12 @@ pub fn locate_script<'a>(
 }
 
 /// The locate script's answer: kind, value, arrival, restored, the live admissions without a
-/// hold, the inventory's values, and an entrant's ticket ('' for none).
-type Reply = (String, i64, i64, i64, u64, Vec<Option<u64>>, String);
+/// hold, the inventory's values, an entrant's ticket ('' for none), and Redis's clock (ms).
+type Reply = (String, i64, i64, i64, u64, Vec<Option<i64>>, String, i64);
 
-fn place((kind, value, arrival, restored, shopping, inventory, ticket): Reply) -> Result<Place> {
+fn place(
+    (kind, value, arrival, restored, shopping, inventory, ticket, now_ms): Reply,
+) -> Result<Place> {
     let restored = restored == 1;
     match kind.as_str() {
         "admitted" => DateTime::from_timestamp_millis(value)
@@ -385,8 +375,8 @@ fn place((kind, value, arrival, restored, shopping, inventory, ticket): Reply) -
                 position,
                 arrival: arrival.max(0) as u64,
                 restored,
-                outlook: Inventory::from_values(&inventory)
-                    .map(|i| outlook(&i, position - 1 + shopping)),
+                seats: Inventory::from_values(&inventory).map(|i| i.seats(shopping)),
+                now_ms,
                 ticket: (!ticket.is_empty()).then_some(ticket),
             })
         }
@@ -433,7 +423,8 @@ fn answer(
             position,
             arrival,
             restored,
-            outlook,
+            seats,
+            now_ms,
             ticket,
         } => {
             // Positions only shrink as the line moves; a larger one than the buyer was told
@@ -450,8 +441,13 @@ fn answer(
             };
             let receipt = (proof.receipt != Some(current))
                 .then(|| state.sessions.issue_place(buyer, event_id, current));
-            // The same band the locate script recorded with a place it made just now.
-            let (estimate, range) = band.wait(position);
+            // The same model the locate script recorded with a place it made just now.
+            let model = Model {
+                band: *band,
+                seats,
+                now_ms,
+            };
+            let (estimate, range) = model.wait(position);
             Ok(Answer {
                 status: QueueStatus::Waiting {
                     position,
@@ -460,7 +456,7 @@ fn answer(
                     paused: room.paused,
                     recovered: restored || moved_back,
                     arrival: Some(arrival),
-                    outlook,
+                    outlook: model.outlook(position),
                     ticket,
                 },
                 receipt,
@@ -605,57 +601,4 @@ async fn poll_handler(
     let event_id = EventId::from(event_id);
     let answer = poll(&state, &buyer.id, &event_id, &headers).await?;
     Ok(respond(&state, &event_id, answer, false))
-}
-
-#[cfg(test)]
-mod tests {
-    use app::wire::Outlook::{Likely, Uncertain, Unlikely};
-
-    use super::*;
-
-    /// 4 seats available and 4 held, after one hold of 4 seats: each buyer ahead takes 4.
-    const AFTER_A_HOLD_OF_4: Inventory = Inventory {
-        available: 4,
-        held: 4,
-        sold: 0,
-        holds: 1,
-        hold_seats: 4,
-    };
-
-    #[test]
-    fn the_outlook_turns_where_the_average_hold_uses_up_the_seats() {
-        let at = |ahead| outlook(&AFTER_A_HOLD_OF_4, ahead);
-        assert_eq!(at(0), Likely);
-        assert_eq!(at(1), Uncertain, "4 - 4 leaves none, 8 - 4 some");
-        assert_eq!(
-            at(2),
-            Unlikely,
-            "8 - 8 leaves none even with every held seat back"
-        );
-    }
-
-    #[test]
-    fn before_any_hold_each_buyer_ahead_takes_two_seats() {
-        let fresh = Inventory {
-            available: 10,
-            ..Inventory::default()
-        };
-        assert_eq!(outlook(&fresh, 4), Likely, "10 - 8");
-        assert_eq!(outlook(&fresh, 5), Unlikely, "10 - 10, and nothing held");
-    }
-
-    #[test]
-    fn a_fractional_average_is_compared_exactly() {
-        // 3 holds of 5 seats: 5/3 a hold; 5 buyers ahead take 25/3 > 8.
-        let inventory = Inventory {
-            available: 8,
-            held: 1,
-            holds: 3,
-            hold_seats: 5,
-            ..Inventory::default()
-        };
-        assert_eq!(outlook(&inventory, 4), Likely, "8 > 20/3");
-        assert_eq!(outlook(&inventory, 5), Uncertain, "8 < 25/3 < 9");
-        assert_eq!(outlook(&inventory, 6), Unlikely, "9 < 30/3");
-    }
 }

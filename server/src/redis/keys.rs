@@ -192,8 +192,9 @@ impl Keys {
         )
     }
 
-    /// How each waiting buyer joined: a hash buyer -> `joined_ms:position:band` (the band's
-    /// `app::wire::Band::record`), written when a place is made and taken by its admission.
+    /// How each waiting buyer joined: a hash buyer -> `joined_ms:position:model` (the
+    /// record `app::estimate::Model::from_record` reads), written when a place is made and
+    /// taken by its admission.
     pub fn joins(&self, event_id: &str) -> String {
         self.event(event_id, "joins")
     }

@@ -124,10 +124,12 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
     // The machine running the tests is busy: the event loop's lag is not what this measures.
     config.loop_lag_limit_ms = 60_000;
     let app = spawn_with(config).await;
+    // 200 seats: the 36 places this test estimates are all served by free seats, so that the
+    // rate in force alone bounds their wait (`app::estimate`).
     let created = app
         .create_event(event_body(
-            1,
-            5,
+            10,
+            10,
             json!({"admit_rate_per_second": 50, "auto_rate": true,
                 "min_admit_rate_per_second": 5, "max_admit_rate_per_second": 100,
                 "target_hold_p99_ms": 50}),
@@ -214,10 +216,11 @@ async fn holds_slowing_on_another_instance_slow_the_leader_and_every_instance_es
     config.loop_lag_limit_ms = 60_000;
     let leader = spawn_with(config.clone()).await;
     let other = spawn_with(config).await;
+    // 200 seats: free seats serve every place estimated here; the rate bounds the wait.
     let created = leader
         .create_event(event_body(
-            1,
-            5,
+            10,
+            10,
             json!({"admit_rate_per_second": 20, "auto_rate": true,
                 "min_admit_rate_per_second": 2, "max_admit_rate_per_second": 40}),
         ))

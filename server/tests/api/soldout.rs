@@ -202,18 +202,22 @@ async fn outlook(app: &TestApp, event: &str, session: &str) -> Value {
 }
 
 #[tokio::test]
-async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
+async fn the_outlook_is_the_models_likely_near_the_seats_and_unlikely_far_beyond_them() {
     let app = spawn_app().await;
-    // 8 seats: sections A and B of 4.
+    // 8 seats: sections A and B of 4; a buyer holds 4 at most.
     let event = app
-        .create_event(event_body(1, 4, json!({"admit_rate_per_second": 1})))
+        .create_event(event_body(
+            1,
+            4,
+            json!({"admit_rate_per_second": 1, "seats_per_buyer": 4}),
+        ))
         .await;
     let event = event["id"].as_str().unwrap();
     let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
     let ticker = Ticker::new(app.state.line.clone());
     let first = joined(&app, event).await;
     let mut line = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..90 {
         line.push(joined(&app, event).await);
     }
     let (_, before_any_count) = poll(&app, event, &line[0]).await;
@@ -222,37 +226,30 @@ async fn the_outlook_turns_at_the_seats_the_buyers_ahead_would_take() {
         "nothing is said before the line knows the seats"
     );
     assert_eq!(tick(&ticker, event, &paused(&room)).await, 0);
-    // Before any hold each buyer ahead takes 2 seats: 3 ahead leave 2 of 8, 4 ahead none, and
-    // nothing is held that could come back.
-    assert_eq!(outlook(&app, event, &line[2]).await, "likely");
-    assert_eq!(outlook(&app, event, &line[3]).await, "unlikely");
+    // Before any hold the model knows only its priors (1 to 4 seats a hold, a quarter to three
+    // quarters of held seats back, half to all of the admitted holding): the first places are
+    // likely even at 4 seats a hold, a place far beyond what 8 seats could serve even at 1
+    // seat a hold is unlikely, and in between nothing is known yet.
+    assert_eq!(outlook(&app, event, &first).await, "likely");
+    assert_eq!(outlook(&app, event, &line[0]).await, "likely");
+    assert_eq!(outlook(&app, event, &line[10]).await, "uncertain");
+    assert_eq!(outlook(&app, event, &line[89]).await, "unlikely");
 
+    // The first buyer, admitted, holds all of section A: 4 seats free, 4 held, and the shares
+    // measured so far (one hold of 4 seats). The line's answer is the model's, read from the
+    // same seats.
     assert_eq!(tick(&ticker, event, &room).await, 1);
-    assert_eq!(
-        outlook(&app, event, &line[3]).await,
-        "unlikely",
-        "one place further, but the admitted buyer who has not held yet is still ahead"
-    );
-
-    // The admitted buyer holds all of section A: 4 seats a hold from now on, 4 free, 4 held.
     let token = admission(&app, event, &first).await;
     let section_a = json!({"section": "A", "quantity": 4});
     let r = hold_admitted(&app, event, (&first, &token), "a", section_a).await;
     assert_eq!(r.status(), StatusCode::CREATED);
     tick(&ticker, event, &paused(&room)).await;
+    let (_, body) = poll(&app, event, &line[89]).await;
+    assert_eq!(body["outlook"], "unlikely", "{body}");
+    let (_, body) = poll(&app, event, &line[0]).await;
+    assert_eq!(body["position"], 1);
     assert_eq!(
-        outlook(&app, event, &line[0]).await,
-        "likely",
-        "4 free for 0 ahead"
-    );
-    assert_eq!(
-        outlook(&app, event, &line[1]).await,
-        "uncertain",
-        "1 ahead takes the 4 free; the 4 held would leave some"
-    );
-    assert_eq!(
-        outlook(&app, event, &line[2]).await,
-        "unlikely",
-        "2 ahead take 8: none left even with every held seat back"
+        body["outlook"], "likely",
+        "4 free seats for the next buyer: {body}"
     );
 }

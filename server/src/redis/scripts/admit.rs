@@ -37,7 +37,7 @@ pub struct Admit<'a> {
     /// field and value pairs; these are the fields.
     pub inventory_fields: &'a [&'a str],
     /// `ARGV[12..]`: the value of each of `inventory_fields`, in the same order.
-    pub inventory_values: &'a [u64],
+    pub inventory_values: &'a [i64],
 }
 
 impl Admit<'_> {

@@ -30,7 +30,7 @@ local n = redis.call('INCR', KEYS[5])
 local joined = redis.call('HGET', KEYS[3], ARGV[1]) or ''
 redis.call('HDEL', KEYS[3], ARGV[1])
 if redis.call('LLEN', KEYS[4]) < tonumber(ARGV[2]) then
-  redis.call('RPUSH', KEYS[4], n .. ':' .. arrival .. ':' .. now_ms .. ':' .. joined)
+  redis.call('RPUSH', KEYS[4], n .. ':' .. arrival .. ':' .. now_ms .. ':' .. joined .. '|' .. ARGV[1])
 end
 if tonumber(arrival) > tonumber(redis.call('GET', KEYS[2]) or '0') then
   redis.call('SET', KEYS[2], arrival)

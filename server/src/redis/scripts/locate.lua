@@ -10,7 +10,7 @@
 -- shopping (zset buyer -> admission expiry ms: admitted without a hold yet), KEYS[7] the
 -- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
 -- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made),
--- KEYS[11] joins (hash buyer -> 'joined_ms:position:band' of the place's making, which the
+-- KEYS[11] joins (hash buyer -> 'joined_ms:position:model' of the place's making, which the
 -- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
 -- KEYS[13] seen (zset buyer -> when their page last asked, ms), KEYS[14] away (zset buyer ->
 -- arrival number of the buyers the ticker skipped while they were gone), KEYS[15] moved (hash
@@ -28,13 +28,14 @@
 -- with a new place; ARGV[13] the joins each network of KEYS[16..] may make a window, separated
 -- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15..] the inventory's fields
 -- (queue/inventory.rs), the first of them '1' when sold out.
--- Returns {kind, value, arrival, restored, shopping, inventory, ticket}: kind and value
+-- Returns {kind, value, arrival, restored, shopping, inventory, ticket, now_ms}: kind and value
 -- 'admitted' and expiry_ms, 'waiting' and position, 'moved' and the ms it moved at,
 -- 'rate_limited' and the ms until the window of the network past its share ends,
 -- 'pre_queue', 'not_open', 'absent', 'sold_out' or 'network_full' and 0 (a proof of work already used makes no place: 'absent');
 -- restored is 1 when this call put back a lost admission or place; shopping counts the
 -- admissions without a hold that are live now; inventory holds the values of ARGV[13..] (nil
--- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else ''.
+-- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else '';
+-- now_ms is Redis's clock, which the estimate counts the holds' ends from.
 -- Every waiting answer marks the buyer seen (the ticker skips buyers not seen for a while), in
 -- this same step so that the poll stays one round trip.
 -- The inventory is read here so that the poll stays one round trip; the network's share and
@@ -54,14 +55,27 @@ for share in string.gmatch(ARGV[13], '%S+') do
     window_left = tonumber(ARGV[14])
   end
   if joins > tonumber(share) then
-    return {'rate_limited', window_left, 0, 0, 0, {}, ''}
+    return {'rate_limited', window_left, 0, 0, 0, {}, '', now_ms}
   end
   counter = counter + 1
 end
 local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 15))
+local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
 local function reply(kind, value, arrival, restored, ticket)
-  local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
-  return {kind, value, arrival, restored, shopping, inventory, ticket or ''}
+  return {kind, value, arrival, restored, shopping, inventory, ticket or '', now_ms}
+end
+-- The model a join is told, as `app::estimate::Model::from_record` reads it: the band, then
+-- '/' and the seats (shopping, then the inventory's values after the verdict) when they are
+-- all known.
+local function model()
+  local seats = {shopping}
+  for i = 2, #inventory do
+    if not inventory[i] then
+      return ARGV[12]
+    end
+    seats[#seats + 1] = inventory[i]
+  end
+  return ARGV[12] .. '/' .. table.concat(seats, ':')
 end
 -- A place that moved to another device is gone from this buyer for good: checked before
 -- anything that could give them one (an admission token or a place receipt they still hold
@@ -108,7 +122,7 @@ local function waiting(arrival, restored, made)
     ticket = redis.call('HGET', KEYS[9], buyer) or ''
   end
   if made then
-    redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. ARGV[12])
+    redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. model())
     redis.call('INCR', KEYS[12])
   end
   redis.call('ZADD', KEYS[13], now_ms, buyer)
