@@ -11,8 +11,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, event_body, eventually, expect_error, join, poll, put_room, spawn_app, test_config,
-    two_instances_and_an_event,
+    TestApp, app_with_fake, checkout, event_body, eventually, expect_error, hold_admitted, join,
+    poll, put_room, quick, spawn_app, test_config, two_instances_and_an_event,
 };
 
 /// An event whose room admits `rate` a second in ticks of 100 ms.
@@ -161,6 +161,81 @@ async fn the_report_says_what_the_paged_log_and_the_answers_at_joining_say() {
         report["admission_log_url"],
         format!("/api/events/{event}/report/admissions")
     );
+}
+
+/// The outlook's calibration (issue 31): of the buyers told each outlook at joining, the
+/// report counts those told (admitted or still in line), those admitted, and those who bought;
+/// the outlook it counts is the one each buyer was told.
+#[tokio::test]
+async fn the_report_counts_by_outlook_told_at_joining_the_buyers_admitted_and_who_bought() {
+    let (app, _) = app_with_fake(quick()).await;
+    // 4 seats, 2 a buyer at most, 10 admissions a tick of 100 ms.
+    let event = app
+        .create_event(event_body(
+            1,
+            2,
+            json!({"admit_rate_per_second": 100, "tick_ms": 100, "seats_per_buyer": 2}),
+        ))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let ticker = Ticker::new(app.state.line.clone());
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    // A paused tick counts the seats: from then on every join is told an outlook.
+    let paused = app::wire::Room {
+        paused: true,
+        ..room.clone()
+    };
+    ticker.tick(&event, &paused, 0).await.unwrap();
+    let joined = buyers_join(&app, &event, 50).await;
+    let mut told: HashMap<String, u64> = HashMap::new();
+    for (_, body) in &joined {
+        *told
+            .entry(body["outlook"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    assert!(
+        told.contains_key("likely") && told.contains_key("unlikely"),
+        "4 seats for 50 buyers: the front is likely, the back unlikely: {told:?}"
+    );
+    // One tick admits the first 10; the first of them buys a seat.
+    ticker.tick(&event, &room, 1).await.unwrap();
+    let (first, first_told) = &joined[0];
+    let (_, admitted) = poll(&app, &event, first).await;
+    let token = admitted["admission_token"].as_str().unwrap();
+    let r = hold_admitted(
+        &app,
+        &event,
+        (first, token),
+        "h",
+        json!({"section": "A", "quantity": 1}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let hold: Value = r.json().await.unwrap();
+    let r = checkout(&app, first, hold["hold_id"].as_str().unwrap(), "p").await;
+    assert_eq!(r.status(), StatusCode::OK);
+    ticker.flush().await.unwrap();
+
+    let report = report(&app, &event).await;
+    let counted = &report["outlook"];
+    let mut admitted_by_outlook: HashMap<String, u64> = HashMap::new();
+    for (_, body) in &joined[..10] {
+        *admitted_by_outlook
+            .entry(body["outlook"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    for outlook in ["likely", "uncertain", "unlikely"] {
+        let bought = u64::from(first_told["outlook"] == outlook);
+        assert_eq!(
+            counted[outlook],
+            json!({
+                "told": told.get(outlook).copied().unwrap_or(0),
+                "admitted": admitted_by_outlook.get(outlook).copied().unwrap_or(0),
+                "bought": bought,
+            }),
+            "{outlook}: {report}"
+        );
+    }
 }
 
 #[tokio::test]
