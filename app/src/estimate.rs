@@ -364,6 +364,16 @@ impl Model {
         }
     }
 
+    /// The places the free seats serve now, before the admitted buyers still shopping take
+    /// theirs (each place takes the seats a hold takes times the share who hold, at their
+    /// measure): what the ticker may admit at most while the seats bound the line. `None`
+    /// while the seats are not known.
+    pub fn free_seat_places(&self) -> Option<u64> {
+        let seats = self.seats.as_ref()?;
+        let r = self.reading(seats, Case::Mid);
+        Some((seats.available as f64 * r.places_per_seat).floor() as u64)
+    }
+
     /// `(estimate, [low, high])` in whole seconds for a buyer at `position`.
     pub fn wait(&self, position: u64) -> (u64, [u64; 2]) {
         let at_rate = position.div_ceil(u64::from(self.band.rate.max(1)));
@@ -629,6 +639,38 @@ mod tests {
             assert!(low <= estimate && estimate <= high, "position {p}");
             assert!(m.wait(p + 1).0 >= estimate, "monotone at {p}");
         }
+    }
+
+    #[test]
+    fn the_free_seats_serve_their_places_at_the_measured_shares() {
+        // 10 free seats, one a hold, everyone holds: 10 places; with half the admitted
+        // holding, 20; before any hold (2 seats a hold, all holding), 5.
+        assert_eq!(bounded().free_seat_places(), Some(10));
+        let half = Model {
+            band: Band {
+                came_milli: 500,
+                ..bounded().band
+            },
+            ..bounded()
+        };
+        assert_eq!(half.free_seat_places(), Some(20));
+        let fresh = model(
+            band(10),
+            Seats {
+                available: 10,
+                ..Seats::default()
+            },
+        );
+        assert_eq!(fresh.free_seat_places(), Some(5));
+        assert_eq!(Band::exact(10).wait_without_seats(1), (1, [1, 1]));
+        assert_eq!(
+            Model {
+                seats: None,
+                ..fresh
+            }
+            .free_seat_places(),
+            None
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::wire::Room;
+use app::{estimate::Model, wire::Room};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
@@ -337,6 +337,17 @@ impl Ticker {
         } else {
             u64::from(self.state.rates.in_force(event_id, room)) * u64::from(room.tick_ms)
         };
+        // The free seats bound the admissions: the model's places for them, at the shares
+        // measured so far (the script takes off the buyers still shopping).
+        let band = (self.state.bands)
+            .get(&self.state, &self.state.rates, event_id, room)
+            .await;
+        let seat_places = Model {
+            band,
+            seats: Some(inventory.seats(0)),
+            now_ms: 0,
+        }
+        .free_seat_places();
         let config = &self.state.config;
         let (count, queue_length, head): (i64, i64, u64) = Admit {
             event_id,
@@ -351,6 +362,7 @@ impl Ticker {
             seatmap_deadline: Duration::from_secs(config.seatmap_deadline_seconds.into()),
             inventory_fields: &Inventory::FIELDS,
             inventory_values: &inventory.values(),
+            seat_places,
         }
         .invocation(&self.state.scripts, keys)
         .invoke_async(&mut self.state.redis.clone())

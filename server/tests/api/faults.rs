@@ -20,7 +20,7 @@ use testkit::procs::{Instance, OwnRedis, Proxy};
 
 use crate::helpers::{
     TestApp, checkout, event_body, eventually, eventually_every, expect_error, hold, hold_body,
-    join, open_event, poll, put_room, spawn_with, test_config,
+    join, open_event, plenty, poll, put_room, spawn_with, test_config,
 };
 
 /// Joins `n` new buyers one after the other; returns (buyer id, token), first in line first.
@@ -49,7 +49,7 @@ async fn redis_down_is_a_fast_503_and_a_restart_keeps_every_place_in_order() {
     config.redis_url = Secret::new(own.url());
     let app = spawn_with(config).await;
     let event = app
-        .create_event(event_body(1, 10, json!({"admit_rate_per_second": 20})))
+        .create_event(plenty(json!({"admit_rate_per_second": 20})))
         .await;
     let event = event["id"].as_str().unwrap();
     let line = fill_line(&app, &app.base, event, 300).await;
@@ -310,9 +310,7 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
     observer_config.ticker = false;
     let app = spawn_with(observer_config).await;
     let event = app
-        .create_event(event_body(
-            1,
-            10,
+        .create_event(plenty(
             json!({"admit_rate_per_second": 40, "tick_ms": TICK_MS, "paused": true}),
         ))
         .await;

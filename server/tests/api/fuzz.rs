@@ -252,7 +252,11 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
         let tick_ms: u32 = rng.gen_range(100..=2500);
         let ticks: u64 = rng.gen_range(1..=8);
         let expected = u64::from(n) * u64::from(tick_ms) * ticks / 1000;
-        let event = app.create_event(event_body(1, 1, json!({}))).await;
+        // 8,000 seats of one a buyer: the most these ticks admit (400 x 2.5 s x 8) never
+        // meets the bound of the free seats.
+        let event = app
+            .create_event(event_body(100, 40, json!({"seats_per_buyer": 1})))
+            .await;
         let event = event["id"].as_str().unwrap();
         let keys = &app.state.keys;
         let line = expected + 5;
@@ -267,7 +271,7 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
             admit_rate_per_second: n,
             tick_ms,
             hold_ttl_seconds: 600,
-            seats_per_buyer: 6,
+            seats_per_buyer: 1,
             hold_sweep_seconds: 30,
             epoch: 0,
             join_pow_bits: 0,

@@ -117,9 +117,7 @@ pub async fn two_instances_and_an_event(config: Config) -> (TestApp, TestApp, St
     let a = spawn_with(config.clone()).await;
     let b = spawn_with(config).await;
     let event = a
-        .create_event(event_body(
-            1,
-            1,
+        .create_event(plenty(
             json!({"admit_rate_per_second": 10, "tick_ms": 1000}),
         ))
         .await;
@@ -286,6 +284,13 @@ impl TestApp {
 }
 
 /// A small layout: sections A and B, `rows` x `seats` each.
+/// An event of 2,000 seats (two sections of 25 rows of 40), for tests of the line's and the
+/// ticker's mechanics: its free seats never bound the admissions (the ticker admits no more
+/// than the free seats serve, `app::estimate::Model::free_seat_places`).
+pub fn plenty(room: Value) -> Value {
+    event_body(25, 40, room)
+}
+
 pub fn event_body(rows: u32, seats: u32, room: Value) -> Value {
     json!({
         "name": "Test night",

@@ -253,3 +253,61 @@ async fn the_outlook_is_the_models_likely_near_the_seats_and_unlikely_far_beyond
         "4 free seats for the next buyer: {body}"
     );
 }
+
+/// The free seats bound the admissions (issue 31): a tick admits no more buyers than the free
+/// seats serve, the admitted buyers still shopping hold theirs, and a seat that comes back
+/// admits the next buyer in line (nobody is admitted to seats already spoken for).
+#[tokio::test]
+async fn a_tick_admits_no_more_buyers_than_the_free_seats_serve() {
+    let app = spawn_app().await;
+    // 8 seats, 2 a buyer at most, 100 admissions a tick.
+    let event = app
+        .create_event(event_body(
+            1,
+            4,
+            json!({"admit_rate_per_second": 100, "seats_per_buyer": 2}),
+        ))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.line.clone());
+    let mut line = Vec::new();
+    for _ in 0..10 {
+        line.push(joined(&app, &event).await);
+    }
+    // Before any hold a buyer takes 2 seats: 8 free seats serve 4.
+    assert_eq!(tick(&ticker, &event, &room).await, 4);
+    assert_eq!(
+        tick(&ticker, &event, &room).await,
+        0,
+        "the 4 admitted, still shopping, hold the free seats' places"
+    );
+    // Each of the 4 holds 2 seats: nothing is free, nobody more is admitted.
+    let mut holds = Vec::new();
+    for (i, buyer) in line[..4].iter().enumerate() {
+        let token = admission(&app, &event, buyer).await;
+        let section = if i < 2 { "A" } else { "B" };
+        let r = hold_admitted(
+            &app,
+            &event,
+            (buyer, &token),
+            &format!("h{i}"),
+            json!({"section": section, "quantity": 2}),
+        )
+        .await;
+        assert_eq!(r.status(), StatusCode::CREATED);
+        let hold: Value = r.json().await.unwrap();
+        holds.push(hold["hold_id"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(tick(&ticker, &event, &room).await, 0);
+    // One hold lapses: its 2 seats serve the next buyer, and only them.
+    sqlx::query("update hold set expires_at = now() - interval '1 second' where id = $1")
+        .bind(&holds[0])
+        .execute(&app.state.db)
+        .await
+        .unwrap();
+    assert_eq!(tick(&ticker, &event, &room).await, 1);
+    admission(&app, &event, &line[4]).await;
+    let (_, fifth) = poll(&app, &event, &line[5]).await;
+    assert_eq!(fifth["status"], "waiting", "{fifth}");
+}

@@ -18,8 +18,12 @@
 -- before (Postgres keeps it: the numbers go on after it once the key has expired), ARGV[10]
 -- the ms after which a buyer not seen is away, ARGV[11] the seat-map deadline ms (an
 -- admitted buyer counts as shopping until then, or until their admission ends if they open
--- the seat map), ARGV[12..] the seats as the leader just counted them, field and value pairs
--- (from queue/inventory.rs): stored here so that only the lock holder writes them.
+-- the seat map), ARGV[12] the places the free seats serve now (`Model::free_seat_places`),
+-- or '' while the seats are not known: the buyers still shopping hold theirs, and this tick
+-- admits no more than the rest, so that nobody is admitted to seats already spoken for (the
+-- seats that come back are what admits the next buyers), ARGV[13..] the seats as the leader
+-- just counted them, field and value pairs (from queue/inventory.rs): stored here so that only
+-- the lock holder writes them.
 -- Returns {-1, 0, 0} when not the holder, {-2, queue length, 0} when the sale has an opening
 -- and its draw is still to be made, else {admitted, queue length after, head after} (the
 -- ticker keeps the head in Postgres too, where a failover cannot take it back).
@@ -31,7 +35,7 @@ local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
-redis.call('HSET', KEYS[8], unpack(ARGV, 12))
+redis.call('HSET', KEYS[8], unpack(ARGV, 13))
 -- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
 -- (the draw's record is written by the same kind of fenced script, so no tick falls between).
 if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
@@ -39,8 +43,12 @@ if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
 end
 local credit = tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(ARGV[2])
 local n = math.floor(credit / 1000)
--- Only the fraction is carried: credit unused because the line was short is not hoarded.
+-- Only the fraction is carried: credit unused because the line was short (or the seats were
+-- spoken for) is not hoarded.
 redis.call('SET', KEYS[4], credit - n * 1000)
+if ARGV[12] ~= '' then
+  n = math.min(n, math.max(tonumber(ARGV[12]) - redis.call('ZCARD', KEYS[9]), 0))
+end
 local admitted = 0
 if n > 0 then
   local expiry = now_ms + tonumber(ARGV[3])
