@@ -6,9 +6,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, Backend, JsonBody, TestApp, event_body, eventually, expect_error, join,
-    on_single_and_cluster, plenty, poll, put_room, spawn_with, test_config, test_config_on,
-    three_instances, two_instances_and_an_event,
+    ADMIN_TOKEN, Backend, JsonBody, TestApp, eventually, expect_error, join, on_single_and_cluster,
+    plenty, poll, put_room, spawn_with, test_config, test_config_on, three_instances,
+    two_instances_and_an_event,
 };
 
 /// `n` buyers who joined in order; returns their tokens, first in line first.
