@@ -202,6 +202,8 @@ pub struct Seats {
     /// when nothing is held).
     pub back_from: i64,
     pub back_until: i64,
+    /// Buyers admitted so far.
+    pub admitted: u64,
     /// Admitted buyers without a hold yet: ahead of everyone waiting for the seats.
     pub shopping: u64,
 }
@@ -234,8 +236,21 @@ impl Seats {
         Range::measured(back, ended).within(0.0, 0.95)
     }
 
+    /// The share of admitted buyers who hold, measured over those done shopping (admitted,
+    /// and no longer shopping: they held, or their turn at the seat map passed); `None` below
+    /// [`MIN_ADMISSIONS`] of them. Fresher than the band's share: counted at every tick.
+    pub fn came(&self) -> Option<Range> {
+        let done = self.admitted.saturating_sub(self.shopping);
+        if done < MIN_ADMISSIONS {
+            return None;
+        }
+        let came = (self.holds as f64 / done as f64).min(1.0);
+        Some(Range::measured(came, done).within(0.05, 1.0))
+    }
+
     /// The seats of a record's seat part: `shopping:available:held:sold:holds:hold_seats:
-    /// back_from:back_until`.
+    /// back_from:back_until:admitted` (a record made before the admissions were part of it
+    /// has no `admitted`).
     pub fn from_record(record: &str) -> Option<Self> {
         let parts = record
             .split(':')
@@ -243,7 +258,11 @@ impl Seats {
             .collect::<Result<Vec<i64>, _>>()
             .ok()?;
         let u = |n: i64| u64::try_from(n).ok();
-        match parts[..] {
+        let (seats, admitted) = match parts.len() {
+            9 => (&parts[..8], u(parts[8])?),
+            _ => (&parts[..], 0),
+        };
+        match *seats {
             [
                 shopping,
                 available,
@@ -261,6 +280,7 @@ impl Seats {
                 hold_seats: u(hold_seats)?,
                 back_from,
                 back_until,
+                admitted,
                 shopping: u(shopping)?,
             }),
             _ => None,
@@ -337,7 +357,7 @@ impl Model {
         let milli = u64::from(band.rate) * 1000;
         let (spread, came, back) = (
             seats.seats_per_hold(band.most_seats()),
-            band.came(),
+            seats.came().unwrap_or_else(|| band.came()),
             seats.back(),
         );
         let pick = |r: Range, favourable_high: bool| match (case, favourable_high) {
@@ -615,6 +635,7 @@ mod tests {
             hold_seats: 320,
             back_from: now + 30,
             back_until: now + 40,
+            admitted: 0,
             shopping: 0,
         };
         // Ended: 300 seats, of which 100 sold and 200 came back: two thirds.
@@ -647,6 +668,26 @@ mod tests {
             assert!(low <= estimate && estimate <= high, "position {p}");
             assert!(m.wait(p + 1).0 >= estimate, "monotone at {p}");
         }
+    }
+
+    #[test]
+    fn the_share_who_hold_is_measured_over_the_buyers_done_shopping() {
+        let seats = |admitted, shopping, holds| Seats {
+            available: 100,
+            admitted,
+            shopping,
+            holds,
+            hold_seats: holds,
+            ..Seats::default()
+        };
+        assert_eq!(seats(30, 15, 10).came(), None, "15 done: too few to say");
+        // 40 done, 30 of them held: three quarters, whatever the 60 still shopping do.
+        let came = seats(100, 60, 30).came().unwrap();
+        assert_eq!(came.mid, 0.75);
+        assert!(came.low < 0.75 && came.high > 0.75);
+        // The model reads it before the band's: 100 free seats at one a hold serve 133.
+        let m = model(band(10), seats(100, 60, 30));
+        assert_eq!(m.free_seat_places(), Some(133));
     }
 
     #[test]
@@ -765,9 +806,16 @@ mod tests {
             hold_seats: 5,
             back_from: 6,
             back_until: 7,
+            admitted: 0,
             shopping: 8,
         };
         let record = format!("{}/8:1:2:3:4:5:6:7", band.record());
+        let with_admitted = format!("{record}:9");
+        let admitted = Some(Seats {
+            admitted: 9,
+            ..seats
+        });
+        assert_eq!(Model::from_record(&with_admitted), Some((band, admitted)));
         assert_eq!(
             Model::from_record("10:7500:10000:1000:5:10:60"),
             Some((
@@ -813,7 +861,8 @@ mod tests {
                 };
                 let seats = seats.map(|(available, held, sold, holds, hold_seats, from, until, shopping)| Seats {
                     available, held, sold, holds, hold_seats: hold_seats.max(holds),
-                    back_from: 1_000 + from, back_until: 1_000 + from + until, shopping,
+                    back_from: 1_000 + from, back_until: 1_000 + from + until,
+                    admitted: holds + shopping, shopping,
                 });
                 let model = Model { band, seats, now_ms: 1_000_000 };
                 let (estimate, [low, high]) = model.wait(position);

@@ -36,12 +36,14 @@ pub struct Inventory {
     /// when nothing is held). The estimate waits for them.
     pub back_from: i64,
     pub back_until: i64,
+    /// Buyers admitted so far (the admit script keeps it; not counted in Postgres).
+    pub admitted: u64,
 }
 
 impl Inventory {
     /// The hash's fields, in the order of [`Inventory::values`]. The first is the verdict the
     /// locate script reads (`1`: sold out), so that the rule lives here only.
-    pub const FIELDS: [&str; 8] = [
+    pub const FIELDS: [&str; 9] = [
         "sold_out",
         "available",
         "held",
@@ -50,6 +52,9 @@ impl Inventory {
         "hold_seats",
         "back_from",
         "back_until",
+        // Written by the admit script itself after its admissions ([`Inventory::values`] has
+        // none of it): keep it last and its name as `admit.lua` writes it.
+        "admitted",
     ];
 
     /// Counts the seats of `event_id` in Postgres: one statement of index reads (the seats by
@@ -87,6 +92,7 @@ impl Inventory {
             hold_seats: u(hold_seats),
             back_from: back_from.unwrap_or(0),
             back_until: back_until.unwrap_or(0),
+            admitted: 0,
         })
     }
 
@@ -100,6 +106,7 @@ impl Inventory {
             hold_seats: self.hold_seats,
             back_from: self.back_from,
             back_until: self.back_until,
+            admitted: self.admitted,
             shopping,
         }
     }
@@ -145,6 +152,7 @@ impl Inventory {
                 hold_seats,
                 Some(back_from),
                 Some(back_until),
+                admitted,
             ] => Some(Self {
                 available: u(available)?,
                 held: u(held)?,
@@ -153,6 +161,7 @@ impl Inventory {
                 hold_seats: u(hold_seats)?,
                 back_from: *back_from,
                 back_until: *back_until,
+                admitted: u(admitted).unwrap_or(0),
             }),
             _ => None,
         }
@@ -173,10 +182,15 @@ mod tests {
             hold_seats: 7,
             back_from: 8,
             back_until: 9,
+            admitted: 0,
         };
-        let values: Vec<Option<i64>> = inventory.values().into_iter().map(Some).collect();
+        let mut values: Vec<Option<i64>> = inventory.values().into_iter().map(Some).collect();
+        values.push(None);
         assert_eq!(Inventory::from_values(&values), Some(inventory));
-        assert_eq!(Inventory::from_values(&[None; 8]), None);
+        values[8] = Some(10);
+        let admitted = Inventory::from_values(&values).map(|i| i.admitted);
+        assert_eq!(admitted, Some(10));
+        assert_eq!(Inventory::from_values(&[None; 9]), None);
         assert_eq!(
             Inventory::from_values(&values[..6]),
             None,

@@ -111,6 +111,9 @@ if admitted > 0 then
   redis.call('HINCRBY', KEYS[5], ARGV[5], admitted)
   redis.call('INCRBY', KEYS[6], admitted)
 end
+-- The admissions so far, beside the seats (the last of `Inventory::FIELDS`): with the holds
+-- and the buyers still shopping, the share of admitted buyers who hold.
+redis.call('HSET', KEYS[8], 'admitted', redis.call('GET', KEYS[6]) or '0')
 redis.call('HSET', KEYS[5], ARGV[6], remaining)
 redis.call('EXPIRE', KEYS[5], ARGV[4])
 return {admitted, remaining, tonumber(redis.call('GET', KEYS[7]) or '0')}
