@@ -258,14 +258,14 @@ mod tests {
     }
 
     fn seats(available: u64, held: u64, sold: u64, holds: u64, hold_seats: u64) -> Inventory {
-        Inventory {
+        Inventory(app::estimate::Seats {
             available,
             held,
             sold,
             holds,
             hold_seats,
-            ..Inventory::default()
-        }
+            ..Default::default()
+        })
     }
 
     #[test]

@@ -21,23 +21,18 @@ use sqlx::PgPool;
 
 use crate::error::Result;
 
-/// The seats of one event as the line sees them.
+/// The seats of one event as the line sees them: the model's [`Seats`] as counted (the
+/// buyers still shopping are the locate script's to count, 0 here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Inventory {
-    /// Free, or held by a hold past its expiry (the hold transaction takes those at once).
-    pub available: u64,
-    /// Held by a hold that has not expired: they may come back.
-    pub held: u64,
-    pub sold: u64,
-    /// Holds ever made for the event, and the seats in them: the average seats per hold.
-    pub holds: u64,
-    pub hold_seats: u64,
-    /// When the holds of the held seats end: the soonest and the latest (unix seconds; 0
-    /// when nothing is held). The estimate waits for them.
-    pub back_from: i64,
-    pub back_until: i64,
-    /// Buyers admitted so far (the admit script keeps it; not counted in Postgres).
-    pub admitted: u64,
+pub struct Inventory(pub Seats);
+
+/// `inventory.available`, `inventory.held`, ...: the seats' counts.
+impl std::ops::Deref for Inventory {
+    type Target = Seats;
+
+    fn deref(&self) -> &Seats {
+        &self.0
+    }
 }
 
 impl Inventory {
@@ -84,7 +79,7 @@ impl Inventory {
             .await?;
         let u = |n: i64| n.max(0) as u64;
         // A seat held by a hold past its expiry is free: the hold transaction takes it at once.
-        Ok(Self {
+        Ok(Self(Seats {
             available: u(available + lapsed),
             held: u(held - lapsed),
             sold: u(sold),
@@ -92,28 +87,13 @@ impl Inventory {
             hold_seats: u(hold_seats),
             back_from: back_from.unwrap_or(0),
             back_until: back_until.unwrap_or(0),
-            admitted: 0,
-        })
+            ..Seats::default()
+        }))
     }
 
     /// The seats as the estimate's model reads them, with the admitted buyers `shopping`.
     pub fn seats(&self, shopping: u64) -> Seats {
-        Seats {
-            available: self.available,
-            held: self.held,
-            sold: self.sold,
-            holds: self.holds,
-            hold_seats: self.hold_seats,
-            back_from: self.back_from,
-            back_until: self.back_until,
-            admitted: self.admitted,
-            shopping,
-        }
-    }
-
-    /// Every seat sold: the line is over.
-    pub fn sold_out(&self) -> bool {
-        self.available == 0 && self.held == 0 && self.sold > 0
+        Seats { shopping, ..self.0 }
     }
 
     /// Whether the ticker may admit: some seat is free. With none free but some held,
@@ -153,7 +133,7 @@ impl Inventory {
                 Some(back_from),
                 Some(back_until),
                 admitted,
-            ] => Some(Self {
+            ] => Some(Self(Seats {
                 available: u(available)?,
                 held: u(held)?,
                 sold: u(sold)?,
@@ -162,7 +142,8 @@ impl Inventory {
                 back_from: *back_from,
                 back_until: *back_until,
                 admitted: u(admitted).unwrap_or(0),
-            }),
+                shopping: 0,
+            })),
             _ => None,
         }
     }
@@ -174,7 +155,7 @@ mod tests {
 
     #[test]
     fn the_values_read_back_as_the_inventory_they_came_from() {
-        let inventory = Inventory {
+        let inventory = Inventory(Seats {
             available: 3,
             held: 4,
             sold: 5,
@@ -182,8 +163,8 @@ mod tests {
             hold_seats: 7,
             back_from: 8,
             back_until: 9,
-            admitted: 0,
-        };
+            ..Seats::default()
+        });
         let mut values: Vec<Option<i64>> = inventory.values().into_iter().map(Some).collect();
         values.push(None);
         assert_eq!(Inventory::from_values(&values), Some(inventory));
@@ -200,11 +181,13 @@ mod tests {
 
     #[test]
     fn sold_out_means_nothing_free_and_nothing_held() {
-        let sold = |available, held| Inventory {
-            available,
-            held,
-            sold: 10,
-            ..Inventory::default()
+        let sold = |available, held| {
+            Inventory(Seats {
+                available,
+                held,
+                sold: 10,
+                ..Seats::default()
+            })
         };
         assert!(sold(0, 0).sold_out());
         assert!(!sold(0, 1).sold_out(), "held seats may come back");
