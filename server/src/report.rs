@@ -36,9 +36,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::wire::{
-    AdmissionEntry, AdmissionLog, EstimateReport, Outlook, OutlookReport, Report, Told,
-};
+use app::wire::{AdmissionEntry, AdmissionLog, EstimateReport, OutlookReport, Report, Told};
 use axum::{
     Json, Router,
     body::Bytes,
@@ -212,15 +210,6 @@ pub async fn compute(state: &Public, event_id: &str) -> Result<Report> {
 /// counted in its first [`WAITING_READ_MAX`]).
 pub const WAITING_READ_MAX: usize = 100_000;
 
-/// The outlook's name as API.md and the admission table write it.
-pub fn outlook_name(outlook: Outlook) -> &'static str {
-    match outlook {
-        Outlook::Likely => "likely",
-        Outlook::Uncertain => "uncertain",
-        Outlook::Unlikely => "unlikely",
-    }
-}
-
 /// Of the buyers told each outlook at joining, how many were admitted and bought (the
 /// admission log in Postgres) and how many were not admitted (the joinings the line still
 /// keeps, read in pages of a thousand, at most [`WAITING_READ_MAX`]).
@@ -265,7 +254,7 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
         for (_, record) in page {
             let record = record.strip_prefix("back:").unwrap_or(&record);
             let told = Joined::parse(record).and_then(|j| j.outlook);
-            if let Some(told) = told.and_then(|o| slot(&mut report, outlook_name(o))) {
+            if let Some(told) = told.and_then(|o| slot(&mut report, o.name())) {
                 told.told += 1;
             }
         }

@@ -160,6 +160,17 @@ pub enum Outlook {
     Unlikely,
 }
 
+impl Outlook {
+    /// Its name as the JSON and the admission log write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Likely => "likely",
+            Self::Uncertain => "uncertain",
+            Self::Unlikely => "unlikely",
+        }
+    }
+}
+
 /// What a `proof_required` answer asks of a join (API.md "Proof of work at join"): a `nonce`
 /// such that SHA-256(challenge ":" nonce) starts with `bits` zero bits, sent back as the
 /// `Join-Proof: <challenge>:<nonce>` header before `expires_at`.
@@ -242,6 +253,13 @@ pub struct SessionCreated {
 mod tests {
     use super::*;
     use crate::wire::reads_back;
+
+    #[test]
+    fn an_outlooks_name_is_its_json() {
+        for outlook in [Outlook::Likely, Outlook::Uncertain, Outlook::Unlikely] {
+            assert_eq!(serde_json::to_value(outlook).unwrap(), outlook.name());
+        }
+    }
 
     #[test]
     fn queue_status_serializes_as_api_md_says() {

@@ -158,7 +158,7 @@ async fn write(state: &Line, event_id: &str, entries: &[Entry]) -> Result<()> {
     }
     let outlook = |e: &Entry| {
         let told = e.joined.as_ref()?.outlook?;
-        Some(crate::report::outlook_name(told))
+        Some(told.name())
     };
     sqlx::query(
         "insert into admission (event_id, n, arrival, admitted_at, joined_at, \
