@@ -63,15 +63,22 @@ async fn seats(State(state): State<Tokens>, admitted: AdmittedBuyer) -> Result<R
 }
 
 /// An admitted buyer opened the seat map: if they still count as shopping (within the seat-map
-/// deadline, no hold yet), they do until their admission ends at `exp` (epoch s). Only raises
-/// a mark that exists, so a buyer who held or lapsed is not counted again. Best effort: a
-/// failure costs the automatic rate one shopper's accuracy, not the buyer their seat map.
+/// deadline, no hold yet), they do for twice the deadline more, or until their admission ends
+/// at `exp` (epoch s) if sooner; each reading of the map renews it. A buyer who looked and
+/// left stops counting soon after, so the seats that come back near the end are not kept for
+/// them (the ticker admits no more than the free seats serve less the buyers shopping). Only
+/// raises a mark that exists, so a buyer who held or lapsed is not counted again. Best effort:
+/// a failure costs the automatic rate one shopper's accuracy, not the buyer their seat map.
 async fn shops(state: &Tokens, event_id: &str, buyer: &str, exp: i64) {
+    let window = 2 * i64::from(state.config.seatmap_deadline_seconds) * 1000;
+    let until = exp
+        .saturating_mul(1000)
+        .min(chrono::Utc::now().timestamp_millis() + window);
     let marked: redis::RedisResult<()> = redis::cmd("ZADD")
         .arg(state.keys.shopping(event_id))
         .arg("XX")
         .arg("GT")
-        .arg(exp.saturating_mul(1000))
+        .arg(until)
         .arg(buyer)
         .query_async(&mut state.redis.clone())
         .await;

@@ -311,3 +311,54 @@ async fn a_tick_admits_no_more_buyers_than_the_free_seats_serve() {
     let (_, fifth) = poll(&app, &event, &line[5]).await;
     assert_eq!(fifth["status"], "waiting", "{fifth}");
 }
+
+/// A buyer who opened the seat map and left stops counting as shopping twice the seat-map
+/// deadline after their last look, not at the end of their admission: the seats that come back
+/// near the end admit the next buyers in line instead of waiting for them.
+#[tokio::test]
+async fn a_buyer_who_looked_at_the_map_and_left_stops_holding_back_the_line() {
+    let mut config = crate::helpers::test_config();
+    config.seatmap_deadline_seconds = 1;
+    let app = crate::helpers::spawn_with(config).await;
+    // 4 seats, 2 a buyer: the free seats serve 2 buyers before any hold.
+    let event = app
+        .create_event(event_body(
+            1,
+            2,
+            json!({"admit_rate_per_second": 100, "seats_per_buyer": 2}),
+        ))
+        .await;
+    let event = event["id"].as_str().unwrap().to_owned();
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.line.clone());
+    let mut line = Vec::new();
+    for _ in 0..4 {
+        line.push(joined(&app, &event).await);
+    }
+    assert_eq!(tick(&ticker, &event, &room).await, 2);
+    // Both look at the map, and neither holds.
+    for buyer in &line[..2] {
+        let token = admission(&app, &event, buyer).await;
+        let r = app
+            .client
+            .get(app.url(&format!("/api/events/{event}/seats")))
+            .bearer_auth(buyer)
+            .header("admission-token", &token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    assert_eq!(tick(&ticker, &event, &room).await, 0, "both still shopping");
+    // Two seconds after their look (twice the deadline), they no longer hold back the line,
+    // though their admissions last minutes more.
+    crate::helpers::eventually(
+        "the next two are admitted",
+        std::time::Duration::from_secs(5),
+        async || {
+            tick(&ticker, &event, &room).await;
+            poll(&app, &event, &line[3]).await.1["status"] == "admitted"
+        },
+    )
+    .await;
+}
