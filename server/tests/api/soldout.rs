@@ -254,17 +254,17 @@ async fn the_outlook_is_the_models_likely_near_the_seats_and_unlikely_far_beyond
     );
 }
 
-/// The free seats bound the admissions (issue 31): a tick admits no more buyers than the free
-/// seats serve, the admitted buyers still shopping hold theirs, and a seat that comes back
-/// admits the next buyer in line (nobody is admitted to seats already spoken for).
-#[tokio::test]
-async fn a_tick_admits_no_more_buyers_than_the_free_seats_serve() {
-    let app = spawn_app().await;
-    // 8 seats, 2 a buyer at most, 100 admissions a tick.
+/// An event of `2 * seats_per_row` seats of at most 2 a buyer, admitting up to 100 a tick,
+/// with `buyers` in line: (event, room, ticker, the line's sessions, first in line first).
+async fn line_for_few_seats(
+    app: &TestApp,
+    seats_per_row: u32,
+    buyers: usize,
+) -> (String, Room, Ticker, Vec<String>) {
     let event = app
         .create_event(event_body(
             1,
-            4,
+            seats_per_row,
             json!({"admit_rate_per_second": 100, "seats_per_buyer": 2}),
         ))
         .await;
@@ -272,9 +272,20 @@ async fn a_tick_admits_no_more_buyers_than_the_free_seats_serve() {
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
     let ticker = Ticker::new(app.state.line.clone());
     let mut line = Vec::new();
-    for _ in 0..10 {
-        line.push(joined(&app, &event).await);
+    for _ in 0..buyers {
+        line.push(joined(app, &event).await);
     }
+    (event, room, ticker, line)
+}
+
+/// The free seats bound the admissions (issue 31): a tick admits no more buyers than the free
+/// seats serve, the admitted buyers still shopping hold theirs, and a seat that comes back
+/// admits the next buyer in line (nobody is admitted to seats already spoken for).
+#[tokio::test]
+async fn a_tick_admits_no_more_buyers_than_the_free_seats_serve() {
+    let app = spawn_app().await;
+    // 8 seats, 2 a buyer at most, 100 admissions a tick.
+    let (event, room, ticker, line) = line_for_few_seats(&app, 4, 10).await;
     // Before any hold a buyer takes 2 seats: 8 free seats serve 4.
     assert_eq!(tick(&ticker, &event, &room).await, 4);
     assert_eq!(
@@ -321,20 +332,7 @@ async fn a_buyer_who_looked_at_the_map_and_left_stops_holding_back_the_line() {
     config.seatmap_deadline_seconds = 1;
     let app = crate::helpers::spawn_with(config).await;
     // 4 seats, 2 a buyer: the free seats serve 2 buyers before any hold.
-    let event = app
-        .create_event(event_body(
-            1,
-            2,
-            json!({"admit_rate_per_second": 100, "seats_per_buyer": 2}),
-        ))
-        .await;
-    let event = event["id"].as_str().unwrap().to_owned();
-    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
-    let ticker = Ticker::new(app.state.line.clone());
-    let mut line = Vec::new();
-    for _ in 0..4 {
-        line.push(joined(&app, &event).await);
-    }
+    let (event, room, ticker, line) = line_for_few_seats(&app, 2, 4).await;
     assert_eq!(tick(&ticker, &event, &room).await, 2);
     // Both look at the map, and neither holds.
     for buyer in &line[..2] {

@@ -33,7 +33,7 @@
 -- 'rate_limited' and the ms until the window of the network past its share ends,
 -- 'pre_queue', 'not_open', 'absent', 'sold_out' or 'network_full' and 0 (a proof of work already used makes no place: 'absent');
 -- restored is 1 when this call put back a lost admission or place; shopping counts the
--- admissions without a hold that are live now; inventory holds the values of ARGV[13..] (nil
+-- admissions without a hold that are live now; inventory holds the values of ARGV[15..] (nil
 -- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else '';
 -- now_ms is Redis's clock, which the estimate counts the holds' ends from.
 -- Every waiting answer marks the buyer seen (the ticker skips buyers not seen for a while), in
