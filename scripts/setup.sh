@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything `make run` and `make test` need, installed only when missing, so a second run
 # takes seconds: the wasm target, cargo-leptos, wasm-bindgen-cli at Cargo.lock's version,
-# npm packages (wasm-opt, playwright-core), PyJWT (the verifier in docs/), zopfli (the site's
+# npm packages (wasm-opt, playwright-core, oidc-provider: the tests' OpenID provider), PyJWT (the verifier in docs/), zopfli (the site's
 # gzip copies), Chromium (tests only), and Redis and Postgres
 # started if they are installed but down.
 # Usage: scripts/setup.sh [--browser]
@@ -40,8 +40,9 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q " $WB_VERSION"; then
 fi
 
 if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/playwright-core ] \
-  || [ ! -f end2end/node_modules/axe-core/axe.min.js ]; then
-  say "installing npm packages (wasm-opt from binaryen, playwright-core, axe-core)"
+  || [ ! -f end2end/node_modules/axe-core/axe.min.js ] \
+  || [ ! -d end2end/node_modules/oidc-provider ]; then
+  say "installing npm packages (wasm-opt from binaryen, playwright-core, axe-core, oidc-provider)"
   (cd end2end && npm ci --no-audit --no-fund)
 fi
 

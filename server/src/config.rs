@@ -382,6 +382,65 @@ pub struct Config {
     )]
     pub drand_urls: Vec<String>,
 
+    /// The ticketers whose sites may hand signed-in buyers over (API.md "Accounts"), as
+    /// `issuer=jwks_url`, comma-separated: an assertion's `iss` must be one of them, and its
+    /// signature check against that issuer's JWKS.
+    #[arg(long, global = true, env = "ANTEROOM_TICKETERS", value_delimiter = ',')]
+    pub ticketers: Vec<String>,
+
+    /// The `aud` a ticketer's hand-over assertion must carry.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ACCOUNT_AUDIENCE",
+        default_value = "anteroom"
+    )]
+    pub account_audience: String,
+
+    /// The claims of a sign-in kept in the account's session for rooms' eligibility rules
+    /// (`{"claim": "groups", "value": "fanclub"}`), comma-separated.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_ACCOUNT_CLAIMS",
+        value_delimiter = ',',
+        default_value = "groups"
+    )]
+    pub account_claims: Vec<String>,
+
+    /// The buyers' OpenID Connect provider (its issuer URL; discovery at
+    /// `/.well-known/openid-configuration`). Unset: no sign-in at a provider.
+    #[arg(long, global = true, env = "ANTEROOM_OIDC_ISSUER")]
+    pub oidc_issuer: Option<String>,
+
+    /// This Anteroom's client id at the OpenID provider.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_OIDC_CLIENT_ID",
+        default_value = "anteroom"
+    )]
+    pub oidc_client_id: String,
+
+    /// This Anteroom's client secret at the OpenID provider.
+    #[arg(long, global = true, env = "ANTEROOM_OIDC_CLIENT_SECRET")]
+    pub oidc_client_secret: Option<Secret>,
+
+    /// The scopes asked of the OpenID provider, space-separated (`openid` is always asked).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_OIDC_SCOPES",
+        default_value = "openid profile"
+    )]
+    pub oidc_scopes: String,
+
+    /// This Anteroom's address as buyers' browsers reach it (`https://queue.example.com`): the
+    /// OpenID provider sends them back to `<public url>/auth/callback`. Default: the listen
+    /// address over http (development).
+    #[arg(long, global = true, env = "ANTEROOM_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
     /// Base URL of the payment provider. Required unless `--dev`, where, unset, a fake provider
     /// (`anteroom fake-payments`) is started inside this process.
     #[arg(long, global = true, env = "ANTEROOM_PAYMENTS_URL")]

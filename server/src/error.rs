@@ -3,7 +3,7 @@
 //! failures are logged here and answered without details (DESIGN.md 10: a clear JSON error
 //! with the right status; an unreachable Redis or Postgres is 503 with `Retry-After`, not 500).
 
-use app::wire::{ErrorBody, Moved, Opening, ProofChallenge};
+use app::wire::{ErrorBody, Moved, Opening, ProofChallenge, Why};
 use axum::{
     Json,
     http::{HeaderValue, StatusCode, header},
@@ -29,6 +29,13 @@ pub enum Error {
     },
     #[error("{0}")]
     Forbidden(String),
+    /// A room that takes accounts only, joined without one: 401 with where to sign in.
+    #[error("this sale is for signed-in accounts: sign in to join its line")]
+    SignInRequired { event_id: String },
+    /// An account the room's eligibility does not admit: 403 `forbidden`, reason
+    /// `not_eligible`, before any place is taken.
+    #[error("{0}")]
+    NotEligible(String),
     #[error("{0}")]
     NotFound(String),
     #[error("you are not in this event's line; join it again")]
@@ -80,10 +87,11 @@ impl Error {
     pub fn status_code(&self) -> StatusCode {
         match self {
             Error::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Error::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Error::NotAdmitted { .. } | Error::NotProven { .. } | Error::Forbidden(_) => {
-                StatusCode::FORBIDDEN
-            }
+            Error::Unauthorized(_) | Error::SignInRequired { .. } => StatusCode::UNAUTHORIZED,
+            Error::NotAdmitted { .. }
+            | Error::NotProven { .. }
+            | Error::Forbidden(_)
+            | Error::NotEligible(_) => StatusCode::FORBIDDEN,
             Error::NotFound(_) | Error::NotInQueue | Error::Moved { .. } => StatusCode::NOT_FOUND,
             Error::SeatUnavailable(_) | Error::Conflict(_) | Error::NotOpen { .. } => {
                 StatusCode::CONFLICT
@@ -141,7 +149,19 @@ impl Error {
             Error::NotAdmitted { event_id } | Error::NotProven { event_id, .. } => {
                 body.queue_url = Some(format!("/api/events/{event_id}/queue"));
             }
-            Error::SeatUnavailable(ids) => body.seat_ids = Some(ids.clone()),
+            Error::SeatUnavailable(ids) => body.seat_ids = Some(ids.clone().into()),
+            Error::SignInRequired { event_id } => {
+                body.why = Some(Box::new(Why {
+                    sign_in_url: Some(sign_in_url(event_id)),
+                    reason: None,
+                }));
+            }
+            Error::NotEligible(_) => {
+                body.why = Some(Box::new(Why {
+                    sign_in_url: None,
+                    reason: Some("not_eligible".into()),
+                }));
+            }
             Error::NotOpen {
                 opens_at,
                 prequeue_opens_at,
@@ -162,6 +182,12 @@ impl Error {
         }
         body
     }
+}
+
+/// Where a buyer signs in to join the line of `event_id` and comes back to its page (API.md
+/// "Accounts"). Event ids are URL-safe (`extract::is_event_id`).
+pub fn sign_in_url(event_id: &str) -> String {
+    format!("/auth/sign-in?event={event_id}&return=/events/{event_id}")
 }
 
 fn db_unreachable(e: &sqlx::Error) -> bool {

@@ -229,12 +229,15 @@ fn check(
     if crate::extract::cross_site(headers) {
         return Err(Refusal::CrossSite);
     }
-    let Some(id) = state.sessions.buyer_of(&state.config, headers) else {
+    let Some(buyer) = state.sessions.buyer_of(&state.config, headers) else {
         return Err(Refusal::Back(Note::NoSession));
     };
-    let token_ok = fields
-        .one("token")
-        .is_some_and(|t| state.sessions.signed_fields(PURPOSE, &id, event_id, t) == Some("v1"));
+    let token_ok = fields.one("token").is_some_and(|t| {
+        state
+            .sessions
+            .signed_fields(PURPOSE, &buyer.id, event_id, t)
+            == Some("v1")
+    });
     if !token_ok {
         // From our own page (the browser says so) with an old token: the page again. From
         // anywhere else: refused.
@@ -247,7 +250,7 @@ fn check(
             Refusal::CrossSite
         });
     }
-    Ok(Buyer { id })
+    Ok(buyer)
 }
 
 /// A form's post read and checked ([`check`]): its fields and its buyer, or the answer that

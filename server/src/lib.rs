@@ -11,6 +11,7 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+pub mod accounts;
 pub mod admin;
 pub mod admission;
 pub mod base;

@@ -42,7 +42,7 @@ use crate::{
     redis::ratelimit,
     seatmap,
     state::AppState,
-    tokens::cookies::Cookie,
+    tokens::{Buyer, cookies::Cookie},
 };
 
 /// The data source of server rendering.
@@ -146,7 +146,17 @@ impl PageBackend {
         }
         if !look_only && !bound && matches!(found, Err(Error::NotInQueue)) {
             let joiner = queue::Joiner { client, work: None };
-            found = queue::join(state, buyer, event_id, headers, &joiner).await;
+            // The session as it is signed (with its account, if signed in): the page names only
+            // its buyer id.
+            let who = state
+                .sessions
+                .buyer_of(&state.config, headers)
+                .filter(|b| b.id == *buyer)
+                .unwrap_or_else(|| Buyer {
+                    id: buyer.clone(),
+                    account: None,
+                });
+            found = queue::join(state, &who, event_id, headers, &joiner).await;
         }
         let (mut arriving, mut moved_at) = (false, None);
         let answer = match found {
@@ -293,7 +303,7 @@ async fn page_session(State(state): State<AppState>, mut req: Request, next: Nex
     req.extensions_mut().insert(client);
     let mut new_token = None;
     let buyer = match state.sessions.buyer_of(&state.config, req.headers()) {
-        Some(id) => Some(String::from(id)),
+        Some(b) => Some(String::from(b.id)),
         None => {
             let limited = ratelimit::check(
                 &state,

@@ -35,7 +35,7 @@ use tower_http::{
 };
 
 use crate::{
-    admin,
+    accounts, admin,
     admission::{self, ticker::Ticker},
     base::{Base, Handles},
     checkout::{self, provider::Payments, state::Checkout},
@@ -134,6 +134,7 @@ impl Application {
             }
         };
         let payments = Payments::new(payments_url, &config);
+        let accounts = accounts::state::Accounts::from_config(&config)?;
         let rooms = Rooms::new(&config);
         let shed = Shed::new(&config);
         let base = Base::new(Handles {
@@ -156,6 +157,7 @@ impl Application {
             sessions: Arc::new(sessions),
             keyring: Arc::new(keyring),
             admin_token: Arc::new(admin_token),
+            accounts: Arc::new(accounts),
         };
         let line = Line {
             tokens,
@@ -318,6 +320,7 @@ async fn serve(
 pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(tokens::router())
+        .merge(accounts::routes::router())
         .merge(events::router())
         .merge(queue::router())
         .merge(queue::device::router())

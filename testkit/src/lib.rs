@@ -8,11 +8,13 @@
 //! - [`deployment`]: Anteroom started in this process on a scratch deployment, one instance or
 //!   several.
 //! - [`cluster`]: real Redis Clusters on free ports.
+//! - [`oidc`]: a real OpenID provider (`oidc-provider`, by Node) for the accounts' sign-in.
 //! - [`procs`]: processes and faults: `anteroom serve`, a redis-server of one's own, a proxy
 //!   that cuts Postgres.
 
 pub mod cluster;
 pub mod deployment;
 pub mod device;
+pub mod oidc;
 pub mod procs;
 pub mod scratch;

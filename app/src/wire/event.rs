@@ -53,6 +53,82 @@ pub struct Room {
     /// the device"): joins and gated requests carry a DPoP proof.
     #[serde(default)]
     pub bind_tokens: bool,
+    /// Who may join (API.md "Accounts"): any session, or only one signed in to an account of
+    /// the ticketer (one place and one seat limit per account).
+    #[serde(default)]
+    pub identity: Identity,
+    /// Which accounts may join: anyone (`None`), those whose sign-in carries a claim value, or
+    /// those on the operator's list.
+    #[serde(default)]
+    pub eligible: Option<Eligible>,
+}
+
+/// Who a room takes in its line (room setting `identity`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Identity {
+    /// Any buyer session: one place per session.
+    #[default]
+    Anonymous,
+    /// Only a session signed in to an account: one place per account.
+    Account,
+}
+
+impl Identity {
+    /// The setting's name, as the API and the table write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Identity::Anonymous => "anonymous",
+            Identity::Account => "account",
+        }
+    }
+
+    /// The setting of `name`, if it is one.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Identity::Anonymous, Identity::Account]
+            .into_iter()
+            .find(|i| i.name() == name)
+    }
+}
+
+/// Which accounts a room admits (room setting `eligible`): a presale's or a fan club's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum Eligible {
+    /// Accounts whose sign-in carries `value` in the claim `claim` (a string, or a list of
+    /// strings that contains it), as `{"claim": "groups", "value": "fanclub"}`.
+    Claim { claim: String, value: String },
+    /// Accounts on the list the operator uploaded (`{"list": true}`).
+    List { list: bool },
+}
+
+/// The longest claim name and value an eligibility rule may name.
+pub const ELIGIBLE_CLAIM_MAX: usize = 64;
+pub const ELIGIBLE_VALUE_MAX: usize = 200;
+
+impl Eligible {
+    /// Checks what serde cannot: a claim name and value of sensible length, a list that is on.
+    pub fn validate(&self) -> Result<(), ErrorBody> {
+        match self {
+            Eligible::Claim { claim, value } => {
+                if claim.is_empty() || claim.len() > ELIGIBLE_CLAIM_MAX {
+                    return Err(unprocessable(format!(
+                        "eligible.claim must have 1 to {ELIGIBLE_CLAIM_MAX} bytes"
+                    )));
+                }
+                if value.is_empty() || value.len() > ELIGIBLE_VALUE_MAX {
+                    return Err(unprocessable(format!(
+                        "eligible.value must have 1 to {ELIGIBLE_VALUE_MAX} bytes"
+                    )));
+                }
+                Ok(())
+            }
+            Eligible::List { list: true } => Ok(()),
+            Eligible::List { list: false } => Err(unprocessable(
+                "eligible is null (anyone), {\"claim\", \"value\"} or {\"list\": true}",
+            )),
+        }
+    }
 }
 
 /// The room of a new event before the operator's settings: the one default of each setting.
@@ -76,6 +152,8 @@ pub const DEFAULT_ROOM: Room = Room {
     max_admit_rate_per_second: 1000,
     target_hold_p99_ms: 50,
     bind_tokens: false,
+    identity: Identity::Anonymous,
+    eligible: None,
 };
 
 /// A room's automatic-rate settings before the operator sets them.
@@ -244,6 +322,15 @@ pub struct RoomUpdate {
     pub target_hold_p99_ms: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bind_tokens: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<Identity>,
+    /// `Some(None)` (`"eligible": null`) lets anyone in; absent keeps it.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub eligible: Option<Option<Eligible>>,
 }
 
 /// A field that may be sent as null, told apart from one not sent: `Some(None)` is a null.
@@ -366,6 +453,11 @@ impl RoomUpdate {
                 .unwrap_or(room.max_admit_rate_per_second),
             target_hold_p99_ms: self.target_hold_p99_ms.unwrap_or(room.target_hold_p99_ms),
             bind_tokens: self.bind_tokens.unwrap_or(room.bind_tokens),
+            identity: self.identity.unwrap_or(room.identity),
+            eligible: self
+                .eligible
+                .clone()
+                .unwrap_or_else(|| room.eligible.clone()),
         }
     }
 
@@ -435,6 +527,9 @@ impl RoomUpdate {
             && !JOIN_POW_BITS_RANGE.contains(&b)
         {
             return Err(unprocessable("join_pow_bits must be from 0 to 32"));
+        }
+        if let Some(Some(eligible)) = &self.eligible {
+            eligible.validate()?;
         }
         Ok(())
     }

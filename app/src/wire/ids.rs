@@ -86,7 +86,7 @@ pub struct ErrorBody {
     pub queue_url: Option<String>,
     /// The seats that were taken (only with `seat_unavailable`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seat_ids: Option<Vec<String>>,
+    pub seat_ids: Option<Box<[String]>>,
     /// When the sale and its pre-queue open (only with `not_open`; boxed, like `proof`).
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
     pub opening: Option<Box<Opening>>,
@@ -98,6 +98,19 @@ pub struct ErrorBody {
     /// place to another device"; boxed, like `proof`).
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
     pub moved: Option<Box<Moved>>,
+    /// Where to sign in, or why not (API.md "Accounts"; boxed, like `proof`).
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub why: Option<Box<Why>>,
+}
+
+/// What an account's refusal adds to an error: where to sign in (`unauthorized` from a room
+/// that takes accounts only), or the reason (`not_eligible` with `forbidden`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Why {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sign_in_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// [`ErrorBody`] as it is read: the fields that `flatten` writes inline, read flat.
@@ -131,6 +144,10 @@ struct ErrorBodyFields {
     moved: Option<bool>,
     #[serde(default, deserialize_with = "rfc3339::maybe")]
     moved_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    sign_in_url: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
 }
 
 impl From<ErrorBodyFields> for ErrorBody {
@@ -141,7 +158,7 @@ impl From<ErrorBodyFields> for ErrorBody {
             error: f.error,
             message: f.message,
             queue_url: f.queue_url,
-            seat_ids: f.seat_ids,
+            seat_ids: f.seat_ids.map(Vec::into_boxed_slice),
             opening: opening.map(|(opens_at, prequeue_opens_at)| {
                 Box::new(Opening {
                     opens_at,
@@ -159,6 +176,12 @@ impl From<ErrorBodyFields> for ErrorBody {
                 .moved
                 .zip(f.moved_at)
                 .map(|(moved, moved_at)| Box::new(Moved { moved, moved_at })),
+            why: (f.sign_in_url.is_some() || f.reason.is_some()).then(|| {
+                Box::new(Why {
+                    sign_in_url: f.sign_in_url,
+                    reason: f.reason,
+                })
+            }),
         }
     }
 }
@@ -173,6 +196,7 @@ impl ErrorBody {
             opening: None,
             proof: None,
             moved: None,
+            why: None,
         }
     }
 }
@@ -245,7 +269,7 @@ mod tests {
         let t = "2026-12-01T19:00:00Z".parse::<DateTime<Utc>>().unwrap();
         let mut full = ErrorBody::new("proof_required", "Work first.");
         full.queue_url = Some("/events/e".into());
-        full.seat_ids = Some(vec!["A-1".into()]);
+        full.seat_ids = Some(vec!["A-1".into()].into());
         full.opening = Some(Box::new(Opening {
             opens_at: t,
             prequeue_opens_at: t,

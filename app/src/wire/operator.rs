@@ -155,6 +155,9 @@ pub enum OperatorAction {
     SetBeacon,
     /// Kept the night so far in the archive (`POST /api/admin/events/{id}/nights`).
     KeepNight,
+    /// Uploaded the accounts a room with `{"list": true}` admits (`PUT
+    /// /api/admin/events/{id}/eligible`).
+    SetEligible,
 }
 
 /// One entry of `GET /api/admin/audit` and `GET /api/admin/events/{id}/audit`: who did what,

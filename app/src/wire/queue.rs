@@ -240,6 +240,10 @@ pub enum MovingPlace {
 pub struct NewSession {
     #[serde(default)]
     pub name: Option<String>,
+    /// A signed-in buyer handed over by the ticketer's site (API.md "Accounts"): a short-lived
+    /// JWT the ticketer signs; the session is then the account's.
+    #[serde(default)]
+    pub assertion: Option<String>,
 }
 
 /// `POST /api/session` answer.
@@ -247,6 +251,9 @@ pub struct NewSession {
 pub struct SessionCreated {
     pub buyer_id: String,
     pub token: String,
+    /// Whether the session is an account's (signed in), not an anonymous one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub account: bool,
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 pub mod audit;
 mod draw;
+mod eligible;
 mod events;
 mod nights;
 mod room;
@@ -35,6 +36,10 @@ pub fn router() -> Router<AppState> {
         .route("/api/admin/events", post(events::create))
         .route("/api/admin/events/{event_id}/room", put(room::update))
         .route("/api/admin/events/{event_id}/draw", put(draw::set_beacon))
+        .route(
+            "/api/admin/events/{event_id}/eligible",
+            put(eligible::put_list),
+        )
         // Reading: the panel's numbers, the payments and the audit.
         .route("/api/admin/events/{event_id}/stats", get(stats::stats))
         .route(

@@ -235,6 +235,8 @@ impl Board {
 
 #[cfg(test)]
 mod tests {
+    use app::wire::DEFAULT_ROOM;
+
     use super::*;
 
     fn limits() -> Limits {
@@ -301,7 +303,7 @@ mod tests {
             min_admit_rate_per_second: 1,
             max_admit_rate_per_second: 400,
             target_hold_p99_ms: 50,
-            bind_tokens: false,
+            ..DEFAULT_ROOM
         };
         let limits = |inventory: Option<&Inventory>| Limits::of(&room, 1000, 100, 60, inventory);
         assert_eq!(limits(None).target_shoppers, 6000);

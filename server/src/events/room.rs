@@ -7,7 +7,10 @@
 //! Invariant: a setting is read, inserted and updated only here; the round trip of every field
 //! through the database (`server/tests/api/events.rs`) fails when one of them misses it.
 
-use app::wire::{DEFAULT_CURRENCY, Event, NewEvent, Room, Zone, ZoneOffset, prequeue_opens_at};
+use app::wire::{
+    DEFAULT_CURRENCY, Eligible, Event, Identity, NewEvent, Room, Zone, ZoneOffset,
+    prequeue_opens_at,
+};
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, PgExecutor, PgPool};
 
@@ -37,6 +40,8 @@ struct EventRow {
     max_admit_rate_per_second: i32,
     target_hold_p99_ms: i32,
     bind_tokens: bool,
+    identity: String,
+    eligible: Option<sqlx::types::Json<Eligible>>,
     time_zone: String,
     currency: String,
 }
@@ -102,6 +107,9 @@ impl From<EventRow> for Event {
                 max_admit_rate_per_second: u(r.max_admit_rate_per_second),
                 target_hold_p99_ms: u(r.target_hold_p99_ms),
                 bind_tokens: r.bind_tokens,
+                // The table's check keeps the names to the two there are.
+                identity: Identity::from_name(&r.identity).unwrap_or_default(),
+                eligible: r.eligible.map(|e| e.0),
             },
         }
     }
@@ -112,7 +120,7 @@ const DEFAULT_TIME_ZONE: &str = "UTC";
 
 /// Every room setting's column, in the order of `Room`'s fields, as [`bind_settings`] binds
 /// them: the INSERT and the UPDATE name them from here, the SELECT reads them from here.
-const SETTINGS: [&str; 16] = [
+const SETTINGS: [&str; 18] = [
     "room_enabled",
     "room_paused",
     "admit_rate_per_second",
@@ -129,6 +137,8 @@ const SETTINGS: [&str; 16] = [
     "max_admit_rate_per_second",
     "target_hold_p99_ms",
     "bind_tokens",
+    "identity",
+    "eligible",
 ];
 
 /// Binds every setting of `room`, in the order of [`SETTINGS`] (a column the table checks as
@@ -155,6 +165,8 @@ fn bind_settings<'q, O>(
         .bind(int(room.max_admit_rate_per_second))
         .bind(int(room.target_hold_p99_ms))
         .bind(room.bind_tokens)
+        .bind(room.identity.name())
+        .bind(room.eligible.clone().map(sqlx::types::Json))
 }
 
 /// `$first, $first+1, ...`, one a setting.

@@ -58,6 +58,7 @@ use chrono::{DateTime, Utc};
 use redis::ScriptInvocation;
 
 use crate::{
+    accounts::eligible,
     client::{Client, Network},
     error::{Error, Result},
     extract, ids,
@@ -194,14 +195,20 @@ pub struct NewPlace {
 
 /// Joins `buyer` to the line of `event_id` (or finds them where they already are): within the
 /// joins a network may make a minute, the places it may take, and the room's proof of work.
+/// In a room that takes accounts only, or only some, the buyer's account is checked first
+/// (`accounts::eligible`), before anything is stored.
 pub async fn join(
     state: &Line,
-    buyer: &BuyerId,
+    buyer: &Buyer,
     event_id: &EventId,
     headers: &HeaderMap,
     joiner: &Joiner<'_>,
 ) -> Result<Answer> {
-    locate(state, buyer, event_id, headers, Some(joiner)).await
+    let room = state.rooms.get(&state.db, event_id).await?;
+    if room.enabled {
+        eligible::check(&state.base, &room, buyer, event_id).await?;
+    }
+    locate(state, &buyer.id, event_id, headers, Some(joiner)).await
 }
 
 /// The window of `joins_per_network_per_minute`.
@@ -588,7 +595,7 @@ async fn join_handler(
         client,
         work: headers.get(proof::HEADER).and_then(|v| v.to_str().ok()),
     };
-    let answer = join(&state, &buyer.id, &event_id, &headers, &joiner).await?;
+    let answer = join(&state, &buyer, &event_id, &headers, &joiner).await?;
     Ok(respond(&state, &event_id, answer, true))
 }
 

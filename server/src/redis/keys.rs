@@ -26,6 +26,24 @@ impl Keys {
         format!("{}:{{{}}}:{}", self.prefix, event_id, name)
     }
 
+    /// The accounts on an event's eligibility list (a set of account ids; Postgres keeps the
+    /// list, this is its copy for the join's check).
+    pub fn eligible(&self, event_id: &str) -> String {
+        self.event(event_id, "eligible")
+    }
+
+    /// A used hand-over assertion (`accounts::assertion`), kept until it expires: its
+    /// issuer and `jti`, hashed so that the key stays short whatever they are.
+    pub fn used_assertion(&self, issuer: &str, jti: &str) -> String {
+        let digest =
+            ring::digest::digest(&ring::digest::SHA256, format!("{issuer}\n{jti}").as_bytes());
+        format!(
+            "{}:assertion:{}",
+            self.prefix,
+            hex::encode(&digest.as_ref()[..16])
+        )
+    }
+
     /// The line: a sorted set of buyer ids scored by arrival order.
     pub fn queue(&self, event_id: &str) -> String {
         self.event(event_id, "queue")

@@ -50,21 +50,29 @@ where
                     .into(),
             ));
         }
-        if write && !is_json(&parts.headers) {
+        if write && !is_admin_body(&parts.headers) {
             return Err(Error::UnsupportedMediaType(
-                "admin changes take a JSON body with Content-Type: application/json".into(),
+                "admin changes take a JSON body with Content-Type: application/json (a list: \
+                 text/csv)"
+                    .into(),
             ));
         }
         Ok(Admin { via })
     }
 }
 
-fn is_json(headers: &HeaderMap) -> bool {
+/// Whether an admin change's body is JSON, or CSV (an eligibility list): neither is a type a
+/// form of another site can send without the browser asking first (CORS), unlike
+/// `text/plain` or a form's own types.
+fn is_admin_body(headers: &HeaderMap) -> bool {
     headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.split(';').next())
-        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
+        .is_some_and(|v| {
+            let v = v.trim();
+            v.eq_ignore_ascii_case("application/json") || v.eq_ignore_ascii_case("text/csv")
+        })
 }
 
 /// Whether the browser says the request comes from a page of this site: `Sec-Fetch-Site`

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use app::wire::{BuyerId, NewSession};
+use app::wire::NewSession;
 use axum::{
     Json, Router,
     extract::{FromRef, FromRequestParts, State},
@@ -22,13 +22,9 @@ use crate::{
     tokens::{cookies::Cookie, state::Tokens},
 };
 
-/// The buyer making the request. Without a valid session: 401 `unauthorized`.
-#[derive(Clone, Debug)]
-pub struct Buyer {
-    /// The buyer id the session names.
-    pub id: BuyerId,
-}
+pub use crate::tokens::session::Buyer;
 
+/// The buyer making the request. Without a valid session: 401 `unauthorized`.
 impl<S: Send + Sync> FromRequestParts<S> for Buyer
 where
     Tokens: FromRef<S>,
@@ -40,7 +36,6 @@ where
         state
             .sessions
             .buyer_of(&state.config, &parts.headers)
-            .map(|id| Buyer { id })
             .ok_or_else(|| {
                 Error::Unauthorized(
                     "start a session first (POST /api/session) and send its token".into(),
@@ -58,9 +53,9 @@ where
     Router::new().route("/api/session", post(create).get(whoami))
 }
 
-/// `GET /api/session`: the buyer this session names.
+/// `GET /api/session`: the buyer this session names, and whether it is an account's.
 async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
-    Json(serde_json::json!({ "buyer_id": buyer.id }))
+    Json(serde_json::json!({ "buyer_id": buyer.id, "account": buyer.account.is_some() }))
 }
 
 /// `POST /api/session`.
@@ -82,7 +77,15 @@ async fn create(
         Duration::from_secs(60),
     )
     .await?;
-    let created = state.sessions.issue();
+    // A hand-over from the ticketer's site makes the session the account's; the assertion is
+    // checked (and used up) only once the address is within its limit.
+    let created = match &body.assertion {
+        Some(jwt) => {
+            let account = state.accounts.assertions.verify(&state.base, jwt).await?;
+            state.sessions.issue_account(&account)
+        }
+        None => state.sessions.issue(),
+    };
     let mut response = (StatusCode::CREATED, Json(&created)).into_response();
     Cookie::Session {
         token: &created.token,

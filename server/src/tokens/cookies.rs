@@ -1,7 +1,8 @@
 //! Every cookie Anteroom sets, and the reading of the cookies a request carries.
 //! Invariants: each cookie is HttpOnly (no script, ours or injected, reads a token), has
-//! `Path=/`, and lives no longer than the token in it; only the session cookie is
-//! `SameSite=Lax` (a link from another site to an event page must find the buyer's session),
+//! `Path=/`, and lives no longer than the token in it; only the session cookie and the
+//! sign-in's are `SameSite=Lax` (a link from another site to an event page must find the
+//! buyer's session; the identity provider's redirect back must find the sign-in's state),
 //! every other one is `Strict`. Outside `--dev` every cookie is `Secure` and named with the
 //! `__Host-` prefix, and only that name is read: a browser accepts such a cookie only from
 //! this very host over HTTPS, so a sibling subdomain or a plain-HTTP page cannot plant a
@@ -17,6 +18,10 @@ use crate::config::Config;
 pub const SESSION_COOKIE: &str = "anteroom_session";
 /// The browser cookie of the dashboard's admin session.
 pub const ADMIN_COOKIE: &str = "anteroom_admin";
+/// The browser cookie of a sign-in under way at the identity provider (`accounts`).
+pub const SIGN_IN_COOKIE: &str = "anteroom_sign_in";
+/// How long a sign-in may take at the provider.
+pub const SIGN_IN_TTL_SECS: u64 = 600;
 /// How long a dashboard session lasts (its token and its cookie).
 pub const ADMIN_TTL_SECS: i64 = 12 * 3600;
 
@@ -48,6 +53,10 @@ pub enum Cookie<'a> {
     Admin { token: &'a str },
     /// Clears the admin session (signing out).
     AdminSignedOut,
+    /// A sign-in under way at the identity provider: its signed state.
+    SignIn { state: &'a str },
+    /// Clears the sign-in's state (the provider came back).
+    SignedIn,
 }
 
 impl Cookie<'_> {
@@ -77,6 +86,8 @@ impl Cookie<'_> {
                 (ADMIN_COOKIE.into(), *token, "Strict", ADMIN_TTL_SECS as u64)
             }
             Cookie::AdminSignedOut => (ADMIN_COOKIE.into(), "", "Strict", 0),
+            Cookie::SignIn { state } => (SIGN_IN_COOKIE.into(), *state, "Lax", SIGN_IN_TTL_SECS),
+            Cookie::SignedIn => (SIGN_IN_COOKIE.into(), "", "Lax", 0),
         };
         let (prefix, secure) = if config.dev {
             ("", "")
@@ -144,6 +155,8 @@ mod tests {
             Cookie::PlaceGone { event_id: "e" },
             Cookie::Admin { token: "t" },
             Cookie::AdminSignedOut,
+            Cookie::SignIn { state: "s" },
+            Cookie::SignedIn,
         ];
         for dev in [false, true] {
             config.dev = dev;

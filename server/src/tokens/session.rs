@@ -15,7 +15,11 @@
 //! place receipt is an HMAC over its fields (about 75 bytes), not a JWT, and is sent again
 //! only when what it says changed.
 
-use std::{collections::HashMap, sync::Mutex, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
 
 use app::wire::{BuyerId, EventId, SessionCreated};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -37,6 +41,42 @@ struct Claims {
     aud: String,
     iat: i64,
     exp: i64,
+    /// A signed-in account's session: the claim values it signed in with that a room's
+    /// eligibility may ask for (`name=value` each). Absent: an anonymous session.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    acc: Option<Vec<String>>,
+}
+
+/// The buyer a session names. Without a valid session a request has none (401).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buyer {
+    /// The buyer id: random for an anonymous session, the account's for a signed-in one (the
+    /// same for every session of the account, so one place and one seat limit per account).
+    pub id: BuyerId,
+    /// The account a signed-in session names: its claims as they were at sign-in.
+    pub account: Option<Arc<AccountClaims>>,
+}
+
+/// The claims of a signed-in account that a room's eligibility may ask for, as `name=value`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AccountClaims(pub Vec<String>);
+
+impl AccountClaims {
+    /// Whether the account signed in with `value` in the claim `claim`.
+    pub fn has(&self, claim: &str, value: &str) -> bool {
+        self.0
+            .iter()
+            .any(|c| c.split_once('=') == Some((claim, value)))
+    }
+}
+
+/// An account as its provider vouched for it (`accounts`): who issued it, its subject there,
+/// and the claim values worth keeping.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    pub issuer: String,
+    pub subject: String,
+    pub claims: AccountClaims,
 }
 
 /// A buyer's place in an event's line as last answered to them: the receipt that lets the
@@ -65,6 +105,7 @@ const VERIFIED_CAPACITY: usize = 65_536;
 const SESSION_KEY_LABEL: &[u8] = b"anteroom buyer session key v1";
 const RECEIPT_KEY_LABEL: &[u8] = b"anteroom place receipt key v1";
 const ADMIN_KEY_LABEL: &[u8] = b"anteroom admin session key v1";
+const ACCOUNT_KEY_LABEL: &[u8] = b"anteroom account id key v1";
 
 /// The fewest bits of randomness a configured session secret must plausibly hold.
 const SECRET_BITS: f64 = 256.0;
@@ -83,9 +124,11 @@ pub struct Sessions {
     /// carries a purpose label in what it signs, so none is ever valid as another, nor as a
     /// session).
     receipt_key: ring::hmac::Key,
+    /// The key of the keyed hash that makes an account's buyer id from its issuer and subject.
+    account_key: ring::hmac::Key,
     /// Sessions whose signature was checked, with their buyer and expiry (unix seconds). A
     /// std Mutex: held for one lookup or insert, never across an await.
-    verified: Mutex<HashMap<Box<str>, (BuyerId, i64)>>,
+    verified: Mutex<HashMap<Box<str>, (Buyer, i64)>>,
     ttl: Duration,
 }
 
@@ -111,6 +154,10 @@ impl Sessions {
                 ring::hmac::HMAC_SHA256,
                 &derive(secret, &[RECEIPT_KEY_LABEL]),
             ),
+            account_key: ring::hmac::Key::new(
+                ring::hmac::HMAC_SHA256,
+                &derive(secret, &[ACCOUNT_KEY_LABEL]),
+            ),
             verified: Mutex::new(HashMap::new()),
             validation,
             ttl,
@@ -120,17 +167,41 @@ impl Sessions {
     /// A new buyer: a random 128-bit id (22 characters, short because it is the member of
     /// every sorted set the buyer is in) and its signed token.
     pub fn issue(&self) -> SessionCreated {
-        let buyer_id = crate::ids::random_id(16);
+        self.sign(crate::ids::random_id(16), None)
+    }
+
+    /// A session of `account`: its buyer id is the account's ([`Sessions::account_id`]), so
+    /// every session of one account is the same buyer.
+    pub fn issue_account(&self, account: &Account) -> SessionCreated {
+        let id = self.account_id(&account.issuer, &account.subject);
+        self.sign(id.into(), Some(account.claims.0.clone()))
+    }
+
+    /// The buyer id of the account `subject` at `issuer`: a keyed hash of both (22
+    /// characters, like a random id), so that neither is stored in Redis or published.
+    pub fn account_id(&self, issuer: &str, subject: &str) -> BuyerId {
+        use base64::Engine;
+        let tag = ring::hmac::sign(&self.account_key, format!("{issuer}\n{subject}").as_bytes());
+        BuyerId::from(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&tag.as_ref()[..16]))
+    }
+
+    fn sign(&self, buyer_id: String, acc: Option<Vec<String>>) -> SessionCreated {
         let now = chrono::Utc::now().timestamp();
+        let account = acc.is_some();
         let claims = Claims {
             sub: buyer_id.clone(),
             aud: AUDIENCE.to_owned(),
             iat: now,
             exp: now + self.ttl.as_secs() as i64,
+            acc,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 signing with a byte secret cannot fail");
-        SessionCreated { buyer_id, token }
+        SessionCreated {
+            buyer_id,
+            token,
+            account,
+        }
     }
 
     /// A signed admin session for the dashboard's cookie.
@@ -141,6 +212,7 @@ impl Sessions {
             aud: ADMIN_AUDIENCE.to_owned(),
             iat: now,
             exp: now + ADMIN_TTL_SECS,
+            acc: None,
         };
         jsonwebtoken::encode(
             &Header::new(Algorithm::HS256),
@@ -155,8 +227,8 @@ impl Sessions {
         jsonwebtoken::decode::<Claims>(token, &self.admin_decoding, &self.admin_validation).is_ok()
     }
 
-    /// The buyer id of a valid token.
-    pub fn verify(&self, token: &str) -> Option<BuyerId> {
+    /// The buyer of a valid token.
+    pub fn verify(&self, token: &str) -> Option<Buyer> {
         let now = chrono::Utc::now().timestamp();
         if let Some((buyer, exp)) = self.remembered().get(token)
             && *exp > now
@@ -166,7 +238,10 @@ impl Sessions {
         let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .ok()?
             .claims;
-        let buyer = BuyerId::from(claims.sub);
+        let buyer = Buyer {
+            id: BuyerId::from(claims.sub),
+            account: claims.acc.map(|c| Arc::new(AccountClaims(c))),
+        };
         let mut verified = self.remembered();
         if verified.len() >= VERIFIED_CAPACITY {
             verified.clear();
@@ -175,7 +250,7 @@ impl Sessions {
         Some(buyer)
     }
 
-    fn remembered(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, (BuyerId, i64)>> {
+    fn remembered(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, (Buyer, i64)>> {
         // A panic while the lock was held cannot leave the table half-written (one insert or
         // clear), so a poisoned lock is still a sound table.
         self.verified.lock().unwrap_or_else(|e| e.into_inner())
@@ -255,7 +330,7 @@ impl Sessions {
     }
 
     /// The buyer of a request: the bearer token first, then the cookie.
-    pub fn buyer_of(&self, config: &Config, headers: &http::HeaderMap) -> Option<BuyerId> {
+    pub fn buyer_of(&self, config: &Config, headers: &http::HeaderMap) -> Option<Buyer> {
         super::bearer(headers)
             .or_else(|| cookies::read(config, headers, SESSION_COOKIE))
             .and_then(|t| self.verify(t))
@@ -315,7 +390,7 @@ mod tests {
         let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
         let created = s.issue();
         assert_eq!(
-            s.verify(&created.token),
+            s.verify(&created.token).map(|b| b.id),
             Some(BuyerId::from(created.buyer_id.clone()))
         );
         assert_eq!(other.verify(&created.token), None);
@@ -343,6 +418,31 @@ mod tests {
         );
         assert_ne!(session, receipt);
         assert_ne!(&session[..], b"x");
+    }
+
+    #[test]
+    fn every_session_of_one_account_names_one_buyer_and_carries_its_claims() {
+        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
+        let ada = Account {
+            issuer: "https://idp.example".into(),
+            subject: "ada".into(),
+            claims: AccountClaims(vec!["groups=fanclub".into()]),
+        };
+        let (phone, laptop) = (s.issue_account(&ada), s.issue_account(&ada));
+        assert!(phone.account && !s.issue().account);
+        assert_eq!(phone.buyer_id, laptop.buyer_id);
+        assert_eq!(phone.buyer_id.len(), 22);
+        let buyer = s.verify(&laptop.token).unwrap();
+        assert!(buyer.account.unwrap().has("groups", "fanclub"));
+        assert_eq!(s.verify(&s.issue().token).unwrap().account, None);
+        // Another issuer's same subject, or another secret: another buyer.
+        let elsewhere = Account {
+            issuer: "https://other.example".into(),
+            ..ada.clone()
+        };
+        assert_ne!(s.issue_account(&elsewhere).buyer_id, phone.buyer_id);
+        let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
+        assert_ne!(other.issue_account(&ada).buyer_id, phone.buyer_id);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::{ops::Deref, sync::Arc};
 
 use crate::{
+    accounts::state::Accounts,
     config::Secret,
     events::state::Catalog,
     tokens::{rotation::KeyRing, session::Sessions},
@@ -20,6 +21,8 @@ pub struct Tokens {
     /// The operator's credential, compared in constant time by `tokens::Admin`; resolved at
     /// startup (configuration or the data folder), so never re-read per request.
     pub admin_token: Arc<Secret>,
+    /// The ticketers whose hand-overs make account sessions, and the buyers' OpenID provider.
+    pub accounts: Arc<Accounts>,
 }
 
 /// The tokens' state extends the [`Catalog`]: `tokens.rooms`, `tokens.db`, ...

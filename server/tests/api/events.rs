@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use app::wire::{DEFAULT_CURRENCY, DEFAULT_ROOM, Room, RoomUpdate};
+use app::wire::{DEFAULT_CURRENCY, DEFAULT_ROOM, Eligible, Identity, Room, RoomUpdate};
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -269,6 +269,15 @@ fn every_setting(step: u32) -> RoomUpdate {
         max_admit_rate_per_second: Some(400 + step),
         target_hold_p99_ms: Some(80 + step),
         bind_tokens: Some(step.is_multiple_of(2)),
+        identity: Some(if step.is_multiple_of(2) {
+            Identity::Account
+        } else {
+            Identity::Anonymous
+        }),
+        eligible: Some(Some(Eligible::Claim {
+            claim: "groups".into(),
+            value: format!("presale-{step}"),
+        })),
     }
 }
 

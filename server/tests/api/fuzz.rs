@@ -282,7 +282,7 @@ async fn k_ticks_admit_exactly_n_times_the_time_for_random_n_and_tick() {
             min_admit_rate_per_second: 1,
             max_admit_rate_per_second: 1000,
             target_hold_p99_ms: 50,
-            bind_tokens: false,
+            ..app::wire::DEFAULT_ROOM
         };
         let mut admitted = 0;
         for t in 0..ticks {

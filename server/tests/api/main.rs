@@ -2,6 +2,7 @@
 //! (the tests of the line and the seat map, and the failover test) against real Redis Clusters
 //! started on spare ports of this machine.
 
+mod accounts;
 mod admission;
 mod autorate;
 mod binding;
@@ -28,6 +29,7 @@ mod report;
 mod seatmap;
 mod sessions;
 mod shedding;
+mod signin;
 mod soldout;
 mod startup;
 mod tokens;

@@ -1,0 +1,311 @@
+//! The browser's sign-in at the OpenID provider (API.md "Accounts"): `GET /auth/sign-in`
+//! sends the browser to the provider, `GET /auth/callback` ties the session to the account and
+//! sends it back where it came from. Redirects only, so it works without JavaScript.
+//! Invariants: the return address is a path on this site (never another site: no open
+//! redirect); the callback accepts only the state it signed into the sign-in cookie, within
+//! [`SIGN_IN_TTL_SECS`]; a refusal or a provider that is down answers a page that says so and
+//! offers to try again, and changes no session.
+
+use app::wire::{BuyerId, EventId};
+use axum::{
+    Router,
+    extract::{RawQuery, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{Html, IntoResponse, Response},
+    routing::get,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    client::Client,
+    error::Error,
+    extract::is_event_id,
+    redis::ratelimit,
+    tokens::{
+        cookies::{self, Cookie, SIGN_IN_COOKIE, SIGN_IN_TTL_SECS},
+        state::Tokens,
+    },
+};
+
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: axum::extract::FromRef<S>,
+    crate::base::Base: axum::extract::FromRef<S>,
+{
+    Router::new()
+        .route("/auth/sign-in", get(sign_in))
+        .route("/auth/callback", get(callback))
+}
+
+/// What the sign-in cookie carries from the start to the callback.
+#[derive(Serialize, Deserialize)]
+struct Pending {
+    /// The `state` sent to the provider.
+    csrf: String,
+    nonce: String,
+    verifier: String,
+    /// Where the browser goes back to.
+    back: String,
+    /// The callback address the provider was given.
+    redirect: String,
+    /// When the sign-in expires (unix seconds).
+    exp: i64,
+}
+
+/// The purpose the sign-in cookie is signed for.
+const PURPOSE: &str = "anteroom-sign-in";
+
+/// The longest return path kept.
+const MAX_RETURN: usize = 512;
+
+/// `path` if it is a path on this site: `/` and then not another `/` or `\` (a browser reads
+/// `//host` and `/\host` as another site), no control characters, not too long.
+pub fn local_path(path: &str) -> Option<&str> {
+    let ok = path.starts_with('/')
+        && !path.starts_with("//")
+        && !path.starts_with("/\\")
+        && path.len() <= MAX_RETURN
+        && !path.chars().any(|c| c.is_control() || c == '\\');
+    ok.then_some(path)
+}
+
+fn query(raw: &Option<String>, name: &str) -> Option<String> {
+    form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+/// This Anteroom's callback address: the configured public URL's, else (development) the one
+/// the browser reached us at.
+fn callback_url(state: &Tokens, headers: &HeaderMap) -> String {
+    let base = state.config.public_url.clone().unwrap_or_else(|| {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("localhost");
+        format!("http://{host}")
+    });
+    format!("{}/auth/callback", base.trim_end_matches('/'))
+}
+
+/// `GET /auth/sign-in?event=<id>&return=<path>`.
+async fn sign_in(
+    State(state): State<Tokens>,
+    client: Client,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let event = query(&raw, "event").filter(|e| is_event_id(e));
+    let back = query(&raw, "return")
+        .and_then(|r| local_path(&r).map(str::to_owned))
+        .or_else(|| event.as_ref().map(|e| format!("/events/{e}")))
+        .unwrap_or_else(|| "/".into());
+    let Some(provider) = &state.accounts.provider else {
+        return page(
+            StatusCode::NOT_FOUND,
+            "Sign-in is not set up here",
+            "This Anteroom has no sign-in provider configured.",
+            &back,
+            None,
+        );
+    };
+    if let Err(e) = ratelimit::check(
+        &state,
+        "sign-in",
+        &client.address(),
+        state.config.sessions_per_minute,
+        std::time::Duration::from_secs(60),
+    )
+    .await
+    {
+        return e.into_response();
+    }
+    let redirect = callback_url(&state, &headers);
+    let started = match provider.start(&redirect).await {
+        Ok(started) => started,
+        Err(e) => return refused(&e, &back, raw.as_deref()),
+    };
+    let pending = Pending {
+        csrf: started.csrf,
+        nonce: started.nonce,
+        verifier: started.verifier,
+        back,
+        redirect,
+        exp: chrono::Utc::now().timestamp() + SIGN_IN_TTL_SECS as i64,
+    };
+    let signed = sign(&state, &pending);
+    let mut response = see_other(&started.url);
+    Cookie::SignIn { state: &signed }.set(&state.config, response.headers_mut());
+    response
+}
+
+/// `GET /auth/callback?code=..&state=..` (or `?error=..` when the buyer cancelled).
+async fn callback(
+    State(state): State<Tokens>,
+    client: Client,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let pending = cookies::read(&state.config, &headers, SIGN_IN_COOKIE)
+        .and_then(|v| unsign(&state, v))
+        .filter(|p| p.exp > chrono::Utc::now().timestamp())
+        .filter(|p| query(&raw, "state").as_deref() == Some(p.csrf.as_str()));
+    let Some(pending) = pending else {
+        return page(
+            StatusCode::BAD_REQUEST,
+            "This sign-in was not started here",
+            "The sign-in could not be matched to one this browser started (or it took longer \
+             than 10 minutes). Start it again.",
+            "/",
+            None,
+        );
+    };
+    let mut response = match query(&raw, "code") {
+        // The buyer cancelled at the provider, or it refused: back where they were.
+        None => see_other(&pending.back),
+        Some(code) => match finish(&state, &client, &pending, &code).await {
+            Ok(response) => response,
+            Err(e) => refused(&e, &pending.back, None),
+        },
+    };
+    Cookie::SignedIn.set(&state.config, response.headers_mut());
+    response
+}
+
+async fn finish(
+    state: &Tokens,
+    client: &Client,
+    pending: &Pending,
+    code: &str,
+) -> Result<Response, Error> {
+    let provider = state
+        .accounts
+        .provider
+        .as_ref()
+        .ok_or_else(|| Error::NotFound("no sign-in provider is configured".into()))?;
+    ratelimit::check(
+        state,
+        "session",
+        &client.address(),
+        state.config.sessions_per_minute,
+        std::time::Duration::from_secs(60),
+    )
+    .await?;
+    let account = provider
+        .finish(code, &pending.redirect, &pending.nonce, &pending.verifier)
+        .await?;
+    let created = state.sessions.issue_account(&account);
+    let mut response = see_other(&pending.back);
+    Cookie::Session {
+        token: &created.token,
+    }
+    .set(&state.config, response.headers_mut());
+    Ok(response)
+}
+
+fn sign(state: &Tokens, pending: &Pending) -> String {
+    use base64::Engine;
+    let json = serde_json::to_vec(pending).expect("strings serialize");
+    let fields = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json);
+    state
+        .sessions
+        .sign_for(PURPOSE, &BuyerId::from(""), &EventId::from(""), &fields)
+}
+
+fn unsign(state: &Tokens, value: &str) -> Option<Pending> {
+    use base64::Engine;
+    let fields =
+        state
+            .sessions
+            .signed_fields(PURPOSE, &BuyerId::from(""), &EventId::from(""), value)?;
+    let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(fields)
+        .ok()?;
+    serde_json::from_slice(&json).ok()
+}
+
+fn see_other(location: &str) -> Response {
+    match HeaderValue::from_str(location) {
+        Ok(location) => (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response(),
+        Err(_) => Error::Internal("a redirect to an unwritable address".into()).into_response(),
+    }
+}
+
+/// The page of a sign-in that did not go through: why, a way back, and (when trying again may
+/// help) a way to try again.
+fn refused(e: &Error, back: &str, retry_query: Option<&str>) -> Response {
+    let retry = match retry_query {
+        Some(q) => format!("/auth/sign-in?{q}"),
+        None => format!("/auth/sign-in?return={}", urlencode(back)),
+    };
+    let (title, retry) = match e.status_code() {
+        StatusCode::SERVICE_UNAVAILABLE => ("Sign-in is unavailable right now", Some(retry)),
+        StatusCode::TOO_MANY_REQUESTS => ("Too many sign-ins from your network", Some(retry)),
+        _ => ("The sign-in did not go through", Some(retry)),
+    };
+    page(
+        e.status_code(),
+        title,
+        &e.to_string(),
+        back,
+        retry.as_deref(),
+    )
+}
+
+fn urlencode(s: &str) -> String {
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// A small HTML page (the sign-in is a browser's navigation, not an API call).
+fn page(
+    status: StatusCode,
+    title: &str,
+    message: &str,
+    back: &str,
+    retry: Option<&str>,
+) -> Response {
+    let retry = retry
+        .map(|r| format!("<a href=\"{}\">Try again</a> · ", escape(r)))
+        .unwrap_or_default();
+    let body = format!(
+        "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{t}</title><main><h1>{t}</h1><p>{m}</p><p>{retry}<a href=\"{b}\">Back</a></p></main></html>",
+        t = escape(title),
+        m = escape(message),
+        b = escape(back),
+    );
+    (status, Html(body)).into_response()
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_path_on_this_site_is_a_return_address() {
+        for ok in ["/", "/events/ev_1", "/events/ev_1?x=1"] {
+            assert_eq!(local_path(ok), Some(ok));
+        }
+        for bad in [
+            "",
+            "events",
+            "//evil.example",
+            "/\\evil.example",
+            "/a\\b",
+            "https://evil.example/",
+            "/a\nb",
+            &format!("/{}", "a".repeat(600)),
+        ] {
+            assert_eq!(local_path(bad), None, "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! Accounts (API.md "Accounts"): the ticketer's signed hand-over makes a session an account's;
+//! one place and one seat limit per account across its sessions; who a room takes (`identity`,
+//! `eligible`); every bad assertion refused with nothing stored; the ticketer's keys rotating
+//! without a restart. The ticketer here is a real HTTP server of the test's own serving its
+//! JWKS, and its assertions are signed with a real Ed25519 key.
+
+use std::sync::{
+    Arc, Mutex,
+    atomic::{AtomicUsize, Ordering},
+};
+
+use base64::Engine;
+use reqwest::StatusCode;
+use ring::signature::{Ed25519KeyPair, KeyPair};
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    TestApp, event_body, expect_error, hold, hold_body, join, put_room, spawn_with, test_config,
+};
+
+const ISSUER: &str = "https://tickets.example";
+const AUDIENCE: &str = "anteroom-test";
+
+/// A signing key of the ticketer: its PKCS#8 and its JWK.
+struct Key {
+    kid: String,
+    pkcs8: Vec<u8>,
+    jwk: Value,
+}
+
+impl Key {
+    fn new(kid: &str) -> Self {
+        let pkcs8 = Ed25519KeyPair::generate_pkcs8(&ring::rand::SystemRandom::new())
+            .unwrap()
+            .as_ref()
+            .to_vec();
+        let pair = Ed25519KeyPair::from_pkcs8(&pkcs8).unwrap();
+        let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(pair.public_key());
+        Self {
+            kid: kid.into(),
+            jwk: json!({"kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": kid, "x": x}),
+            pkcs8,
+        }
+    }
+
+    /// An assertion with these `claims` over the defaults (iss, aud, sub, exp in 60 s, a new
+    /// jti).
+    fn sign(&self, claims: Value) -> String {
+        let now = chrono::Utc::now().timestamp();
+        let mut all = json!({
+            "iss": ISSUER, "aud": AUDIENCE, "sub": "ada", "iat": now, "exp": now + 60,
+            "jti": uuid::Uuid::new_v4().to_string(),
+        });
+        for (k, v) in claims.as_object().unwrap() {
+            if v.is_null() {
+                all.as_object_mut().unwrap().remove(k);
+            } else {
+                all[k] = v.clone();
+            }
+        }
+        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
+        header.kid = Some(self.kid.clone());
+        jsonwebtoken::encode(
+            &header,
+            &all,
+            &jsonwebtoken::EncodingKey::from_ed_der(&self.pkcs8),
+        )
+        .unwrap()
+    }
+}
+
+/// The ticketer's JWKS, served from a real port: which keys it publishes (changed by the
+/// test), and how many times it was fetched.
+#[derive(Clone)]
+struct Ticketer {
+    keys: Arc<Mutex<Vec<Value>>>,
+    fetches: Arc<AtomicUsize>,
+    url: String,
+}
+
+async fn ticketer(keys: &[&Key]) -> Ticketer {
+    let published = Arc::new(Mutex::new(keys.iter().map(|k| k.jwk.clone()).collect()));
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let (p, f) = (published.clone(), fetches.clone());
+    let router = axum::Router::new().route(
+        "/jwks",
+        axum::routing::get(move || {
+            let (p, f) = (p.clone(), f.clone());
+            async move {
+                f.fetch_add(1, Ordering::SeqCst);
+                axum::Json(json!({ "keys": *p.lock().unwrap() }))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    Ticketer {
+        keys: published,
+        fetches,
+        url,
+    }
+}
+
+async fn app_trusting(ticketer: &Ticketer) -> TestApp {
+    let mut config = test_config();
+    config.ticketers = vec![format!("{ISSUER}={}", ticketer.url)];
+    config.account_audience = AUDIENCE.into();
+    spawn_with(config).await
+}
+
+/// `POST /api/session {"assertion"}`: the status and the body.
+async fn hand_over(app: &TestApp, assertion: &str) -> (StatusCode, Value) {
+    // A connection of its own: the test below waits longer than the server keeps an idle one.
+    let r = reqwest::Client::new()
+        .post(app.url("/api/session"))
+        .json(&json!({ "assertion": assertion }))
+        .send()
+        .await
+        .unwrap();
+    (r.status(), r.json().await.unwrap())
+}
+
+/// An account session's token for `assertion`.
+async fn account(app: &TestApp, assertion: &str) -> (String, String) {
+    let (status, body) = hand_over(app, assertion).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["account"], true);
+    (
+        body["buyer_id"].as_str().unwrap().into(),
+        body["token"].as_str().unwrap().into(),
+    )
+}
+
+async fn account_event(app: &TestApp, room: Value) -> String {
+    let event = app.create_event(event_body(2, 5, room)).await;
+    event["id"].as_str().unwrap().to_owned()
+}
+
+async fn line_length(app: &TestApp, event: &str) -> i64 {
+    redis::cmd("ZCARD")
+        .arg(app.state.keys.queue(event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn two_sessions_of_one_account_are_one_buyer_with_one_place() {
+    let key = Key::new("k1");
+    let ticketer = ticketer(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    let event = account_event(&app, json!({"identity": "account"})).await;
+
+    // Without an account: 401 and where to sign in, and no place.
+    let (_, anonymous) = app.session().await;
+    let (status, body) = join(&app, &event, &anonymous).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert_eq!(body["error"], "unauthorized");
+    assert_eq!(
+        body["sign_in_url"],
+        format!("/auth/sign-in?event={event}&return=/events/{event}")
+    );
+    assert_eq!(line_length(&app, &event).await, 0);
+
+    // Another buyer first, so that the account's position is not trivially 1.
+    let (_, other) = account(&app, &key.sign(json!({"sub": "grace"}))).await;
+    assert_eq!(join(&app, &event, &other).await.0, StatusCode::ACCEPTED);
+
+    let (phone_id, phone) = account(&app, &key.sign(json!({}))).await;
+    let (laptop_id, laptop) = account(&app, &key.sign(json!({}))).await;
+    assert_eq!(phone_id, laptop_id, "one account, one buyer");
+    assert!(!phone_id.contains("ada"), "the subject is not the buyer id");
+    let who: Value = app.get("/api/session", &laptop).await.json().await.unwrap();
+    assert_eq!(who["account"], true);
+
+    let (status, first) = join(&app, &event, &phone).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{first}");
+    assert_eq!(first["position"], 2);
+    let (_, again) = join(&app, &event, &laptop).await;
+    assert_eq!(again["position"], 2, "the laptop sees the phone's place");
+    assert_eq!(line_length(&app, &event).await, 2);
+
+    // Another issuer's same subject is another account (here: not a ticketer at all).
+    let (status, _) = hand_over(&app, &key.sign(json!({"iss": "https://other.example"}))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn every_bad_assertion_is_refused_and_stores_nothing() {
+    let key = Key::new("k1");
+    let stranger = Key::new("k1");
+    let ticketer = ticketer(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    let now = chrono::Utc::now().timestamp();
+    let used = key.sign(json!({"jti": "once"}));
+    assert_eq!(hand_over(&app, &used).await.0, StatusCode::CREATED);
+
+    let hs256 = jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &json!({"iss": ISSUER, "aud": AUDIENCE, "sub": "ada", "exp": now + 60, "jti": "h"}),
+        &jsonwebtoken::EncodingKey::from_secret(key.jwk["x"].as_str().unwrap().as_bytes()),
+    )
+    .unwrap();
+    let unsigned = {
+        let (head, rest) = key
+            .sign(json!({}))
+            .split_once('.')
+            .map(|(h, r)| (h.to_owned(), r.to_owned()))
+            .unwrap();
+        let _ = head;
+        let none = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(br#"{"alg":"none"}"#);
+        format!("{none}.{}.", rest.split('.').next().unwrap())
+    };
+    let bad = [
+        ("replayed", used),
+        ("forged", stranger.sign(json!({}))),
+        ("expired", key.sign(json!({"exp": now - 60}))),
+        ("too long ahead", key.sign(json!({"exp": now + 3600}))),
+        ("wrong audience", key.sign(json!({"aud": "someone-else"}))),
+        (
+            "wrong issuer",
+            key.sign(json!({"iss": "https://evil.example"})),
+        ),
+        ("no jti", key.sign(json!({"jti": null}))),
+        ("no sub", key.sign(json!({"sub": null}))),
+        ("no exp", key.sign(json!({"exp": null}))),
+        ("hmac", hs256),
+        ("alg none", unsigned),
+        ("garbage", "not.a.jwt".into()),
+    ];
+    for (what, assertion) in bad {
+        let (status, body) = hand_over(&app, &assertion).await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "{what}: {body}");
+        assert_eq!(body["error"], "unauthorized", "{what}");
+    }
+    let marks: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}:assertion:*", app.state.keys.prefix()))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(
+        marks.len(),
+        1,
+        "only the accepted assertion was marked used"
+    );
+
+    // A body that is not even a string: 422, nothing stored.
+    let r = app
+        .client
+        .post(app.url("/api/session"))
+        .json(&json!({"assertion": 7}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_client_error());
+}
+
+#[tokio::test]
+async fn the_seat_limit_counts_an_accounts_seats_across_its_devices() {
+    let key = Key::new("k1");
+    let ticketer = ticketer(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    // The room off: every session may hold at once (API.md), which is where a per-session
+    // limit would let one person through twice.
+    let event = account_event(&app, json!({"enabled": false, "seats_per_buyer": 2})).await;
+    let seats = crate::helpers::seat_ids(&app, &event).await;
+    let (_, phone) = account(&app, &key.sign(json!({}))).await;
+    let (_, laptop) = account(&app, &key.sign(json!({}))).await;
+    let r = hold(&app, &event, &phone, "one", hold_body(&seats[..1])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = hold(&app, &event, &laptop, "two", hold_body(&seats[1..3])).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let r = hold(&app, &event, &laptop, "three", hold_body(&seats[1..2])).await;
+    assert_eq!(r.status(), StatusCode::CREATED, "the second of two");
+}
+
+#[tokio::test]
+async fn a_room_admits_only_the_accounts_its_claim_names() {
+    let key = Key::new("k1");
+    let ticketer = ticketer(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    let event = account_event(
+        &app,
+        json!({"eligible": {"claim": "groups", "value": "fanclub"}}),
+    )
+    .await;
+    let (_, fan) = account(
+        &app,
+        &key.sign(json!({"sub": "fan", "groups": ["press", "fanclub"]})),
+    )
+    .await;
+    let (_, other) = account(&app, &key.sign(json!({"sub": "other", "groups": "press"}))).await;
+    let (_, anonymous) = app.session().await;
+
+    let (status, body) = join(&app, &event, &other).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(
+        (body["error"].as_str(), body["reason"].as_str()),
+        (Some("forbidden"), Some("not_eligible"))
+    );
+    assert_eq!(
+        line_length(&app, &event).await,
+        0,
+        "refused before any place is taken"
+    );
+    let (status, body) = join(&app, &event, &anonymous).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    assert!(body["sign_in_url"].is_string());
+    let (status, body) = join(&app, &event, &fan).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!(line_length(&app, &event).await, 1);
+
+    // The operator opens the sale to everyone: the other account joins.
+    let r = put_room(&app, &event, json!({"eligible": null})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let room: Value = app
+        .client
+        .get(app.url(&format!("/api/events/{event}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(room["room"]["eligible"], Value::Null);
+    assert_eq!(join(&app, &event, &other).await.0, StatusCode::ACCEPTED);
+    // A bad rule is refused and changes nothing.
+    for bad in [
+        json!({"claim": "", "value": "x"}),
+        json!({"list": false}),
+        json!({"what": 1}),
+        json!("groups"),
+    ] {
+        let r = put_room(&app, &event, json!({ "eligible": bad })).await;
+        assert!(r.status().is_client_error(), "{bad}");
+    }
+    let r = put_room(&app, &event, json!({"identity": "robot"})).await;
+    assert!(r.status().is_client_error());
+}
+
+#[tokio::test]
+async fn the_ticketers_new_key_is_picked_up_without_a_restart_and_unknown_keys_do_not_flood_it() {
+    let (old, new) = (Key::new("2026-11"), Key::new("2026-12"));
+    let ticketer = ticketer(&[&old]).await;
+    let app = app_trusting(&ticketer).await;
+    account(&app, &old.sign(json!({}))).await;
+    assert_eq!(ticketer.fetches.load(Ordering::SeqCst), 1);
+    // Fifty assertions naming keys that do not exist: at most one fetch more.
+    for i in 0..50 {
+        let made_up = Key::new(&format!("made-up-{i}"));
+        assert_eq!(
+            hand_over(&app, &made_up.sign(json!({}))).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert!(ticketer.fetches.load(Ordering::SeqCst) <= 2);
+    // The ticketer rotates: its new key is read once the refetch interval has passed.
+    *ticketer.keys.lock().unwrap() = vec![old.jwk.clone(), new.jwk.clone()];
+    tokio::time::sleep(anteroom::accounts::jwks::REFETCH_AFTER).await;
+    account(&app, &new.sign(json!({}))).await;
+    account(&app, &old.sign(json!({}))).await;
+}
+
+#[tokio::test]
+async fn a_ticketer_whose_keys_cannot_be_fetched_is_503_and_stores_nothing() {
+    let key = Key::new("k1");
+    let mut config = test_config();
+    config.ticketers = vec![format!("{ISSUER}=http://127.0.0.1:9/jwks")];
+    config.account_audience = AUDIENCE.into();
+    let app = spawn_with(config).await;
+    let (status, body) = hand_over(&app, &key.sign(json!({}))).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+    assert_eq!(body["error"], "unavailable");
+}
+
+#[tokio::test]
+async fn a_room_with_a_list_admits_the_accounts_on_it_even_when_redis_lost_its_copy() {
+    let key = Key::new("k1");
+    let ticketer = ticketer(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    let event = account_event(&app, json!({"eligible": {"list": true}})).await;
+    let upload = |csv: &'static str| {
+        app.admin(
+            app.client
+                .put(app.url(&format!("/api/admin/events/{event}/eligible"))),
+        )
+        .header("content-type", "text/csv")
+        .body(csv)
+        .send()
+    };
+    let r = upload("subject\nada\nhttps://tickets.example,linus\n\n")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["accounts"], 2);
+    let stored: Vec<String> =
+        sqlx::query_scalar("select account from eligible_account order by account")
+            .fetch_all(&app.state.db)
+            .await
+            .unwrap();
+    assert_eq!(stored.len(), 2);
+    assert!(
+        stored.iter().all(|a| a != "ada" && a != "linus"),
+        "hashed at rest"
+    );
+
+    let (_, ada) = account(&app, &key.sign(json!({"sub": "ada"}))).await;
+    let (_, linus) = account(&app, &key.sign(json!({"sub": "linus"}))).await;
+    let (_, grace) = account(&app, &key.sign(json!({"sub": "grace"}))).await;
+    let (status, body) = join(&app, &event, &grace).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (StatusCode::FORBIDDEN, Some("not_eligible"))
+    );
+    assert_eq!(join(&app, &event, &ada).await.0, StatusCode::ACCEPTED);
+    // Redis loses its copy: Postgres still knows the list.
+    let _: () = redis::cmd("DEL")
+        .arg(app.state.keys.eligible(&event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    assert_eq!(join(&app, &event, &linus).await.0, StatusCode::ACCEPTED);
+    // A list that does not read changes nothing; a new list replaces the old one whole.
+    for bad in ["https://evil.example,ada\n", "a,b,c\n"] {
+        let r = upload(bad).await.unwrap();
+        expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    }
+    assert_eq!(app.count("select count(*) from eligible_account").await, 2);
+    let r = upload("grace\n").await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(join(&app, &event, &grace).await.0, StatusCode::ACCEPTED);
+    let r = app
+        .client
+        .put(app.url(&format!("/api/admin/events/{event}/eligible")))
+        .body("ada\n")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "operators only");
+}
