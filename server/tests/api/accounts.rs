@@ -15,7 +15,8 @@ use ring::signature::{Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, event_body, expect_error, hold, hold_body, join, put_room, spawn_with, test_config,
+    TestApp, event_body, expect_error, hold, hold_body, join, line_length, put_room, spawn_with,
+    test_config,
 };
 
 const ISSUER: &str = "https://tickets.example";
@@ -135,14 +136,6 @@ async fn account(app: &TestApp, assertion: &str) -> (String, String) {
 async fn account_event(app: &TestApp, room: Value) -> String {
     let event = app.create_event(event_body(2, 5, room)).await;
     event["id"].as_str().unwrap().to_owned()
-}
-
-async fn line_length(app: &TestApp, event: &str) -> i64 {
-    redis::cmd("ZCARD")
-        .arg(app.state.keys.queue(event))
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap()
 }
 
 #[tokio::test]

@@ -337,6 +337,15 @@ pub async fn three_instances(backend: Backend) -> Vec<TestApp> {
 }
 
 /// `POST /api/events/{event}/queue` as the buyer of session `token`.
+/// How many buyers are in the line of `event` (its Redis sorted set).
+pub async fn line_length(app: &TestApp, event: &str) -> u64 {
+    redis::cmd("ZCARD")
+        .arg(app.state.keys.queue(event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap()
+}
+
 pub async fn join(app: &TestApp, event: &str, token: &str) -> (StatusCode, Value) {
     let r = join_response(app, event, token).await;
     (r.status(), r.json().await.unwrap())

@@ -9,8 +9,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, event_body, eventually, expect_error, join, page, poll, put_room, spawn_with,
-    test_config,
+    TestApp, event_body, eventually, expect_error, join, line_length, page, poll, put_room,
+    spawn_with, test_config,
 };
 
 /// An app behind a balancer on 127.0.0.1 (the test's own address), so that each test buyer
@@ -57,14 +57,6 @@ async fn join_from(
         req = req.header("join-proof", proof);
     }
     req.send().await.unwrap()
-}
-
-async fn line_length(app: &TestApp, event: &str) -> u64 {
-    redis::cmd("ZCARD")
-        .arg(app.state.keys.queue(event))
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap()
 }
 
 #[tokio::test]

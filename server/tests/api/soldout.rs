@@ -8,8 +8,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, app_with_fake, checkout, event_body, hold_admitted, hold_body, join, joined, page,
-    poll, quick, seat_ids, spawn_app,
+    TestApp, app_with_fake, checkout, event_body, hold_admitted, hold_body, join, joined,
+    line_length, page, poll, quick, seat_ids, spawn_app,
 };
 
 /// One tick by `ticker`, which must lead: how many it admitted.
@@ -77,14 +77,6 @@ async fn every_free_seat_held(app: &TestApp) -> EveryFreeSeatHeld {
     }
 }
 
-async fn queue_length(app: &TestApp, event: &str) -> u64 {
-    redis::cmd("ZCARD")
-        .arg(app.state.keys.queue(event))
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn selling_the_last_seat_ends_admission_and_the_line_for_joiners_waiters_and_the_admitted() {
     let (app, _) = app_with_fake(quick()).await;
@@ -112,7 +104,7 @@ async fn selling_the_last_seat_ends_admission_and_the_line_for_joiners_waiters_a
     let (_, late) = app.session().await;
     assert_eq!(join(&app, event, &late).await, sold_out, "a newcomer");
     assert_eq!(
-        queue_length(&app, event).await,
+        line_length(&app, event).await,
         1,
         "the newcomer was not put in line (only the one left waiting is)"
     );
