@@ -19,17 +19,26 @@ export ANTEROOM_PLACES_PER_NETWORK=100000
 export ANTEROOM_SESSION_SECRET="$(head -c 32 /dev/urandom | base64 | tr '+/' '-_')"
 export ANTEROOM_DATA_DIR="$(mktemp -d)"
 export ANTEROOM_URL="http://127.0.0.1:${port}"
+# The buyers' OpenID provider (oidc-provider from npm, the tests' one): accounts' sign-in.
+oidc_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+export ANTEROOM_OIDC_ISSUER="http://127.0.0.1:${oidc_port}"
+export ANTEROOM_OIDC_CLIENT_SECRET="anteroom-test-secret"
+export ANTEROOM_OIDC_SCOPES="openid profile groups"
 log="end2end/artifacts/server.log"
 mkdir -p end2end/artifacts
 
 cleanup() {
   [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  [ -n "${oidc:-}" ] && kill "$oidc" 2>/dev/null && wait "$oidc" 2>/dev/null || true
   psql -h 127.0.0.1 -U postgres -qc "drop database if exists anteroom_e2e_${stamp} with (force)" postgres >/dev/null 2>&1 || true
   redis-cli --scan --pattern "${ANTEROOM_REDIS_PREFIX}:*" | xargs -r redis-cli del >/dev/null 2>&1 || true
   rm -rf "$ANTEROOM_DATA_DIR"
 }
 trap cleanup EXIT
 
+(cd end2end && exec node oidc/provider.mjs "$oidc_port" "${ANTEROOM_URL}/auth/callback") \
+  >end2end/artifacts/oidc.log 2>&1 &
+oidc=$!
 ./target/release/anteroom demo
 # --dev: plain-HTTP cookies on 127.0.0.1 and the fake payment provider in-process.
 ./target/release/anteroom serve --dev >"$log" 2>&1 &

@@ -14,9 +14,9 @@ step "clippy (frontend, wasm32)"
 cargo clippy -p frontend --target wasm32-unknown-unknown -- -D warnings
 step "Rust tests"
 cargo test --workspace --exclude frontend
-step "on-sale smoke: 300 buyers who each make a proof of work to join, 0 FIFO inversions, 0 oversold seats, 0 failed joins"
+step "on-sale smoke: 300 buyers who are accounts on two devices and make a proof of work to join, 0 FIFO inversions, 0 oversold seats, 0 failed joins, one place per account"
 cargo run -q -p loadtest --bin onsale -- --buyers 300 --seats 100 --admit-rate 100 \
-  --compress 60 --max-seconds 20 --join-pow-bits 8 --check
+  --compress 60 --max-seconds 20 --join-pow-bits 8 --accounts --check
 step "on-sale smoke with a pre-queue and tokens bound to devices: 0 admitted out of draw-or-arrival order, the draw verified, every gated request proven"
 cargo run -q -p loadtest --bin onsale -- --buyers 300 --seats 100 --admit-rate 100 \
   --prequeue-seconds 5 --compress 60 --max-seconds 30 --bind-tokens --check

@@ -220,12 +220,23 @@ pub async fn sessions(
     n: usize,
     concurrency: usize,
 ) -> Result<Vec<SessionCreated>, String> {
+    sessions_with(client, bases, n, concurrency, |_| serde_json::json!({})).await
+}
+
+/// [`sessions`], the i-th created with the body `body(i)` (an account's hand-over, say).
+pub async fn sessions_with(
+    client: &reqwest::Client,
+    bases: &[String],
+    n: usize,
+    concurrency: usize,
+    body: impl Fn(usize) -> serde_json::Value + Sync,
+) -> Result<Vec<SessionCreated>, String> {
     let made = Mutex::new(vec![None; n]);
     let failure = Mutex::new(None);
     let sample = measure(n, concurrency, |i| {
         let req = client
             .post(format!("{}/api/session", bases[i % bases.len()]))
-            .json(&serde_json::json!({}));
+            .json(&body(i));
         let (made, failure) = (&made, &failure);
         async move {
             let result = match req.send().await {

@@ -35,6 +35,7 @@ use leptos::{
 use leptos_axum::{LeptosRoutes, generate_route_list};
 
 use crate::{
+    accounts::eligible,
     checkout,
     client::Client,
     error::{Error, Result},
@@ -105,6 +106,16 @@ impl PageBackend {
         // key (a navigation carries no proof): the browser joins by script, and asks for the
         // seat map with a proof.
         let bound = event.room.enabled && event.room.bind_tokens;
+        // The session as it is signed (with its account, if signed in): the page names only
+        // its buyer id.
+        let who = state
+            .sessions
+            .buyer_of(&state.config, headers)
+            .filter(|b| b.id == *buyer)
+            .unwrap_or_else(|| Buyer {
+                id: buyer.clone(),
+                account: None,
+            });
         // The page's own join brings no proof of work: where the room asks one, the page
         // answers `proof_required` and the browser makes it.
         // Where the buyer stands, without joining yet (one round trip to Redis, as a join).
@@ -146,16 +157,6 @@ impl PageBackend {
         }
         if !look_only && !bound && matches!(found, Err(Error::NotInQueue)) {
             let joiner = queue::Joiner { client, work: None };
-            // The session as it is signed (with its account, if signed in): the page names only
-            // its buyer id.
-            let who = state
-                .sessions
-                .buyer_of(&state.config, headers)
-                .filter(|b| b.id == *buyer)
-                .unwrap_or_else(|| Buyer {
-                    id: buyer.clone(),
-                    account: None,
-                });
             found = queue::join(state, &who, event_id, headers, &joiner).await;
         }
         let (mut arriving, mut moved_at) = (false, None);
@@ -166,6 +167,11 @@ impl PageBackend {
             // Only looking, and not in line: the browser joins next, unless the pre-queue is
             // still to open (the page counts down to it, as a join would have said).
             Err(Error::NotInQueue) if look_only || bound => {
+                // A sale for accounts this session is not: the page says how to get in (sign
+                // in), not "getting your place".
+                if event.room.enabled {
+                    eligible::check(&state.base, &event.room, &who, event_id).await?;
+                }
                 let now = chrono::Utc::now();
                 let closed = event.room.prequeue_opens_at.is_some_and(|at| at > now);
                 let bits = event.room.join_pow_bits;

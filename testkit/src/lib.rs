@@ -9,6 +9,7 @@
 //!   several.
 //! - [`cluster`]: real Redis Clusters on free ports.
 //! - [`oidc`]: a real OpenID provider (`oidc-provider`, by Node) for the accounts' sign-in.
+//! - [`ticketer`]: a ticketer's signing keys, its JWKS over HTTP, and hand-over assertions.
 //! - [`procs`]: processes and faults: `anteroom serve`, a redis-server of one's own, a proxy
 //!   that cuts Postgres.
 
@@ -18,3 +19,4 @@ pub mod device;
 pub mod oidc;
 pub mod procs;
 pub mod scratch;
+pub mod ticketer;

@@ -10,7 +10,8 @@ use crate::{
     api::Api,
     wire::{
         DEFAULT_CURRENCY, DEFAULT_MAX_ADMIT_RATE, DEFAULT_MIN_ADMIT_RATE,
-        DEFAULT_TARGET_HOLD_P99_MS, Draw, DrawState, Event, NewEvent, NewSection, RoomUpdate,
+        DEFAULT_TARGET_HOLD_P99_MS, Draw, DrawState, Eligible, Event, Identity, NewEvent,
+        NewSection, RoomUpdate,
     },
     words::{countdown, grouped},
 };
@@ -158,6 +159,22 @@ pub(super) fn RoomControls(
             });
         }
     };
+    let (new_claim, new_value) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let set_eligible = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let eligible = Eligible::Claim {
+            claim: new_claim.get_untracked().trim().to_owned(),
+            value: new_value.get_untracked().trim().to_owned(),
+        };
+        if let Err(e) = eligible.validate() {
+            message.set(Some(e.message));
+            return;
+        }
+        change.run(RoomUpdate {
+            eligible: Some(Some(eligible)),
+            ..RoomUpdate::default()
+        });
+    };
     let new_auto = RwSignal::new(AutoRate::default());
     let set_auto = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -189,6 +206,22 @@ pub(super) fn RoomControls(
                         }>
                             {if room.bind_tokens { "Stop binding tokens to devices" } else { "Bind tokens to devices" }}
                         </button>
+                        <button class="button secondary" on:click=move |_| {
+                            let (next, question) = match room.identity {
+                                Identity::Anonymous => (Identity::Account, "Take only buyers signed in to an account (one place and one seat limit per account)? Anonymous buyers must sign in to join."),
+                                Identity::Account => (Identity::Anonymous, "Take any buyer again, signed in or not?"),
+                            };
+                            if confirm(question) {
+                                change.run(RoomUpdate { identity: Some(next), ..RoomUpdate::default() });
+                            }
+                        }>
+                            {if room.identity == Identity::Account { "Take any buyer" } else { "Take signed-in accounts only" }}
+                        </button>
+                        <button class="button secondary" on:click=move |_| {
+                            if confirm("Open the sale to every account (end a presale)?") {
+                                change.run(RoomUpdate { eligible: Some(None), ..RoomUpdate::default() });
+                            }
+                        }>"Open to every account"</button>
                     </div>
                 }
             })}
@@ -201,6 +234,15 @@ pub(super) fn RoomControls(
             <form class="rate auto-rate" on:submit=set_auto>
                 <AutoRateFields auto=new_auto/>
                 <button class="button secondary" type="submit">"Set the automatic rate"</button>
+            </form>
+            <form class="rate" on:submit=set_eligible>
+                <label for="claim">"Presale: accounts whose claim "</label>
+                <input id="claim" type="text" maxlength="64" placeholder="groups" required
+                    on:input=move |ev| new_claim.set(event_target_value(&ev))/>
+                <label for="claim-value">" has "</label>
+                <input id="claim-value" type="text" maxlength="200" placeholder="fanclub" required
+                    on:input=move |ev| new_value.set(event_target_value(&ev))/>
+                <button class="button secondary" type="submit">"Admit only them"</button>
             </form>
             <form class="rate" on:submit=set_sweep>
                 <label for="sweep">"Sweep expired holds every (s) "</label>

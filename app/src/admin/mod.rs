@@ -18,7 +18,11 @@ mod panel;
 use leptos::prelude::*;
 use leptos_router::{LazyRoute, hooks::use_params_map, lazy_route};
 
-use crate::{api::Api, title::set_title, wire::Event};
+use crate::{
+    api::Api,
+    title::set_title,
+    wire::{Eligible, Event, Identity},
+};
 use controls::CreateEvent;
 use panel::LivePanel;
 
@@ -139,8 +143,16 @@ fn room_state(e: &Event) -> String {
     } else {
         ""
     };
+    let who = match (&e.room.identity, &e.room.eligible) {
+        (_, Some(Eligible::Claim { claim, value })) => {
+            format!(" · signed-in accounts whose {claim} has {value}")
+        }
+        (_, Some(Eligible::List { .. })) => " · signed-in accounts on the list".to_owned(),
+        (Identity::Account, None) => " · signed-in accounts only".to_owned(),
+        (Identity::Anonymous, None) => String::new(),
+    };
     format!(
-        "{state} · N = {}/s · holds swept every {} s{bound}{opening}",
+        "{state} · N = {}/s · holds swept every {} s{bound}{who}{opening}",
         e.room.admit_rate_per_second, e.room.hold_sweep_seconds
     )
 }

@@ -113,23 +113,16 @@ pub fn EventPage(
                     Err(ErrorBody { proof: Some(asked), .. }) => {
                         view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false query=query.get_value() forms=None/> }.into_any()
                     }
-                    // A sale for signed-in accounts: the way to the ticketer's sign-in, which
-                    // comes back here (links and redirects: no script needed).
-                    Err(ErrorBody { why: Some(why), message, .. }) if why.sign_in_url.is_some() => {
-                        let url = why.sign_in_url.unwrap_or_default();
-                        set_title("Sign in to join · Anteroom");
+                    // A sale for signed-in accounts: the way to the ticketer's sign-in (a link
+                    // and redirects that come back here: no script needed), or why this
+                    // account may not join.
+                    Err(ErrorBody { why: Some(why), message, .. }) => {
+                        let title = if why.sign_in_url.is_some() { "Sign in to join" } else { "This sale is not open to your account" };
+                        set_title(title);
                         view! {
-                            <h1>"Sign in to join"</h1>
-                            <p>{message}</p>
-                            <p><a class="button" href=url>"Sign in"</a></p>
-                            <p><a href="/">"See all events"</a></p>
-                        }.into_any()
-                    }
-                    Err(ErrorBody { why: Some(why), message, .. }) if why.reason.as_deref() == Some("not_eligible") => {
-                        set_title("Not open to your account · Anteroom");
-                        view! {
-                            <h1>"This sale is not open to your account"</h1>
+                            <h1>{title}</h1>
                             <p role="alert">{message}</p>
+                            {why.sign_in_url.map(|url| view! { <p><a class="button" href=url>"Sign in"</a></p> })}
                             <p><a href="/">"See all events"</a></p>
                         }.into_any()
                     }

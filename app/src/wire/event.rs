@@ -58,14 +58,18 @@ pub struct Room {
     #[serde(default)]
     pub identity: Identity,
     /// Which accounts may join: anyone (`None`), those whose sign-in carries a claim value, or
-    /// those on the operator's list.
+    /// those on the operator's list. The browser's WASM does not read it (the buyer's page
+    /// learns it from a join's refusal; the operator's panel shows `identity` only, and
+    /// `GET /api/events/{id}` the rule): its reader would cost every buyer's first download.
     #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub eligible: Option<Eligible>,
 }
 
-/// Who a room takes in its line (room setting `identity`).
+/// Who a room takes in its line (room setting `identity`). Read from its name as a string
+/// (the buyer's WASM, which reads rooms, links no enum reader for it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum Identity {
     /// Any buyer session: one place per session.
     #[default]
@@ -91,15 +95,54 @@ impl Identity {
     }
 }
 
+impl TryFrom<String> for Identity {
+    type Error = &'static str;
+
+    fn try_from(name: String) -> Result<Self, Self::Error> {
+        Identity::from_name(&name).ok_or("identity is \"anonymous\" or \"account\"")
+    }
+}
+
 /// Which accounts a room admits (room setting `eligible`): a presale's or a fan club's.
+/// Read through [`EligibleFields`], not as an untagged enum: serde reads those through a buffer
+/// of every value (its `Content`), code of its own in the buyer's WASM (which reads rooms).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged, deny_unknown_fields)]
+#[serde(untagged, try_from = "EligibleFields")]
 pub enum Eligible {
     /// Accounts whose sign-in carries `value` in the claim `claim` (a string, or a list of
     /// strings that contains it), as `{"claim": "groups", "value": "fanclub"}`.
     Claim { claim: String, value: String },
     /// Accounts on the list the operator uploaded (`{"list": true}`).
     List { list: bool },
+}
+
+/// [`Eligible`] as it is read: every field optional, the shape decided after.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EligibleFields {
+    claim: Option<String>,
+    value: Option<String>,
+    list: Option<bool>,
+}
+
+impl TryFrom<EligibleFields> for Eligible {
+    type Error = &'static str;
+
+    fn try_from(f: EligibleFields) -> Result<Self, Self::Error> {
+        match f {
+            EligibleFields {
+                claim: Some(claim),
+                value: Some(value),
+                list: None,
+            } => Ok(Eligible::Claim { claim, value }),
+            EligibleFields {
+                claim: None,
+                value: None,
+                list: Some(list),
+            } => Ok(Eligible::List { list }),
+            _ => Err("eligible is null (anyone), {\"claim\", \"value\"} or {\"list\": true}"),
+        }
+    }
 }
 
 /// The longest claim name and value an eligibility rule may name.

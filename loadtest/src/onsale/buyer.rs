@@ -103,6 +103,9 @@ pub struct BuyerLog {
     pub first_join_micros: Option<u64>,
     pub entries: Vec<Entry>,
     pub outcome: Outcome,
+    /// With `--accounts`: whether the account's second device, joining right after the first,
+    /// was given the first device's place (`None`: no second device).
+    pub second_device_same_place: Option<bool>,
 }
 
 /// What a visit to the seat map ended in.
@@ -122,6 +125,8 @@ struct Buyer<'a> {
     attempts: u32,
     /// In a room that binds tokens: the key this buyer's device keeps.
     device: Option<DeviceKey>,
+    /// With `--accounts`: the session of the account's second device.
+    second: Option<&'a str>,
 }
 
 impl Buyer<'_> {
@@ -140,6 +145,12 @@ impl Buyer<'_> {
             let first = !log.tried;
             log.tried = true;
             let status = self.read_queue(reply, true, first, log);
+            if first
+                && status.is_some()
+                && let Some(second) = self.second
+            {
+                log.second_device_same_place = Some(self.same_place(second, status.as_ref()).await);
+            }
             if first && night.first_joins.fetch_add(1, Ordering::Relaxed) + 1 == night.plan.buyers {
                 *night.first_wave_seconds.lock().expect("not poisoned") = Some(night.seconds());
                 night.first_wave.notify_one();
@@ -242,11 +253,42 @@ impl Buyer<'_> {
     /// `POST queue`, and again with the proof of work when the room asks one, made as the
     /// page makes it (the same `app::pow`), on a blocking thread so the other buyers go on.
     async fn join(&self) -> Result<Reply, reqwest::Error> {
+        self.join_as(self.token).await
+    }
+
+    /// Whether a join from the account's other session (`second`) answers the place the first
+    /// device was just given (`first`): the same arrival, the same pre-queue ticket, or both
+    /// admitted.
+    async fn same_place(&self, second: &str, first: Option<&QueueStatus>) -> bool {
+        let Ok(reply) = self.join_as(second).await else {
+            return false;
+        };
+        let Ok(other) = serde_json::from_slice::<QueueStatus>(&reply.body) else {
+            return false;
+        };
+        match (first, other) {
+            (
+                Some(QueueStatus::Waiting { arrival: a, .. }),
+                QueueStatus::Waiting { arrival: b, .. },
+            ) => a.is_some() && *a == b,
+            (
+                Some(QueueStatus::PreQueue { ticket: a, .. }),
+                QueueStatus::PreQueue { ticket: b, .. },
+            ) => *a == b,
+            (
+                Some(QueueStatus::Waiting { .. } | QueueStatus::Admitted { .. }),
+                QueueStatus::Admitted { .. },
+            ) => true,
+            _ => false,
+        }
+    }
+
+    async fn join_as(&self, token: &str) -> Result<Reply, reqwest::Error> {
         let night = self.night;
         let join = || {
             let url = self.queue_url();
             self.prove(night.client.post(&url), "POST", &url, None)
-                .bearer_auth(self.token)
+                .bearer_auth(token)
         };
         let reply = night.call(&night.tallies.joins, join).await?;
         let asked = (reply.status == StatusCode::PRECONDITION_REQUIRED)
@@ -559,7 +601,12 @@ fn arrival(plan: &Plan, i: usize) -> Duration {
     Duration::from_secs_f64(seconds)
 }
 
-pub async fn buyer(night: Arc<Night>, i: usize, session: SessionCreated) -> BuyerLog {
+pub async fn buyer(
+    night: Arc<Night>,
+    i: usize,
+    session: SessionCreated,
+    second: Option<SessionCreated>,
+) -> BuyerLog {
     let mut log = BuyerLog::default();
     let until = (night.open + arrival(&night.plan, i)).saturating_duration_since(Instant::now());
     if !night.sleep(until).await {
@@ -573,6 +620,7 @@ pub async fn buyer(night: Arc<Night>, i: usize, session: SessionCreated) -> Buye
         rng: StdRng::seed_from_u64(i as u64),
         attempts: 0,
         device: night.plan.bind_tokens.then(DeviceKey::new),
+        second: second.as_ref().map(|s| s.token.as_str()),
     };
     while let Some((admission, expires_at)) = me.wait_turn(&mut log).await {
         if let Visit::Done(outcome) = me.visit(&admission, expires_at).await {
@@ -607,6 +655,7 @@ mod tests {
             arrivals: None,
             join_pow_bits: 0,
             bind_tokens: false,
+            accounts: false,
         }
     }
 

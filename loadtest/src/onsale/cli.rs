@@ -3,6 +3,7 @@
 //! `--instances` started in this process on a scratch deployment (`testkit`).
 
 use std::path::PathBuf;
+use testkit::ticketer::{AUDIENCE, Key, Ticketer};
 
 use anteroom::{
     checkout::fake::{self, FakeSettings},
@@ -85,6 +86,12 @@ pub struct Cli {
     /// page does.
     #[arg(long)]
     pub bind_tokens: bool,
+    /// Buyers who are accounts (API.md "Accounts"): the room takes accounts only, each buyer's
+    /// session is a signed hand-over from a test ticketer (in this process), and each account
+    /// also joins from a second device right after its first join: the line must keep one
+    /// place per account (in-process deployments only).
+    #[arg(long)]
+    pub accounts: bool,
     /// The crowd of the estimate's check (issue 31) instead of the usual buyers: each holds
     /// one seat; half of them buy it, a quarter hold it and walk away, a quarter never open
     /// the seat map (`--pay-one-in` is then ignored).
@@ -128,6 +135,8 @@ pub struct Plan {
     pub auto_rate: Option<(u32, u32)>,
     pub join_pow_bits: u32,
     pub bind_tokens: bool,
+    /// Buyers are accounts, each joining from two devices (`--accounts`).
+    pub accounts: bool,
     pub compress: f64,
     pub poll_ms: u64,
     pub pay_one_in: usize,
@@ -175,6 +184,7 @@ impl Plan {
             auto_rate: cli.auto_rate.then(|| auto_bounds(cli.admit_rate)),
             join_pow_bits: cli.join_pow_bits,
             bind_tokens: cli.bind_tokens,
+            accounts: cli.accounts,
             compress: f,
             poll_ms: cli.poll_ms,
             pay_one_in: cli.pay_one_in.max(1),
@@ -218,6 +228,8 @@ pub struct Target {
     pub payments_url: Option<String>,
     /// Present when the instances run in this process.
     pub deployment: Option<Deployment>,
+    /// The test ticketer's key that signs the buyers' hand-overs (`--accounts`).
+    pub signer: Option<Key>,
 }
 
 pub async fn in_process(plan: &Plan) -> Target {
@@ -234,7 +246,18 @@ pub async fn in_process(plan: &Plan) -> Target {
     // `poll_ms` is never taken for gone.
     let deadline = (120.0 / compress).max(1.0).round() as u32;
     let away = ((60.0 / compress).max(3.0 * plan.poll_ms as f64 / 1000.0)).ceil() as u32;
+    let (signer, ticketer) = if plan.accounts {
+        let key = Key::new("onsale");
+        let ticketer = Ticketer::start(&[&key]).await;
+        (Some(key), Some(ticketer.setting()))
+    } else {
+        (None, None)
+    };
     let deployment = Deployment::start("onsale", plan.instances, |config: &mut Config| {
+        if let Some(setting) = &ticketer {
+            config.ticketers = vec![setting.clone()];
+            config.account_audience = AUDIENCE.into();
+        }
         config.ticker = true;
         // Every buyer comes from this one address; a compressed minute is shorter.
         config.sessions_per_minute = u32::MAX;
@@ -258,10 +281,14 @@ pub async fn in_process(plan: &Plan) -> Target {
         )),
         payments_url: Some(payments),
         deployment: Some(deployment),
+        signer,
     }
 }
 
 pub async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
+    if cli.accounts {
+        return Err("--accounts runs its own ticketer: in-process deployments only".into());
+    }
     let (Some(admin_token), Some(database_url)) = (&cli.admin_token, &cli.database_url) else {
         return Err("with --url, give --admin-token and --database-url too".into());
     };
@@ -289,5 +316,6 @@ pub async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
             .map(|url| (url, Keys::new(cli.redis_prefix.clone()))),
         payments_url: cli.fake_payments_url.clone(),
         deployment: None,
+        signer: None,
     })
 }

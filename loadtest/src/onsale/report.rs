@@ -282,6 +282,8 @@ pub struct Report {
     draw: Option<DrawCheck>,
     /// The server's own report of the night (`GET /api/events/{id}/report`), read at the end.
     pub night_report: Option<app::wire::Report>,
+    /// With `--accounts`: the places the accounts' second devices were given.
+    accounts: Option<Accounts>,
     series: Vec<Point>,
 }
 
@@ -299,11 +301,25 @@ impl Report {
                 .as_ref()
                 .is_some_and(|d| !d.verified || d.places_not_as_published > 0)
             || (self.plan.bind_tokens && self.holds.ok == 0)
+            || self
+                .accounts
+                .as_ref()
+                .is_some_and(|a| a.second_devices == 0 || a.same_place < a.second_devices)
     }
 
     pub fn svg(&self) -> String {
         svg(&self.series)
     }
+}
+
+/// With `--accounts`: each buyer an account, joining from a second device right after the
+/// first; the line must give that device the first one's place.
+#[derive(Clone, Debug, Serialize)]
+pub struct Accounts {
+    pub accounts: usize,
+    /// Second devices that joined (after a first join that was answered).
+    pub second_devices: usize,
+    pub same_place: usize,
 }
 
 /// Sorted by arrival, a place is inverted when an earlier arrival was admitted by a later tick.
@@ -471,6 +487,16 @@ impl Report {
                 "tokens bound to devices   every join, seat map and hold carried a DPoP proof"
             );
         }
+        if let Some(a) = &r.accounts {
+            let other = a.second_devices - a.same_place;
+            println!(
+                "accounts                 {} accounts joined again from a second device: {} given the same place, {} another ({:.2} places per account)",
+                a.second_devices,
+                a.same_place,
+                other,
+                (a.accounts + other) as f64 / a.accounts.max(1) as f64
+            );
+        }
         if r.join_proofs > 0 {
             println!(
                 "proofs of work made      {} (at {} bits)",
@@ -600,6 +626,15 @@ pub fn report(
         .unwrap_or(seconds)
         .max(0.001);
     let joins = Sample::new(first, Duration::from_secs_f64(first_wave_seconds), 0);
+    let second: Vec<bool> = logs
+        .iter()
+        .filter_map(|l| l.second_device_same_place)
+        .collect();
+    let accounts = night.plan.accounts.then(|| Accounts {
+        accounts: logs.len(),
+        second_devices: second.len(),
+        same_place: second.iter().filter(|same| **same).count(),
+    });
 
     let places: Vec<(u64, i64)> = logs
         .iter()
@@ -684,6 +719,7 @@ pub fn report(
             inversions: inversions(places),
         },
         night_report: None,
+        accounts,
         estimates: Estimates {
             checked: errors.len(),
             median_abs_error_seconds: quantile(&abs_errors, 0.5),

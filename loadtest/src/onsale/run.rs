@@ -17,9 +17,10 @@ use anteroom::{
     },
     opening::verify,
 };
-use app::wire::{NewEvent, NewSection, RoomUpdate, Stats, StatsPoint};
+use app::wire::{Identity, NewEvent, NewSection, RoomUpdate, Stats, StatsPoint};
 use chrono::Utc;
-use loadtest::{create_event, sessions};
+use loadtest::{create_event, sessions, sessions_with};
+use serde_json::json;
 use tokio::sync::{Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
@@ -119,6 +120,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         hold_sweep_seconds: Some(plan.hold_sweep_seconds),
         join_pow_bits: Some(plan.join_pow_bits),
         bind_tokens: Some(plan.bind_tokens),
+        identity: plan.accounts.then_some(Identity::Account),
         ..RoomUpdate::default()
     };
     let new_event = NewEvent {
@@ -135,7 +137,25 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         event.id, plan.seats, plan.buyers
     );
     let t = Instant::now();
-    let buyers = sessions(&client, &target.bases, plan.buyers, 64).await?;
+    let (buyers, second_devices) = match &target.signer {
+        // Buyer i is the account `fan-i`, signed in on two devices.
+        Some(key) => {
+            let hand_over =
+                |i: usize| json!({ "assertion": key.sign(json!({ "sub": format!("fan-{i}") })) });
+            (
+                sessions_with(&client, &target.bases, plan.buyers, 64, hand_over).await?,
+                sessions_with(&client, &target.bases, plan.buyers, 64, hand_over)
+                    .await?
+                    .into_iter()
+                    .map(Some)
+                    .collect(),
+            )
+        }
+        None => (
+            sessions(&client, &target.bases, plan.buyers, 64).await?,
+            vec![None; plan.buyers],
+        ),
+    };
     let sessions_seconds = t.elapsed().as_secs_f64();
     if plan.prequeue_seconds > 0 {
         let opens_at = open_prequeue(&client, target, &event.id, plan.prequeue_seconds).await?;
@@ -174,8 +194,9 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
     ));
     let tasks: Vec<_> = buyers
         .into_iter()
+        .zip(second_devices)
         .enumerate()
-        .map(|(i, s)| tokio::spawn(buyer(night.clone(), i, s)))
+        .map(|(i, (s, second))| tokio::spawn(buyer(night.clone(), i, s, second)))
         .collect();
 
     // Redis bytes per queued buyer, once everybody has joined.

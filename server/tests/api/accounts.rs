@@ -2,110 +2,21 @@
 //! one place and one seat limit per account across its sessions; who a room takes (`identity`,
 //! `eligible`); every bad assertion refused with nothing stored; the ticketer's keys rotating
 //! without a restart. The ticketer here is a real HTTP server of the test's own serving its
-//! JWKS, and its assertions are signed with a real Ed25519 key.
-
-use std::sync::{
-    Arc, Mutex,
-    atomic::{AtomicUsize, Ordering},
-};
+//! JWKS (`testkit::ticketer`), and its assertions are signed with a real Ed25519 key.
 
 use base64::Engine;
 use reqwest::StatusCode;
-use ring::signature::{Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
+use testkit::ticketer::{AUDIENCE, ISSUER, Key, Ticketer};
 
 use crate::helpers::{
     TestApp, event_body, expect_error, hold, hold_body, join, line_length, put_room, spawn_with,
     test_config,
 };
 
-const ISSUER: &str = "https://tickets.example";
-const AUDIENCE: &str = "anteroom-test";
-
-/// A signing key of the ticketer: its PKCS#8 and its JWK.
-struct Key {
-    kid: String,
-    pkcs8: Vec<u8>,
-    jwk: Value,
-}
-
-impl Key {
-    fn new(kid: &str) -> Self {
-        let pkcs8 = Ed25519KeyPair::generate_pkcs8(&ring::rand::SystemRandom::new())
-            .unwrap()
-            .as_ref()
-            .to_vec();
-        let pair = Ed25519KeyPair::from_pkcs8(&pkcs8).unwrap();
-        let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(pair.public_key());
-        Self {
-            kid: kid.into(),
-            jwk: json!({"kty": "OKP", "crv": "Ed25519", "alg": "EdDSA", "use": "sig", "kid": kid, "x": x}),
-            pkcs8,
-        }
-    }
-
-    /// An assertion with these `claims` over the defaults (iss, aud, sub, exp in 60 s, a new
-    /// jti).
-    fn sign(&self, claims: Value) -> String {
-        let now = chrono::Utc::now().timestamp();
-        let mut all = json!({
-            "iss": ISSUER, "aud": AUDIENCE, "sub": "ada", "iat": now, "exp": now + 60,
-            "jti": uuid::Uuid::new_v4().to_string(),
-        });
-        for (k, v) in claims.as_object().unwrap() {
-            if v.is_null() {
-                all.as_object_mut().unwrap().remove(k);
-            } else {
-                all[k] = v.clone();
-            }
-        }
-        let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::EdDSA);
-        header.kid = Some(self.kid.clone());
-        jsonwebtoken::encode(
-            &header,
-            &all,
-            &jsonwebtoken::EncodingKey::from_ed_der(&self.pkcs8),
-        )
-        .unwrap()
-    }
-}
-
-/// The ticketer's JWKS, served from a real port: which keys it publishes (changed by the
-/// test), and how many times it was fetched.
-#[derive(Clone)]
-struct Ticketer {
-    keys: Arc<Mutex<Vec<Value>>>,
-    fetches: Arc<AtomicUsize>,
-    url: String,
-}
-
-async fn ticketer(keys: &[&Key]) -> Ticketer {
-    let published = Arc::new(Mutex::new(keys.iter().map(|k| k.jwk.clone()).collect()));
-    let fetches = Arc::new(AtomicUsize::new(0));
-    let (p, f) = (published.clone(), fetches.clone());
-    let router = axum::Router::new().route(
-        "/jwks",
-        axum::routing::get(move || {
-            let (p, f) = (p.clone(), f.clone());
-            async move {
-                f.fetch_add(1, Ordering::SeqCst);
-                axum::Json(json!({ "keys": *p.lock().unwrap() }))
-            }
-        }),
-    );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/jwks", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    Ticketer {
-        keys: published,
-        fetches,
-        url,
-    }
-}
-
 async fn app_trusting(ticketer: &Ticketer) -> TestApp {
     let mut config = test_config();
-    config.ticketers = vec![format!("{ISSUER}={}", ticketer.url)];
+    config.ticketers = vec![ticketer.setting()];
     config.account_audience = AUDIENCE.into();
     spawn_with(config).await
 }
@@ -141,7 +52,7 @@ async fn account_event(app: &TestApp, room: Value) -> String {
 #[tokio::test]
 async fn two_sessions_of_one_account_are_one_buyer_with_one_place() {
     let key = Key::new("k1");
-    let ticketer = ticketer(&[&key]).await;
+    let ticketer = Ticketer::start(&[&key]).await;
     let app = app_trusting(&ticketer).await;
     let event = account_event(&app, json!({"identity": "account"})).await;
 
@@ -183,7 +94,7 @@ async fn two_sessions_of_one_account_are_one_buyer_with_one_place() {
 async fn every_bad_assertion_is_refused_and_stores_nothing() {
     let key = Key::new("k1");
     let stranger = Key::new("k1");
-    let ticketer = ticketer(&[&key]).await;
+    let ticketer = Ticketer::start(&[&key]).await;
     let app = app_trusting(&ticketer).await;
     let now = chrono::Utc::now().timestamp();
     let used = key.sign(json!({"jti": "once"}));
@@ -252,7 +163,7 @@ async fn every_bad_assertion_is_refused_and_stores_nothing() {
 #[tokio::test]
 async fn the_seat_limit_counts_an_accounts_seats_across_its_devices() {
     let key = Key::new("k1");
-    let ticketer = ticketer(&[&key]).await;
+    let ticketer = Ticketer::start(&[&key]).await;
     let app = app_trusting(&ticketer).await;
     // The room off: every session may hold at once (API.md), which is where a per-session
     // limit would let one person through twice.
@@ -271,7 +182,7 @@ async fn the_seat_limit_counts_an_accounts_seats_across_its_devices() {
 #[tokio::test]
 async fn a_room_admits_only_the_accounts_its_claim_names() {
     let key = Key::new("k1");
-    let ticketer = ticketer(&[&key]).await;
+    let ticketer = Ticketer::start(&[&key]).await;
     let app = app_trusting(&ticketer).await;
     let event = account_event(
         &app,
@@ -335,10 +246,10 @@ async fn a_room_admits_only_the_accounts_its_claim_names() {
 #[tokio::test]
 async fn the_ticketers_new_key_is_picked_up_without_a_restart_and_unknown_keys_do_not_flood_it() {
     let (old, new) = (Key::new("2026-11"), Key::new("2026-12"));
-    let ticketer = ticketer(&[&old]).await;
+    let ticketer = Ticketer::start(&[&old]).await;
     let app = app_trusting(&ticketer).await;
     account(&app, &old.sign(json!({}))).await;
-    assert_eq!(ticketer.fetches.load(Ordering::SeqCst), 1);
+    assert_eq!(ticketer.fetches(), 1);
     // Fifty assertions naming keys that do not exist: at most one fetch more.
     for i in 0..50 {
         let made_up = Key::new(&format!("made-up-{i}"));
@@ -347,7 +258,7 @@ async fn the_ticketers_new_key_is_picked_up_without_a_restart_and_unknown_keys_d
             StatusCode::UNAUTHORIZED
         );
     }
-    assert!(ticketer.fetches.load(Ordering::SeqCst) <= 2);
+    assert!(ticketer.fetches() <= 2);
     // The ticketer rotates: its new key is read once the refetch interval has passed.
     *ticketer.keys.lock().unwrap() = vec![old.jwk.clone(), new.jwk.clone()];
     tokio::time::sleep(anteroom::accounts::jwks::REFETCH_AFTER).await;
@@ -370,7 +281,7 @@ async fn a_ticketer_whose_keys_cannot_be_fetched_is_503_and_stores_nothing() {
 #[tokio::test]
 async fn a_room_with_a_list_admits_the_accounts_on_it_even_when_redis_lost_its_copy() {
     let key = Key::new("k1");
-    let ticketer = ticketer(&[&key]).await;
+    let ticketer = Ticketer::start(&[&key]).await;
     let app = app_trusting(&ticketer).await;
     let event = account_event(&app, json!({"eligible": {"list": true}})).await;
     let upload = |csv: &'static str| {
@@ -432,4 +343,36 @@ async fn a_room_with_a_list_admits_the_accounts_on_it_even_when_redis_lost_its_c
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "operators only");
+}
+
+#[tokio::test]
+async fn in_a_room_that_binds_tokens_the_accounts_place_stays_with_the_device_that_joined() {
+    use testkit::device::DeviceKey;
+    let key = Key::new("k1");
+    let ticketer = Ticketer::start(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    let event = account_event(&app, json!({"identity": "account", "bind_tokens": true})).await;
+    let (_, phone) = account(&app, &key.sign(json!({}))).await;
+    let (_, laptop) = account(&app, &key.sign(json!({}))).await;
+    let url = app.url(&format!("/api/events/{event}/queue"));
+    let join_on = |session: String, device: &DeviceKey| {
+        app.client
+            .post(&url)
+            .bearer_auth(session)
+            .header("dpop", device.proof("POST", &url, None))
+            .json(&json!({}))
+            .send()
+    };
+    let (phone_key, laptop_key) = (DeviceKey::new(), DeviceKey::new());
+    let r = join_on(phone.clone(), &phone_key).await.unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED);
+    let r = join_on(laptop, &laptop_key).await.unwrap();
+    assert_eq!(
+        r.status(),
+        StatusCode::FORBIDDEN,
+        "the account's other device does not take the place by joining"
+    );
+    let r = join_on(phone, &phone_key).await.unwrap();
+    assert_eq!(r.status(), StatusCode::ACCEPTED, "the phone keeps it");
+    assert_eq!(line_length(&app, &event).await, 1);
 }
