@@ -87,24 +87,20 @@ impl Assertions {
             .iter()
             .find(|t| t.issuer == issuer)
             .ok_or_else(|| refused("its issuer is not a ticketer of this Anteroom"))?;
-        let (_, key) =
-            ticketer
-                .keys
-                .key(header.kid.as_deref())
-                .await
-                .map_err(|miss| match miss {
-                    Miss::Unknown => {
-                        refused("it is signed with a key the ticketer does not publish")
+        let key = ticketer
+            .keys
+            .key(header.kid.as_deref())
+            .await
+            .map_err(|miss| match miss {
+                Miss::Unknown => refused("it is signed with a key the ticketer does not publish"),
+                Miss::Unreachable(why) => {
+                    tracing::warn!(%why, "a ticketer's keys could not be fetched");
+                    Error::Unavailable {
+                        message: "the ticketer's sign-in keys cannot be reached; try again".into(),
+                        retry_after_secs: 5,
                     }
-                    Miss::Unreachable(why) => {
-                        tracing::warn!(%why, "a ticketer's keys could not be fetched");
-                        Error::Unavailable {
-                            message: "the ticketer's sign-in keys cannot be reached; try again"
-                                .into(),
-                            retry_after_secs: 5,
-                        }
-                    }
-                })?;
+                }
+            })?;
         let mut validation = Validation::new(header.alg);
         validation.set_audience(&[&self.audience]);
         validation.set_issuer(&[&ticketer.issuer]);

@@ -11,6 +11,9 @@ use jsonwebtoken::{
     DecodingKey,
     jwk::{Jwk, PublicKeyUse},
 };
+
+/// A key of a set: its `kid`, and the key read once when the set was fetched.
+type Keyed = (Option<String>, DecodingKey);
 use tokio::sync::{Mutex, RwLock};
 
 /// The least time between two fetches of one set, so that tokens naming keys that do not
@@ -43,7 +46,7 @@ pub struct KeySet {
 
 #[derive(Default)]
 struct Cached {
-    keys: Vec<(Option<String>, Jwk)>,
+    keys: Vec<Keyed>,
     fetched: Option<Instant>,
 }
 
@@ -59,7 +62,7 @@ impl KeySet {
 
     /// The key named `kid` (a set of one key may be used without a `kid`), fetching the set
     /// again if it is not known and the last fetch is old enough.
-    pub async fn key(&self, kid: Option<&str>) -> Result<(Jwk, DecodingKey), Miss> {
+    pub async fn key(&self, kid: Option<&str>) -> Result<DecodingKey, Miss> {
         if let Some(found) = self.cached.read().await.find(kid) {
             return Ok(found);
         }
@@ -82,7 +85,7 @@ impl KeySet {
         cached.find(kid).ok_or(Miss::Unknown)
     }
 
-    async fn fetch(&self) -> Result<Vec<(Option<String>, Jwk)>, Miss> {
+    async fn fetch(&self) -> Result<Vec<Keyed>, Miss> {
         let unreachable =
             |e: &dyn std::fmt::Display| Miss::Unreachable(format!("{}: {e}", self.url));
         let mut response = self
@@ -108,7 +111,7 @@ impl KeySet {
 
 /// The signing keys of a JWKS document, each with its `kid`: at most [`MAX_KEYS`], those it
 /// cannot read skipped.
-pub fn read_set(body: &[u8]) -> Result<Vec<(Option<String>, Jwk)>, String> {
+pub fn read_set(body: &[u8]) -> Result<Vec<Keyed>, String> {
     #[derive(serde::Deserialize)]
     struct Set {
         keys: Vec<serde_json::Value>,
@@ -119,25 +122,24 @@ pub fn read_set(body: &[u8]) -> Result<Vec<(Option<String>, Jwk)>, String> {
         .into_iter()
         .filter_map(|k| serde_json::from_value::<Jwk>(k).ok())
         .filter(|k| !matches!(k.common.public_key_use, Some(PublicKeyUse::Encryption)))
-        .filter(|k| DecodingKey::from_jwk(k).is_ok())
+        .filter_map(|k| Some((DecodingKey::from_jwk(&k).ok()?, k.common.key_id)))
+        .map(|(key, kid)| (kid, key))
         .take(MAX_KEYS)
-        .map(|k| (k.common.key_id.clone(), k))
         .collect())
 }
 
 impl Cached {
-    fn find(&self, kid: Option<&str>) -> Option<(Jwk, DecodingKey)> {
-        let jwk = match kid {
+    fn find(&self, kid: Option<&str>) -> Option<DecodingKey> {
+        match kid {
             Some(kid) => self
                 .keys
                 .iter()
                 .find(|(id, _)| id.as_deref() == Some(kid))
-                .map(|(_, k)| k),
-            None if self.keys.len() == 1 => Some(&self.keys[0].1),
+                .map(|(_, k)| k.clone()),
+            // A set of one key may be used without a `kid`.
+            None if self.keys.len() == 1 => Some(self.keys[0].1.clone()),
             None => None,
-        }?;
-        let key = DecodingKey::from_jwk(jwk).ok()?;
-        Some((jwk.clone(), key))
+        }
     }
 }
 

@@ -208,7 +208,7 @@ pub async fn join(
     if room.enabled {
         eligible::check(&state.base, &room, buyer, event_id).await?;
     }
-    locate(state, &buyer.id, event_id, headers, Some(joiner)).await
+    locate(state, &room, &buyer.id, event_id, headers, Some(joiner)).await
 }
 
 /// The window of `joins_per_network_per_minute`.
@@ -221,13 +221,15 @@ pub async fn poll(
     event_id: &EventId,
     headers: &HeaderMap,
 ) -> Result<Answer> {
-    locate(state, buyer, event_id, headers, None).await
+    let room = state.rooms.get(&state.db, event_id).await?;
+    locate(state, &room, buyer, event_id, headers, None).await
 }
 
 /// One round trip to Redis: the locate script, which joins the buyer if asked and puts back
 /// what the line lost of them if the proof in `headers` shows it.
 async fn locate(
     state: &Line,
+    room: &Room,
     buyer: &BuyerId,
     event_id: &EventId,
     headers: &HeaderMap,
@@ -238,33 +240,32 @@ async fn locate(
         .queue_calls
         .with_label_values(&[if joiner.is_some() { "join" } else { "poll" }])
         .inc();
-    let room = state.rooms.get(&state.db, event_id).await?;
     if !room.enabled {
         return Ok(Answer {
-            status: admitted_now(state, &room, buyer, event_id).await,
+            status: admitted_now(state, room, buyer, event_id).await,
             receipt: None,
         });
     }
-    let mut proof = Proof::from_headers(state, headers, buyer, event_id, &room);
+    let mut proof = Proof::from_headers(state, headers, buyer, event_id, room);
     // In a room that binds tokens a join binds its place to the device at once; a poll looks
     // for the binding only once admitted (a waiting poll costs nothing more).
     let path = format!("/api/events/{event_id}/queue");
     if joiner.is_some() {
-        proof.device = device::bind_join(state, &room, buyer, event_id, headers, &path).await?;
+        proof.device = device::bind_join(state, room, buyer, event_id, headers, &path).await?;
     }
     let now = Utc::now();
     if joiner.is_some() && room.prequeue_opens_at.is_some_and(|t| now < t) {
-        let band = Band::exact(state.rates.in_force(event_id.as_str(), &room).max(1));
-        return answer(state, &room, buyer, event_id, Place::NotOpen, &proof, &band);
+        let band = Band::exact(state.rates.in_force(event_id.as_str(), room).max(1));
+        return answer(state, room, buyer, event_id, Place::NotOpen, &proof, &band);
     }
     // The joiner's networks, computed once: the join counts against them, a new place in them.
     let join_networks = joiner.map_or_else(Vec::new, |j| j.client.networks());
     let new_place =
-        joiner.and_then(|j| new_place(state, &room, buyer, event_id, j, &join_networks, now));
-    let band = state.bands.get(state, &state.rates, event_id, &room).await;
+        joiner.and_then(|j| new_place(state, room, buyer, event_id, j, &join_networks, now));
+    let band = state.bands.get(state, &state.rates, event_id, room).await;
     let reply: Reply = locate_script(
         state,
-        &room,
+        room,
         buyer,
         event_id,
         &proof,
@@ -292,9 +293,9 @@ async fn locate(
         return Err(Error::ProofRequired(challenge));
     }
     if matches!(place, Place::Admitted { .. }) && proof.device.is_none() {
-        proof.device = device::bound_to(state, &room, buyer, event_id, headers, &path).await?;
+        proof.device = device::bound_to(state, room, buyer, event_id, headers, &path).await?;
     }
-    answer(state, &room, buyer, event_id, place, &proof, &band)
+    answer(state, room, buyer, event_id, place, &proof, &band)
 }
 
 /// The place a join may make, if any: with the room's proof of work, only when the join

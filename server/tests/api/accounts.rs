@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use testkit::ticketer::{AUDIENCE, ISSUER, Key, Ticketer};
 
 use crate::helpers::{
-    TestApp, event_body, expect_error, hold, hold_body, join, line_length, put_room, spawn_with,
-    test_config,
+    TestApp, checkout, event_body, expect_error, hold, hold_body, join, line_length, put_room,
+    spawn_with, test_config,
 };
 
 async fn app_trusting(ticketer: &Ticketer) -> TestApp {
@@ -106,15 +106,12 @@ async fn every_bad_assertion_is_refused_and_stores_nothing() {
         &jsonwebtoken::EncodingKey::from_secret(key.jwk["x"].as_str().unwrap().as_bytes()),
     )
     .unwrap();
+    // The payload of a good assertion under a header that says it is not signed.
     let unsigned = {
-        let (head, rest) = key
-            .sign(json!({}))
-            .split_once('.')
-            .map(|(h, r)| (h.to_owned(), r.to_owned()))
-            .unwrap();
-        let _ = head;
+        let signed = key.sign(json!({}));
+        let payload = signed.split('.').nth(1).unwrap().to_owned();
         let none = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(br#"{"alg":"none"}"#);
-        format!("{none}.{}.", rest.split('.').next().unwrap())
+        format!("{none}.{payload}.")
     };
     let bad = [
         ("replayed", used),
@@ -161,7 +158,7 @@ async fn every_bad_assertion_is_refused_and_stores_nothing() {
 }
 
 #[tokio::test]
-async fn the_seat_limit_counts_an_accounts_seats_across_its_devices() {
+async fn the_seat_limit_counts_an_accounts_seats_held_and_bought_across_its_devices() {
     let key = Key::new("k1");
     let ticketer = Ticketer::start(&[&key]).await;
     let app = app_trusting(&ticketer).await;
@@ -171,12 +168,23 @@ async fn the_seat_limit_counts_an_accounts_seats_across_its_devices() {
     let seats = crate::helpers::seat_ids(&app, &event).await;
     let (_, phone) = account(&app, &key.sign(json!({}))).await;
     let (_, laptop) = account(&app, &key.sign(json!({}))).await;
+    // The phone holds one seat and buys it.
     let r = hold(&app, &event, &phone, "one", hold_body(&seats[..1])).await;
     assert_eq!(r.status(), StatusCode::CREATED);
+    let held: Value = r.json().await.unwrap();
+    let r = checkout(&app, &phone, held["hold_id"].as_str().unwrap(), "pay-one").await;
+    assert!(r.status().is_success(), "{}", r.status());
+    // The laptop may not hold two more: the account bought one already.
     let r = hold(&app, &event, &laptop, "two", hold_body(&seats[1..3])).await;
-    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let body = expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    assert!(
+        body["message"].as_str().unwrap().contains("bought 1"),
+        "{body}"
+    );
     let r = hold(&app, &event, &laptop, "three", hold_body(&seats[1..2])).await;
     assert_eq!(r.status(), StatusCode::CREATED, "the second of two");
+    let r = hold(&app, &event, &phone, "four", hold_body(&seats[2..3])).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
 }
 
 #[tokio::test]

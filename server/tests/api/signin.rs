@@ -269,7 +269,7 @@ async fn a_forged_state_or_a_return_off_the_site_leads_nowhere() {
 }
 
 #[tokio::test]
-async fn a_provider_that_is_down_gets_a_page_that_says_so_and_the_line_goes_on() {
+async fn a_provider_that_is_down_gets_a_page_that_says_so_and_the_same_link_works_once_it_is_up() {
     let port = TestProvider::reserve();
     let mut config = test_config();
     config.oidc_issuer = Some(format!("http://127.0.0.1:{port}"));
