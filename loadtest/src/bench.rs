@@ -238,7 +238,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
         let event = create_event(
             &client,
             base,
-            run.admin_token(),
+            run.admin_key(),
             &bench_event(1, 1, room.clone()),
         )
         .await
@@ -405,7 +405,7 @@ async fn bench_holds(concurrency: usize, requests: usize) {
     let event = create_event(
         &client,
         base,
-        run.admin_token(),
+        run.admin_key(),
         &bench_event(rows, 200, room),
     )
     .await
@@ -564,7 +564,7 @@ async fn bench_gated(concurrency: usize, requests: usize, rounds: usize) {
         let event = create_event(
             &client,
             base,
-            run.admin_token(),
+            run.admin_key(),
             &bench_event(rows, 200, room),
         )
         .await
@@ -708,7 +708,7 @@ async fn bench_draw(entrants: usize, rounds: usize) {
         let event = create_event(
             &client,
             &run.bases()[0],
-            run.admin_token(),
+            run.admin_key(),
             &bench_event(1, 10, room),
         )
         .await
@@ -771,7 +771,7 @@ async fn bench_inventory(seats: u32, holds: u32, ticks: usize) {
     let event = create_event(
         &client,
         &run.servers[0].base,
-        run.admin_token(),
+        run.admin_key(),
         &bench_event(seats.div_ceil(200), 200, room),
     )
     .await

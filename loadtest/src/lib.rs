@@ -192,12 +192,12 @@ fn sample(results: Vec<(Vec<u64>, usize)>, started: Instant) -> Sample {
 pub async fn create_event(
     client: &reqwest::Client,
     base: &str,
-    admin_token: &str,
+    admin_key: &str,
     event: &NewEvent,
 ) -> Result<Event, String> {
     let r = client
         .post(format!("{base}/api/admin/events"))
-        .bearer_auth(admin_token)
+        .bearer_auth(admin_key)
         .json(event)
         .send()
         .await

@@ -22,6 +22,45 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug, Clone)]
+pub enum OperatorsCommand {
+    /// Adds an operator (or finds the one with that address) and prints a one-time link
+    /// (15 minutes) that enrols a passkey for them.
+    Add {
+        #[arg(long)]
+        email: String,
+        /// Their name as the audit shows it (default: the address).
+        #[arg(long)]
+        name: Option<String>,
+        /// viewer, operator or admin.
+        #[arg(long, value_parser = crate::operators::cli::parse_role)]
+        role: app::wire::Role,
+        /// `all`, or event ids separated by commas.
+        #[arg(long, default_value = "all", value_parser = crate::operators::cli::parse_events)]
+        events: app::wire::Events,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
+pub enum KeysCommand {
+    /// Adds an API key and prints it, once.
+    Add {
+        /// What it is for (the audit names it).
+        #[arg(long)]
+        name: String,
+        /// Its scopes (repeat, or separate by commas): stats:read, rooms:write,
+        /// events:write, payments:read, audit:read, admissions:done.
+        #[arg(long = "scope", required = true, value_delimiter = ',', value_parser = crate::operators::cli::parse_scope)]
+        scopes: Vec<app::wire::Scope>,
+        /// `all`, or event ids separated by commas.
+        #[arg(long, default_value = "all", value_parser = crate::operators::cli::parse_events)]
+        events: app::wire::Events,
+        /// How long it lasts: `30d` (1 to 365 days; default 90).
+        #[arg(long, value_parser = crate::operators::cli::parse_days)]
+        expires_in: Option<u32>,
+    },
+}
+
+#[derive(Subcommand, Debug, Clone)]
 pub enum Command {
     /// Migrate the database and serve HTTP (the default).
     Serve,
@@ -33,6 +72,16 @@ pub enum Command {
     Secrets,
     /// Migrate, then create the demo event if it does not exist yet.
     Demo,
+    /// Operators: add one (and print a one-time link that enrols their passkey).
+    Operators {
+        #[command(subcommand)]
+        command: OperatorsCommand,
+    },
+    /// API keys for automation: add one (its secret is printed once).
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
     /// Check an event's published draw from its public endpoint alone: the commitment, the
     /// seed and the order of every ticket.
     VerifyDraw {
@@ -166,8 +215,10 @@ pub struct Config {
     #[arg(long, global = true, env = "ANTEROOM_REDIS_PREFIX", default_value = "ar", value_parser = parse_prefix)]
     pub redis_prefix: String,
 
-    /// Bearer token of the admin API, at least 32 characters. Unset: one is generated and kept
-    /// in the data folder.
+    /// The break-glass admin token (`Authorization: Bearer`), at least 32 characters: OFF
+    /// unless set. For an emergency only (every operator's passkey lost, the company's sign-in
+    /// down): every use is logged at warn and audited as `break_glass`. Operators sign in as
+    /// themselves; automation uses API keys.
     #[arg(
         long,
         global = true,
@@ -176,8 +227,8 @@ pub struct Config {
     )]
     pub admin_token: Option<Secret>,
 
-    /// Sign-in attempts of the operator's dashboard one client address may make per minute
-    /// (across all instances).
+    /// Operators' sign-in attempts (passkey ceremonies, the company's sign-in) one client
+    /// address may start per minute (across all instances).
     #[arg(
         long,
         global = true,
@@ -185,6 +236,52 @@ pub struct Config {
         default_value_t = 10
     )]
     pub admin_sign_ins_per_minute: u32,
+
+    /// The company's OpenID provider for operators' sign-in (its issuer URL). Unset: operators
+    /// sign in with passkeys only.
+    #[arg(long, global = true, env = "ANTEROOM_OPERATOR_OIDC_ISSUER")]
+    pub operator_oidc_issuer: Option<String>,
+
+    /// This Anteroom's client id at the operators' provider.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_OPERATOR_OIDC_CLIENT_ID",
+        default_value = "anteroom-operators"
+    )]
+    pub operator_oidc_client_id: String,
+
+    /// Its client secret (none: a public client, with PKCE).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_OPERATOR_OIDC_CLIENT_SECRET",
+        hide_env_values = true
+    )]
+    pub operator_oidc_client_secret: Option<Secret>,
+
+    /// The claim of the operators' ID token that names their groups (its values are matched
+    /// against `ANTEROOM_OPERATOR_ROLES`).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_OPERATOR_ROLE_CLAIM",
+        default_value = "groups"
+    )]
+    pub operator_role_claim: String,
+
+    /// Which claim value gives which role, `value=role,...` (e.g.
+    /// `onsale-admins=admin,onsale-team=operator`). A person the provider signs in gets the
+    /// highest role their values map to, on every event; with none, nothing (unless an admin
+    /// added their address as an operator, whose role then applies).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_OPERATOR_ROLES",
+        value_delimiter = ',',
+        default_value = ""
+    )]
+    pub operator_roles: Vec<String>,
 
     /// Key that signs buyer sessions. Unset: one is generated and kept in the data folder.
     #[arg(
@@ -681,6 +778,17 @@ pub struct Config {
 }
 
 impl Config {
+    /// This Anteroom's address as browsers reach it: the configured public URL, else
+    /// (development) `http://` and the `Host` a request came with, else the listen address.
+    pub fn public_base(&self, host: Option<&str>) -> String {
+        let base = match (&self.public_url, host) {
+            (Some(url), _) => url.clone(),
+            (None, Some(host)) => format!("http://{host}"),
+            (None, None) => format!("http://{}", self.addr),
+        };
+        base.trim_end_matches('/').to_owned()
+    }
+
     /// The configuration with every default and nothing from the environment or the command
     /// line: the starting point of tests, so that an `ANTEROOM_*` variable of the shell that
     /// runs them changes nothing.

@@ -36,6 +36,10 @@ pub enum Error {
     /// `not_eligible`, before any place is taken.
     #[error("{0}")]
     NotEligible(String),
+    /// A dangerous operator change without a sign-in in the last 300 s: 401 `unauthorized`,
+    /// reason `step_up` (API.md "Operators").
+    #[error("this change needs you to sign in again first (within the last 5 minutes)")]
+    StepUp,
     #[error("{0}")]
     NotFound(String),
     #[error("you are not in this event's line; join it again")]
@@ -87,7 +91,9 @@ impl Error {
     pub fn status_code(&self) -> StatusCode {
         match self {
             Error::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Error::Unauthorized(_) | Error::SignInRequired { .. } => StatusCode::UNAUTHORIZED,
+            Error::Unauthorized(_) | Error::SignInRequired { .. } | Error::StepUp => {
+                StatusCode::UNAUTHORIZED
+            }
             Error::NotAdmitted { .. }
             | Error::NotProven { .. }
             | Error::Forbidden(_)
@@ -160,6 +166,12 @@ impl Error {
                 body.why = Some(Box::new(Why {
                     sign_in_url: None,
                     reason: Some("not_eligible".into()),
+                }));
+            }
+            Error::StepUp => {
+                body.why = Some(Box::new(Why {
+                    sign_in_url: None,
+                    reason: Some("step_up".into()),
                 }));
             }
             Error::NotOpen {
@@ -238,5 +250,13 @@ pub fn code_for_status(status: StatusCode) -> &'static str {
         StatusCode::SERVICE_UNAVAILABLE => "unavailable",
         s if s.is_client_error() => "bad_request",
         _ => "internal",
+    }
+}
+
+/// A refusal of `app::wire`'s own checks (a `validate` of a request body): 422 with its
+/// message.
+impl From<app::wire::ErrorBody> for Error {
+    fn from(body: app::wire::ErrorBody) -> Self {
+        Error::Unprocessable(body.message)
     }
 }

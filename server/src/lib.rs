@@ -27,6 +27,7 @@ pub mod holds;
 pub mod ids;
 pub mod net;
 pub mod opening;
+pub mod operators;
 pub mod ops;
 pub mod pages;
 pub mod queue;

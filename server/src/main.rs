@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use anteroom::{
-    config::{Cli, Command},
-    opening,
+    config::{Cli, Command, KeysCommand, OperatorsCommand},
+    opening, operators,
     startup::{self, Application, BoxError},
     telemetry,
 };
@@ -70,15 +70,69 @@ async fn run(cli: Cli) -> Result<(), BoxError> {
                 println!("demo event {} created{opening}", event.id);
             }
         }
+        Command::Operators {
+            command:
+                OperatorsCommand::Add {
+                    email,
+                    name,
+                    role,
+                    events,
+                },
+        } => {
+            let (db, sessions) = startup::cli_context(&config).await?;
+            let new = app::wire::NewOperator {
+                name: name.unwrap_or_else(|| email.clone()),
+                email,
+                role,
+                events,
+            };
+            let (account, link, created) =
+                operators::cli::add_operator(&db, &sessions, &config, new).await?;
+            println!(
+                "operator {} <{}> ({}) {}",
+                account.name,
+                account.email,
+                account.role.as_str(),
+                if created { "added" } else { "exists already" }
+            );
+            println!(
+                "enrol a passkey within 15 minutes (until {}): {}",
+                link.expires_at.format("%H:%M:%S UTC"),
+                link.url
+            );
+        }
+        Command::Keys {
+            command:
+                KeysCommand::Add {
+                    name,
+                    scopes,
+                    events,
+                    expires_in,
+                },
+        } => {
+            let (db, sessions) = startup::cli_context(&config).await?;
+            let new = app::wire::NewApiKey {
+                name,
+                scopes,
+                events,
+                expires_in_days: expires_in,
+            };
+            let created = operators::cli::add_key(&db, &sessions, new).await?;
+            let expires = created
+                .key
+                .expires_at
+                .map_or("never".into(), |t| t.format("%Y-%m-%d").to_string());
+            println!(
+                "API key {} ({}), expires {expires}; shown this once:",
+                created.key.id, created.key.name
+            );
+            println!("{}", created.secret);
+        }
         Command::Serve => {
-            let notice = startup::admin_token_notice(&config)?;
             let app = Application::build(config).await?;
             let addr = app.local_addr();
             println!("Anteroom serving on http://{addr}");
             println!("Metrics on http://{}/metrics", app.metrics_addr());
-            if let Some(notice) = notice {
-                println!("{notice}");
-            }
             let shutdown = CancellationToken::new();
             let signal = shutdown.clone();
             tokio::spawn(async move {

@@ -46,6 +46,7 @@ use crate::{
     forms,
     holds::{self, state::HoldPath},
     opening,
+    operators::{self, state::Staff},
     ops::{self, shed::Shed},
     pages,
     queue::{self, state::Line},
@@ -77,7 +78,11 @@ impl Application {
             .as_ref()
             .filter(|t| !t.expose().is_empty())
         {
-            tokens::admin::check_admin_token(token.expose())?;
+            check_break_glass_token(token.expose())?;
+            tracing::warn!(
+                "ANTEROOM_ADMIN_TOKEN is set: the break-glass admin token is ON; every use is \
+                 logged and audited. Unset it once the emergency is over."
+            );
         }
         if config.payments_url.is_none() && !config.dev {
             return Err(NO_PAYMENT_PROVIDER.into());
@@ -93,12 +98,6 @@ impl Application {
         }
         let leptos = leptos_options(&config.leptos_config)?;
         // The secrets first: a start refused for one of them touches nothing.
-        let (admin_token, _) = secret_or_file(
-            &config,
-            config.admin_token.as_ref(),
-            ADMIN_TOKEN_FILE,
-            "ANTEROOM_ADMIN_TOKEN",
-        )?;
         let (session_secret, _) = secret_or_file(
             &config,
             config.session_secret.as_ref(),
@@ -106,9 +105,9 @@ impl Application {
             "ANTEROOM_SESSION_SECRET",
         )?;
         tokens::session::check_session_secret(session_secret.expose())?;
+        let staff = Staff::from_config(&config);
         let sessions = Sessions::new(
             session_secret.expose().as_bytes(),
-            admin_token.expose().as_bytes(),
             Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
         );
         let keyring = KeyRing::load(&config)?;
@@ -156,7 +155,6 @@ impl Application {
             catalog,
             sessions: Arc::new(sessions),
             keyring: Arc::new(keyring),
-            admin_token: Arc::new(admin_token),
             accounts: Arc::new(accounts),
         };
         let line = Line {
@@ -173,6 +171,7 @@ impl Application {
             checkout,
             reports: Arc::default(),
             shed: Arc::new(shed),
+            staff: Arc::new(staff),
             leptos,
         });
         state.rooms.refresh(&state.db).await?;
@@ -327,7 +326,8 @@ pub fn router(state: AppState) -> Router {
         .merge(queue::moving::router())
         .merge(opening::router())
         .merge(report::router())
-        .merge(admin::router())
+        .merge(admin::router(&state))
+        .merge(operators::routes::router())
         .merge(seatmap::router())
         .merge(holds::router())
         .merge(checkout::router())
@@ -434,36 +434,27 @@ fn secret_or_file(
 }
 
 /// `anteroom secrets`: writes into the data folder, once, what a production deployment's
-/// instances must share and the environment does not set (the admin token, the session
-/// secret, an admission signing key), each 0600 in a 0700 folder. What is there already is
+/// instances must share and the environment does not set (the session secret, an admission
+/// signing key), each 0600 in a 0700 folder. What is there already is
 /// kept. Returns a line for each, saying what was written or found.
 pub fn write_secrets(config: &Config) -> Result<Vec<String>, BoxError> {
     let mut lines = Vec::new();
-    for (name, configured, env) in [
-        (
-            ADMIN_TOKEN_FILE,
-            &config.admin_token,
-            "ANTEROOM_ADMIN_TOKEN",
-        ),
-        (
-            SESSION_SECRET_FILE,
-            &config.session_secret,
-            "ANTEROOM_SESSION_SECRET",
-        ),
-    ] {
+    for (name, configured, env) in [(
+        SESSION_SECRET_FILE,
+        &config.session_secret,
+        "ANTEROOM_SESSION_SECRET",
+    )] {
         if configured.as_ref().is_some_and(|s| !s.expose().is_empty()) {
             lines.push(format!("{name}: set by {env}, nothing written"));
             continue;
         }
         let (value, created) = devdata::secret_file(&config.data_dir, name, Strictness::Refuse)?;
         let path = config.data_dir.join(name);
-        lines.push(match (created, name == ADMIN_TOKEN_FILE) {
-            (true, true) => format!(
-                "{name}: written to {} (shown this once): {value}",
-                path.display()
-            ),
-            (true, false) => format!("{name}: written to {}", path.display()),
-            (false, _) => format!("{name}: kept in {} already", path.display()),
+        drop(value);
+        lines.push(if created {
+            format!("{name}: written to {}", path.display())
+        } else {
+            format!("{name}: kept in {} already", path.display())
         });
     }
     let dir = crate::tokens::rotation::key_dir(config);
@@ -481,32 +472,39 @@ pub fn write_secrets(config: &Config) -> Result<Vec<String>, BoxError> {
     Ok(lines)
 }
 
-/// What to tell the person starting the server about the admin token: the token and where it
-/// is kept when it was generated by this very start, and nothing otherwise (a configured token
-/// is theirs already, and a kept one was shown when it was made: printing it on every start
-/// would copy it into every log).
-pub fn admin_token_notice(config: &Config) -> Result<Option<String>, BoxError> {
-    // Outside `--dev` nothing is generated at start (`anteroom secrets` shows what it writes).
-    if !config.dev
-        || config
-            .admin_token
-            .as_ref()
-            .is_some_and(|t| !t.expose().is_empty())
-    {
-        return Ok(None);
+/// The shortest break-glass token the server accepts from configuration.
+pub const MIN_BREAK_GLASS_CHARS: usize = 32;
+
+/// A configured break-glass token too short to resist guessing is refused at start.
+fn check_break_glass_token(token: &str) -> Result<(), String> {
+    if token.chars().count() < MIN_BREAK_GLASS_CHARS {
+        return Err(format!(
+            "the break-glass admin token (ANTEROOM_ADMIN_TOKEN) must have at least \
+             {MIN_BREAK_GLASS_CHARS} characters; generate one with `openssl rand -base64 32`"
+        ));
     }
-    let strictness = Strictness::for_dev(config.dev);
-    let (token, created) = devdata::secret_file(&config.data_dir, ADMIN_TOKEN_FILE, strictness)?;
-    Ok(created.then(|| {
-        format!(
-            "Admin token (generated now and kept in {}; shown only this once): {token}",
-            config.data_dir.join(ADMIN_TOKEN_FILE).display()
-        )
-    }))
+    Ok(())
 }
 
-/// The admin token's file in the data folder, when none is configured.
-const ADMIN_TOKEN_FILE: &str = "admin_token";
+/// What the operator commands of the command line (`anteroom operators|keys ...`) work with:
+/// the migrated database and the signer of operators' secrets (from the same session secret
+/// the serving instances use).
+pub async fn cli_context(config: &Config) -> Result<(PgPool, Sessions), BoxError> {
+    let (session_secret, _) = secret_or_file(
+        config,
+        config.session_secret.as_ref(),
+        SESSION_SECRET_FILE,
+        "ANTEROOM_SESSION_SECRET",
+    )?;
+    let sessions = Sessions::new(
+        session_secret.expose().as_bytes(),
+        Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
+    );
+    let db = connect_db(config).await?;
+    MIGRATOR.run(&db).await?;
+    Ok((db, sessions))
+}
+
 /// The session secret's file in the data folder, when none is configured.
 const SESSION_SECRET_FILE: &str = "session_secret";
 

@@ -16,6 +16,7 @@ use crate::{
     checkout::state::Checkout,
     events::state::Catalog,
     holds::state::HoldPath,
+    operators::state::Staff,
     ops::shed::{Shed, Shedding},
     queue::state::Line,
     report::{Public, Reports},
@@ -48,6 +49,8 @@ pub struct Shared {
     pub reports: Arc<Reports>,
     /// The concurrency budgets of this instance (load shedding).
     pub shed: Arc<Shed>,
+    /// The operators' settings: the break-glass token, passkeys, the company's sign-in.
+    pub staff: Arc<Staff>,
     /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
 }
@@ -112,6 +115,7 @@ impl FromRef<AppState> for Shedding {
         Shedding {
             tokens: state.tokens.clone(),
             shed: state.shed.clone(),
+            staff: state.staff.clone(),
         }
     }
 }

@@ -83,6 +83,8 @@ pub struct Deployment {
     /// The instances, in the order they started (the first created and migrated the database).
     pub servers: Vec<Server>,
     scratch: Scratch,
+    /// An API key with every scope on every event.
+    admin_key: String,
 }
 
 impl Deployment {
@@ -92,12 +94,19 @@ impl Deployment {
         let scratch = Scratch::new(kind);
         let mut servers = Vec::new();
         // One after the other: the first one creates and migrates the database.
+        let mut first = None;
         for _ in 0..instances.max(1) {
             let mut config = scratch.config();
             tune(&mut config);
-            servers.push(Server::start(config).await);
+            servers.push(Server::start(config.clone()).await);
+            first.get_or_insert(config);
         }
-        Self { servers, scratch }
+        let admin_key = crate::operators::admin_key(&first.expect("one instance at least")).await;
+        Self {
+            servers,
+            scratch,
+            admin_key,
+        }
     }
 
     /// Base URLs, one per instance.
@@ -110,8 +119,9 @@ impl Deployment {
         &self.servers[0].state
     }
 
-    pub fn admin_token(&self) -> &str {
-        self.scratch.admin_token()
+    /// An API key with every scope on every event.
+    pub fn admin_key(&self) -> &str {
+        &self.admin_key
     }
 
     pub fn database_name(&self) -> &str {
@@ -121,7 +131,9 @@ impl Deployment {
     /// Stops every instance (draining requests, releasing ticker locks), then removes the
     /// database, the Redis keys and the data folder.
     pub async fn stop(self) {
-        let Self { servers, scratch } = self;
+        let Self {
+            servers, scratch, ..
+        } = self;
         // All at once first: the drains run side by side.
         for server in &servers {
             server.shutdown.cancel();

@@ -9,6 +9,8 @@
 //!   several.
 //! - [`cluster`]: real Redis Clusters on free ports.
 //! - [`oidc`]: a real OpenID provider (`oidc-provider`, by Node) for the accounts' sign-in.
+//! - [`operators`]: API keys and signed-in operators made straight in a deployment's
+//!   database (as `anteroom keys add` and a passkey sign-in would).
 //! - [`ticketer`]: a ticketer's signing keys, its JWKS over HTTP, and hand-over assertions.
 //! - [`procs`]: processes and faults: `anteroom serve`, a redis-server of one's own, a proxy
 //!   that cuts Postgres.
@@ -17,6 +19,7 @@ pub mod cluster;
 pub mod deployment;
 pub mod device;
 pub mod oidc;
+pub mod operators;
 pub mod procs;
 pub mod scratch;
 pub mod ticketer;

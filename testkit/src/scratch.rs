@@ -26,7 +26,9 @@ pub struct Scratch {
     redis_url: String,
     /// The Redis Cluster's nodes when the deployment runs on one (then `redis_url` is unused).
     cluster_nodes: Vec<String>,
-    admin_token: String,
+    /// One session secret for every instance of the deployment (their sessions, receipts and
+    /// operators' keys are each other's).
+    session_secret: String,
 }
 
 impl Scratch {
@@ -50,7 +52,7 @@ impl Scratch {
             pg_root,
             redis_url: defaults.redis_url.expose().to_owned(),
             cluster_nodes: Vec::new(),
-            admin_token: format!("admin-{}", anteroom::ids::random_id(24)),
+            session_secret: anteroom::ids::random_id(32),
         }
     }
 
@@ -70,8 +72,8 @@ impl Scratch {
                 .iter()
                 .map(|n| n.expose().to_owned())
                 .collect(),
-            admin_token: config
-                .admin_token
+            session_secret: config
+                .session_secret
                 .as_ref()
                 .map(|t| t.expose().to_owned())
                 .unwrap_or_default(),
@@ -89,8 +91,7 @@ impl Scratch {
         config.redis_url = Secret::new(self.redis_url.clone());
         config.redis_cluster_nodes = self.cluster_nodes.iter().map(Secret::new).collect();
         config.redis_prefix = self.prefix.clone();
-        config.admin_token = Some(Secret::new(self.admin_token.clone()));
-        config.session_secret = Some(Secret::new(anteroom::ids::random_id(32)));
+        config.session_secret = Some(Secret::new(self.session_secret.clone()));
         config.data_dir = self.data_dir.clone();
         config.leptos_config = concat!(env!("CARGO_MANIFEST_DIR"), "/../Leptos.toml").into();
         config
@@ -98,10 +99,6 @@ impl Scratch {
 
     pub fn database_name(&self) -> &str {
         &self.database
-    }
-
-    pub fn admin_token(&self) -> &str {
-        &self.admin_token
     }
 
     /// Drops the database, deletes the Redis keys and the data folder (each idempotent); then

@@ -6,7 +6,8 @@
 //! token's claims, the error body), `event` (events, rooms, their settings and ranges),
 //! `queue` (the line's answers, the estimate and its band, sessions, moving a place),
 //! `holds` (seat map, holds, orders), `entry` (what the event page starts from),
-//! `operator` (stats, nights, payments, audit, draw) and `report`. Everything is
+//! `operator` (stats, nights, payments, audit, draw), `staff` (operators, their roles,
+//! sessions and API keys) and `report`. Everything is
 //! re-exported here: a type's path is `app::wire::X`, whichever file it is in.
 
 mod entry;
@@ -16,6 +17,7 @@ mod ids;
 mod operator;
 mod queue;
 mod report;
+mod staff;
 
 pub use entry::*;
 pub use event::*;
@@ -24,6 +26,7 @@ pub use ids::*;
 pub use operator::*;
 pub use queue::*;
 pub use report::*;
+pub use staff::*;
 
 /// Times are read as strict RFC 3339, the form the server writes them in
 /// (`DateTime::parse_from_rfc3339`), in the types the buyer's page reads. chrono's own reader

@@ -158,6 +158,23 @@ pub enum OperatorAction {
     /// Uploaded the accounts a room with `{"list": true}` admits (`PUT
     /// /api/admin/events/{id}/eligible`).
     SetEligible,
+    /// A sign-in that failed (a passkey that did not verify, an unknown person at the
+    /// company's sign-in); rate-limited per address before it is recorded.
+    RefusedSignIn,
+    /// Proved themselves again for a dangerous change (API.md "Step-up").
+    StepUp,
+    AddOperator,
+    /// Changed an operator's name, role or events (their sessions end).
+    ChangeOperator,
+    RemoveOperator,
+    /// Enrolled a passkey from a one-time link.
+    Enrol,
+    /// Ended a session (their own, by signing out, or anyone's, as an admin).
+    EndSession,
+    AddKey,
+    RevokeKey,
+    /// Used the break-glass admin token (`ANTEROOM_ADMIN_TOKEN`), which is off by default.
+    BreakGlass,
 }
 
 /// One entry of `GET /api/admin/audit` and `GET /api/admin/events/{id}/audit`: who did what,
@@ -167,8 +184,11 @@ pub struct AuditEntry {
     pub action: OperatorAction,
     /// The event acted on (none for signing in and out).
     pub event_id: Option<String>,
-    /// Who: the credential used and the client address.
+    /// Who: the person (name, address, role) or key, and the client address.
     pub actor: String,
+    /// The operator's or the key's id (null for the break-glass token and old entries).
+    #[serde(default)]
+    pub actor_id: Option<String>,
     /// What was asked (a room change: the fields sent; an event: its definition).
     pub change: serde_json::Value,
     /// The state before (a room change: the room settings; null for a creation).

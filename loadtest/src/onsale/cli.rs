@@ -26,9 +26,10 @@ pub struct Cli {
     /// The targets' database, to count oversold seats (required with `--url`).
     #[arg(long, env = "DATABASE_URL")]
     pub database_url: Option<String>,
-    /// The targets' admin token, to create the event and read its stats (required with `--url`).
-    #[arg(long, env = "ANTEROOM_ADMIN_TOKEN", hide_env_values = true)]
-    pub admin_token: Option<String>,
+    /// The targets' admin API key (`ak_...`, every scope: `anteroom keys add`), to create
+    /// the event and read its stats (required with `--url`).
+    #[arg(long, env = "ANTEROOM_ADMIN_KEY", hide_env_values = true)]
+    pub admin_key: Option<String>,
     /// The targets' Redis, for bytes per queued buyer (optional with `--url`).
     #[arg(long)]
     pub redis_url: Option<String>,
@@ -221,7 +222,7 @@ pub fn auto_bounds(n: u32) -> (u32, u32) {
 /// Where the night runs.
 pub struct Target {
     pub bases: Vec<String>,
-    pub admin_token: String,
+    pub admin_key: String,
     pub database_url: String,
     pub redis: Option<(String, Keys)>,
     /// The fake payment provider, whose ledger the money invariant is counted against.
@@ -273,7 +274,7 @@ pub async fn in_process(plan: &Plan) -> Target {
     let state = deployment.state();
     Target {
         bases: deployment.bases(),
-        admin_token: deployment.admin_token().to_owned(),
+        admin_key: deployment.admin_key().to_owned(),
         database_url: state.config.database_url.expose().to_owned(),
         redis: Some((
             state.config.redis_url.expose().to_owned(),
@@ -289,8 +290,8 @@ pub async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
     if cli.accounts {
         return Err("--accounts runs its own ticketer: in-process deployments only".into());
     }
-    let (Some(admin_token), Some(database_url)) = (&cli.admin_token, &cli.database_url) else {
-        return Err("with --url, give --admin-token and --database-url too".into());
+    let (Some(admin_key), Some(database_url)) = (&cli.admin_key, &cli.database_url) else {
+        return Err("with --url, give --admin-key and --database-url too".into());
     };
     if let Some(url) = &cli.fake_payments_url {
         reqwest::Client::new()
@@ -308,7 +309,7 @@ pub async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
             .iter()
             .map(|u| u.trim_end_matches('/').to_owned())
             .collect(),
-        admin_token: admin_token.clone(),
+        admin_key: admin_key.clone(),
         database_url: database_url.clone(),
         redis: cli
             .redis_url

@@ -57,13 +57,13 @@ fn layout(seats: u32) -> Vec<NewSection> {
 async fn watch_stats(
     client: reqwest::Client,
     url: String,
-    admin_token: String,
+    admin_key: String,
     stop: CancellationToken,
 ) -> BTreeMap<i64, StatsPoint> {
     let mut points = BTreeMap::new();
     loop {
         let stopped = stop.is_cancelled();
-        let stats = client.get(&url).bearer_auth(&admin_token).send().await.ok();
+        let stats = client.get(&url).bearer_auth(&admin_key).send().await.ok();
         if let Some(r) = stats
             && let Ok(stats) = r.json::<Stats>().await
         {
@@ -131,7 +131,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
         sections: layout(plan.seats),
         room,
     };
-    let event = create_event(&client, &target.bases[0], &target.admin_token, &new_event).await?;
+    let event = create_event(&client, &target.bases[0], &target.admin_key, &new_event).await?;
     println!(
         "event {} with {} seats; creating {} sessions",
         event.id, plan.seats, plan.buyers
@@ -189,7 +189,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
     let stats = tokio::spawn(watch_stats(
         client.clone(),
         format!("{}/api/admin/events/{}/stats", target.bases[0], event.id),
-        target.admin_token.clone(),
+        target.admin_key.clone(),
         night.stop.clone(),
     ));
     let tasks: Vec<_> = buyers
@@ -284,7 +284,7 @@ async fn open_prequeue(
     let url = format!("{}/api/admin/events/{event}/room", target.bases[0]);
     let r = client
         .put(url)
-        .bearer_auth(&target.admin_token)
+        .bearer_auth(&target.admin_key)
         .json(&update)
         .send()
         .await

@@ -79,14 +79,8 @@ fn query(raw: &Option<String>, name: &str) -> Option<String> {
 /// This Anteroom's callback address: the configured public URL's, else (development) the one
 /// the browser reached us at.
 fn callback_url(state: &Tokens, headers: &HeaderMap) -> String {
-    let base = state.config.public_url.clone().unwrap_or_else(|| {
-        let host = headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("localhost");
-        format!("http://{host}")
-    });
-    format!("{}/auth/callback", base.trim_end_matches('/'))
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    format!("{}/auth/callback", state.config.public_base(host))
 }
 
 /// `GET /auth/sign-in?event=<id>&return=<path>`.

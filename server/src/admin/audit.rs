@@ -18,9 +18,9 @@ use sqlx::{PgConnection, PgPool};
 use crate::{
     error::{Error, Result},
     extract::EventId,
+    operators::Actor,
     sql::Text,
     state::AppState,
-    tokens::Admin,
 };
 
 /// Entries answered when the request names no `limit`.
@@ -33,8 +33,10 @@ pub struct Entry<'a> {
     pub action: OperatorAction,
     /// The event acted on, if the action has one.
     pub event_id: Option<&'a str>,
-    /// Who: [`super::Operator::actor`].
+    /// Who: `operators::Actor::label`.
     pub actor: &'a str,
+    /// The operator's or key's id, if any.
+    pub actor_id: Option<&'a str>,
     /// What was asked.
     pub change: Value,
     /// The state before the write (none for a creation or a sign-in).
@@ -43,15 +45,31 @@ pub struct Entry<'a> {
     pub after: Option<Value>,
 }
 
+impl<'a> Entry<'a> {
+    /// An entry of `actor` doing `action` (on `event_id`), to fill in with what changed.
+    pub fn by(actor: &'a Actor, action: OperatorAction, event_id: Option<&'a str>) -> Self {
+        Entry {
+            action,
+            event_id,
+            actor: &actor.label,
+            actor_id: actor.id(),
+            change: Value::Null,
+            before: None,
+            after: None,
+        }
+    }
+}
+
 /// Writes `entry` in the caller's transaction `tx` (commit it with the write it describes).
 pub async fn record(tx: &mut PgConnection, entry: Entry<'_>) -> Result<()> {
     sqlx::query(
-        "insert into operator_action (action, event_id, actor, change, before, after) \
-         values ($1, $2, $3, $4, $5, $6)",
+        "insert into operator_action (action, event_id, actor, actor_id, change, before, after) \
+         values ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(Text(entry.action))
     .bind(entry.event_id)
     .bind(entry.actor)
+    .bind(entry.actor_id)
     .bind(&entry.change)
     .bind(&entry.before)
     .bind(&entry.after)
@@ -69,37 +87,43 @@ type Row = (
     Text<OperatorAction>,
     Option<String>,
     String,
+    Option<String>,
     Option<Value>,
     Option<Value>,
     Option<Value>,
     DateTime<Utc>,
 );
 
-/// Entries newest first, of one event or of all (`event_id` None), of one action or of all.
+/// Entries newest first, of one event or of all (`event_id` None), of one action or of all,
+/// of one person or key or of all.
 async fn read(
     db: &PgPool,
     event_id: Option<&str>,
     action: Option<OperatorAction>,
+    actor_id: Option<&str>,
     limit: i64,
 ) -> Result<Vec<AuditEntry>> {
     let rows: Vec<Row> = sqlx::query_as(
-        "select action, event_id, actor, change, before, after, created_at \
+        "select action, event_id, actor, actor_id, change, before, after, created_at \
          from operator_action \
          where ($1::text is null or event_id = $1) and ($2::text is null or action = $2) \
+           and ($4::text is null or actor_id = $4) \
          order by created_at desc, id desc limit $3",
     )
     .bind(event_id)
     .bind(action.map(Text))
     .bind(limit)
+    .bind(actor_id)
     .fetch_all(db)
     .await?;
     Ok(rows
         .into_iter()
         .map(
-            |(Text(action), event_id, actor, change, before, after, at)| AuditEntry {
+            |(Text(action), event_id, actor, actor_id, change, before, after, at)| AuditEntry {
                 action,
                 event_id,
                 actor,
+                actor_id,
                 change: change.unwrap_or(Value::Null),
                 before,
                 after,
@@ -111,7 +135,7 @@ async fn read(
 
 /// `GET /api/admin/events/{id}/audit`: the event's room changes, newest first (the last 100).
 pub async fn room_changes(
-    _: Admin,
+    _: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
 ) -> Result<Json<Vec<AuditEntry>>> {
@@ -119,6 +143,7 @@ pub async fn room_changes(
         &state.db,
         Some(&event_id),
         Some(OperatorAction::ChangeRoom),
+        None,
         DEFAULT_LIMIT,
     )
     .await?;
@@ -130,13 +155,16 @@ pub async fn room_changes(
 pub struct RecentQuery {
     /// Only this event's entries.
     event_id: Option<String>,
+    /// Only this operator's or key's entries (their id).
+    actor_id: Option<String>,
     /// At most this many (1 to 1,000; default 100).
     limit: Option<i64>,
 }
 
-/// `GET /api/admin/audit[?event_id=..&limit=..]`: every operator action, newest first.
+/// `GET /api/admin/audit[?event_id=..&actor_id=..&limit=..]`: every operator action, newest
+/// first.
 pub async fn recent(
-    _: Admin,
+    _: Actor,
     State(state): State<AppState>,
     Query(query): Query<RecentQuery>,
 ) -> Result<Json<Vec<AuditEntry>>> {
@@ -146,6 +174,13 @@ pub async fn recent(
             "limit is 1 to {MAX_LIMIT}, not {limit}"
         )));
     }
-    let entries = read(&state.db, query.event_id.as_deref(), None, limit).await?;
+    let entries = read(
+        &state.db,
+        query.event_id.as_deref(),
+        None,
+        query.actor_id.as_deref(),
+        limit,
+    )
+    .await?;
     Ok(Json(entries))
 }

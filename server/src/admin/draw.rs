@@ -7,19 +7,17 @@
 use app::wire::{BeaconUpdate, OperatorAction};
 use axum::{extract::State, response::Response};
 
-use super::{
-    Operator,
-    audit::{self, Entry},
-};
+use super::audit::{self, Entry};
 use crate::{
     error::{Error, Result},
     extract::{ApiJson, EventId},
     opening,
+    operators::Actor,
     state::AppState,
 };
 
 pub async fn set_beacon(
-    operator: Operator,
+    actor: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
     ApiJson(update): ApiJson<BeaconUpdate>,
@@ -32,13 +30,14 @@ pub async fn set_beacon(
     let entry = Entry {
         action: OperatorAction::SetBeacon,
         event_id: Some(&event_id),
-        actor: &operator.actor,
+        actor: &actor.label,
+        actor_id: actor.id(),
         change: audit::json(&update),
         before: Some(before),
         after: Some(audit::json(&update)),
     };
     audit::record(&mut tx, entry).await?;
     tx.commit().await?;
-    tracing::info!(event = %event_id, actor = %operator.actor, "draw beacon set");
+    tracing::info!(event = %event_id, actor = %actor.label, "draw beacon set");
     opening::published(&state, &event_id).await
 }

@@ -9,19 +9,17 @@ use app::wire::{EventId as Event, OperatorAction};
 use axum::{Json, body::Bytes, extract::State};
 use serde_json::{Value, json};
 
-use super::{
-    Operator,
-    audit::{self, Entry},
-};
+use super::audit::{self, Entry};
 use crate::{
     accounts::eligible::{MAX_LIST, copy_list, replace_list},
     error::{Error, Result},
     extract::EventId,
+    operators::Actor,
     state::AppState,
 };
 
 pub async fn put_list(
-    operator: Operator,
+    actor: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
     body: Bytes,
@@ -98,7 +96,8 @@ pub async fn put_list(
         Entry {
             action: OperatorAction::SetEligible,
             event_id: Some(&event_id),
-            actor: &operator.actor,
+            actor: &actor.label,
+            actor_id: actor.id(),
             change: count.clone(),
             before: None,
             after: None,

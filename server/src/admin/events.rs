@@ -3,19 +3,17 @@
 use app::wire::{Event, NewEvent, OperatorAction};
 use axum::{Json, extract::State, http::StatusCode};
 
-use super::{
-    Operator,
-    audit::{self, Entry},
-};
+use super::audit::{self, Entry};
 use crate::{
     error::{Error, Result},
     events,
     extract::ApiJson,
+    operators::Actor,
     state::AppState,
 };
 
 pub async fn create(
-    operator: Operator,
+    actor: Actor,
     State(state): State<AppState>,
     ApiJson(new): ApiJson<NewEvent>,
 ) -> Result<(StatusCode, Json<Event>)> {
@@ -35,7 +33,8 @@ pub async fn create(
     let entry = Entry {
         action: OperatorAction::CreateEvent,
         event_id: Some(&event.id),
-        actor: &operator.actor,
+        actor: &actor.label,
+        actor_id: actor.id(),
         change: audit::json(&new),
         before: None,
         after: Some(audit::json(&event)),
@@ -43,6 +42,6 @@ pub async fn create(
     audit::record(&mut tx, entry).await?;
     tx.commit().await?;
     state.rooms.remember(&event);
-    tracing::info!(event = %event.id, actor = %operator.actor, "event created");
+    tracing::info!(event = %event.id, actor = %actor.label, "event created");
     Ok((StatusCode::CREATED, Json(event)))
 }

@@ -1,9 +1,12 @@
-//! The operator API: every `/api/admin/*` endpoint, in this one router. Invariants: every
-//! endpoint needs the operator's credential (`tokens::Admin`; a buyer's session is never one),
-//! except signing in, which checks the admin token itself; every operator write (creating an
-//! event, changing a room, setting a draw's beacon, keeping a night, signing in and out) is recorded in the audit ([`audit`]) with who,
-//! when, and the state before and after, in the same transaction as the write, so a change
-//! that committed is always in the audit and a refused one never is.
+//! The operator API: every `/api/admin/*` endpoint, in this one table ([`routes`]).
+//! Invariants: every route has exactly one required permission (`operators::Permission`),
+//! checked by `operators::guard` before its handler runs (a buyer's session is never an
+//! operator's credential), and the table is the router, so a route cannot exist without its
+//! permission and the role matrix test walks the same table; every operator write (creating an
+//! event, changing a room, setting a draw's beacon, keeping a night, the operators, sessions
+//! and keys) is recorded in the audit ([`audit`]) with who, when, and the state before and
+//! after, in the same transaction as the write, so a change that committed is always in the
+//! audit and a refused one never is.
 
 pub mod audit;
 mod draw;
@@ -11,82 +14,197 @@ mod eligible;
 mod events;
 mod nights;
 mod room;
-mod session;
 pub mod stats;
 
 use axum::{
     Router,
-    extract::FromRequestParts,
-    http::request::Parts,
-    routing::{get, post, put},
+    handler::Handler,
+    http::Method,
+    middleware,
+    routing::{MethodRouter, delete, get, post, put},
 };
 
-use crate::{client::Client, error::Error, state::AppState, tokens::Admin};
+use crate::{
+    operators::{Permission, guard, routes as people},
+    state::AppState,
+};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        // The dashboard's sign-in (cookie) for the admin token.
-        .route(
-            "/api/admin/session",
-            post(session::sign_in)
-                .delete(session::sign_out)
-                .get(session::whoami),
-        )
+/// One admin route: its method and path, the one permission it needs, and its handler.
+pub struct AdminRoute {
+    pub method: Method,
+    pub path: &'static str,
+    pub permission: Permission,
+    handler: MethodRouter<AppState>,
+}
+
+fn at<H, T>(method: Method, path: &'static str, permission: Permission, handler: H) -> AdminRoute
+where
+    H: Handler<T, AppState>,
+    T: 'static,
+{
+    let handler = match method {
+        Method::GET => get(handler),
+        Method::POST => post(handler),
+        Method::PUT => put(handler),
+        Method::DELETE => delete(handler),
+        _ => unreachable!("the admin API uses GET, POST, PUT and DELETE"),
+    };
+    AdminRoute {
+        method,
+        path,
+        permission,
+        handler,
+    }
+}
+
+/// Every admin route (the README's table lists them).
+pub fn routes() -> Vec<AdminRoute> {
+    use Method as M;
+    use Permission as P;
+    vec![
+        // Who am I.
+        at(M::GET, "/api/admin/session", P::SignedIn, people::whoami),
         // Events and their rooms.
-        .route("/api/admin/events", post(events::create))
-        .route("/api/admin/events/{event_id}/room", put(room::update))
-        .route("/api/admin/events/{event_id}/draw", put(draw::set_beacon))
-        .route(
+        at(
+            M::POST,
+            "/api/admin/events",
+            P::ManageEvents,
+            events::create,
+        ),
+        at(
+            M::PUT,
+            "/api/admin/events/{event_id}/room",
+            P::ControlRoom,
+            room::update,
+        ),
+        at(
+            M::PUT,
+            "/api/admin/events/{event_id}/draw",
+            P::ControlRoom,
+            draw::set_beacon,
+        ),
+        at(
+            M::PUT,
             "/api/admin/events/{event_id}/eligible",
-            put(eligible::put_list),
-        )
+            P::ManageEvents,
+            eligible::put_list,
+        ),
         // Reading: the panel's numbers, the payments and the audit.
-        .route("/api/admin/events/{event_id}/stats", get(stats::stats))
-        .route(
+        at(
+            M::GET,
+            "/api/admin/events/{event_id}/stats",
+            P::ReadEvent,
+            stats::stats,
+        ),
+        at(
+            M::GET,
             "/api/admin/events/{event_id}/payments",
-            get(crate::checkout::payments::admin_payments),
-        )
-        .route(
+            P::ReadPayments,
+            crate::checkout::payments::admin_payments,
+        ),
+        at(
+            M::GET,
             "/api/admin/events/{event_id}/audit",
-            get(audit::room_changes),
-        )
-        .route("/api/admin/audit", get(audit::recent))
+            P::ReadEvent,
+            audit::room_changes,
+        ),
+        at(M::GET, "/api/admin/audit", P::ReadAudit, audit::recent),
         // The nights kept: keep one now, list them, read one (JSON or CSV).
-        .route(
+        at(
+            M::POST,
             "/api/admin/events/{event_id}/nights",
-            post(nights::keep).get(nights::list),
-        )
-        .route(
+            P::ControlRoom,
+            nights::keep,
+        ),
+        at(
+            M::GET,
+            "/api/admin/events/{event_id}/nights",
+            P::ReadEvent,
+            nights::list,
+        ),
+        at(
+            M::GET,
             "/api/admin/events/{event_id}/nights/{night_id}/series",
-            get(nights::series),
-        )
-        .route(
+            P::ReadEvent,
+            nights::series,
+        ),
+        at(
+            M::GET,
             "/api/admin/events/{event_id}/nights/{night_id}/csv",
-            get(nights::csv),
-        )
+            P::ReadEvent,
+            nights::csv,
+        ),
+        // Operators, their sessions, and the API keys.
+        at(
+            M::GET,
+            "/api/admin/operators",
+            P::ManageOperators,
+            people::list,
+        ),
+        at(
+            M::POST,
+            "/api/admin/operators",
+            P::ManageOperators,
+            people::add,
+        ),
+        at(
+            M::PUT,
+            "/api/admin/operators/{operator_id}",
+            P::ManageOperators,
+            people::update,
+        ),
+        at(
+            M::DELETE,
+            "/api/admin/operators/{operator_id}",
+            P::ManageOperators,
+            people::remove,
+        ),
+        at(
+            M::POST,
+            "/api/admin/operators/{operator_id}/enrolment",
+            P::ManageOperators,
+            people::enrolment,
+        ),
+        at(
+            M::GET,
+            "/api/admin/sessions",
+            P::ManageOperators,
+            people::list_sessions,
+        ),
+        at(
+            M::DELETE,
+            "/api/admin/sessions/{session_id}",
+            P::ManageOperators,
+            people::end_session,
+        ),
+        at(
+            M::GET,
+            "/api/admin/keys",
+            P::ManageOperators,
+            people::list_keys,
+        ),
+        at(
+            M::POST,
+            "/api/admin/keys",
+            P::ManageOperators,
+            people::add_key,
+        ),
+        at(
+            M::DELETE,
+            "/api/admin/keys/{key_id}",
+            P::ManageOperators,
+            people::revoke_key,
+        ),
+    ]
 }
 
-/// The operator making a request, named as the audit records them: the credential they used
-/// and the address they came from.
-pub struct Operator {
-    /// `admin via api from 127.0.0.1`: what the audit's `actor` says.
-    pub actor: String,
-}
-
-impl Operator {
-    fn new(via: &str, client: Client) -> Self {
-        Operator {
-            actor: format!("admin via {via} from {client}"),
-        }
-    }
-}
-
-impl FromRequestParts<AppState> for Operator {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Error> {
-        let admin = Admin::from_request_parts(parts, state).await?;
-        let client = Client::from_request_parts(parts, state).await?;
-        Ok(Operator::new(admin.via, client))
-    }
+/// The operator API's router: each route of [`routes`] behind the guard of its permission.
+pub fn router(state: &AppState) -> Router<AppState> {
+    routes().into_iter().fold(Router::new(), |router, route| {
+        let guarded = route.handler.route_layer(middleware::from_fn_with_state(
+            (state.clone(), route.permission),
+            guard::guard,
+        ));
+        router.route(route.path, guarded)
+    })
 }

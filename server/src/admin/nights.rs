@@ -14,16 +14,13 @@ use axum::{
 };
 use serde_json::json;
 
-use super::{
-    Operator,
-    audit::{self, Entry},
-};
+use super::audit::{self, Entry};
 use crate::{
     admission::archive,
     error::{Error, Result},
     extract::EventId,
+    operators::Actor,
     state::AppState,
-    tokens::Admin,
 };
 
 /// The most nights one answer lists (newest first).
@@ -33,7 +30,7 @@ pub const MAX_SECONDS: i64 = 172_800;
 
 /// `POST /api/admin/events/{id}/nights`: keeps the night so far, now.
 pub async fn keep(
-    operator: Operator,
+    actor: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
 ) -> Result<(StatusCode, Json<Night>)> {
@@ -43,7 +40,8 @@ pub async fn keep(
     let entry = Entry {
         action: OperatorAction::KeepNight,
         event_id: Some(&event_id),
-        actor: &operator.actor,
+        actor: &actor.label,
+        actor_id: actor.id(),
         change: json!({}),
         before: None,
         after: Some(audit::json(&night)),
@@ -55,7 +53,7 @@ pub async fn keep(
 
 /// `GET /api/admin/events/{id}/nights`: the nights kept, newest first.
 pub async fn list(
-    _: Admin,
+    _: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
 ) -> Result<Json<Vec<Night>>> {
@@ -81,7 +79,7 @@ async fn points(
 
 /// `GET /api/admin/events/{id}/nights/{night_id}/series`.
 pub async fn series(
-    _: Admin,
+    _: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
     Path(params): Path<HashMap<String, String>>,
@@ -91,7 +89,7 @@ pub async fn series(
 
 /// `GET /api/admin/events/{id}/nights/{night_id}/csv`.
 pub async fn csv(
-    _: Admin,
+    _: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
     Path(params): Path<HashMap<String, String>>,

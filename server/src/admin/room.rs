@@ -1,24 +1,30 @@
 //! `PUT /api/admin/events/{id}/room`: the operator changes a room's settings. The change and
 //! its audit entry commit together; this instance applies the new room at once, the others at
-//! their next refresh (within `room_refresh_ms`). Turning a room off keeps its night
+//! their next refresh (within `room_refresh_ms`). Stopping a room that takes buyers, or
+//! allowing more seats per buyer, needs a step-up (`Actor::step_up`). Turning a room off keeps its night
 //! (`admission::archive`).
 
 use app::wire::{OperatorAction, Room, RoomUpdate};
 use axum::{Json, extract::State};
 
-use super::{
-    Operator,
-    audit::{self, Entry},
-};
+use super::audit::{self, Entry};
 use crate::{
     admission::archive,
     error::Result,
     extract::{ApiJson, EventId},
+    operators::Actor,
     state::AppState,
 };
 
+/// Whether a room change needs a step-up (API.md "Operators"): a room turned off or paused
+/// while it takes buyers, or more seats allowed per buyer.
+fn dangerous(before: &Room, after: &Room) -> bool {
+    let stops = before.enabled && !before.paused && (!after.enabled || after.paused);
+    stops || after.seats_per_buyer > before.seats_per_buyer
+}
+
 pub async fn update(
-    operator: Operator,
+    actor: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
     ApiJson(update): ApiJson<RoomUpdate>,
@@ -26,10 +32,15 @@ pub async fn update(
     let mut tx = state.db.begin().await?;
     let (before, after) =
         crate::events::apply_room_update(&mut tx, &event_id, &update, state.draws.key()).await?;
+    if dangerous(&before, &after.room) {
+        // Refused here, the transaction rolls back: nothing changed.
+        actor.step_up()?;
+    }
     let entry = Entry {
         action: OperatorAction::ChangeRoom,
         event_id: Some(&event_id),
-        actor: &operator.actor,
+        actor: &actor.label,
+        actor_id: actor.id(),
         change: audit::json(&update),
         before: Some(audit::json(&before)),
         after: Some(audit::json(&after.room)),
@@ -50,6 +61,6 @@ pub async fn update(
             tracing::warn!(event = %event_id, error = %e, "could not keep the night of a room turned off");
         }
     }
-    tracing::info!(event = %event_id, actor = %operator.actor, ?update, "room settings changed");
+    tracing::info!(event = %event_id, actor = %actor.label, ?update, "room settings changed");
     Ok(Json(after.room))
 }

@@ -15,10 +15,10 @@ use crate::{
     error::Result,
     events,
     extract::EventId,
+    operators::Actor,
     queue,
     redis::Counters,
     state::AppState,
-    tokens::Admin,
 };
 
 /// Queue length, admitted total, ticker holder, the rate's record, and per second the
@@ -32,7 +32,7 @@ type Snapshot = (
 );
 
 pub async fn stats(
-    _: Admin,
+    _: Actor,
     State(state): State<AppState>,
     EventId(event_id): EventId,
 ) -> Result<Json<Stats>> {

@@ -19,7 +19,7 @@ use sqlx::PgPool;
 
 use crate::{
     checkout::state::Checkout, config::Config, error::Result, events, extract::EventId, ids,
-    sql::Text, tokens::Admin,
+    sql::Text,
 };
 
 /// The states of a payment, as stored.
@@ -371,8 +371,8 @@ impl From<EntryRow> for PaymentEntry {
 
 /// `GET /api/admin/events/{id}/payments`: the event's payments by state, every refund, and
 /// the payments still pending (the ones reconciliation will settle).
+/// (Guarded by the admin route's permission, `admin::routes`.)
 pub async fn admin_payments(
-    _: Admin,
     State(state): State<Checkout>,
     EventId(event_id): EventId,
 ) -> Result<Json<Payments>> {

@@ -31,7 +31,11 @@ use axum::{
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::{
-    config::Config, error::Error, extract, forms, tokens::admin::admin_via, tokens::state::Tokens,
+    config::Config,
+    error::Error,
+    extract, forms,
+    operators::{actor::carries_credential, state::Staff},
+    tokens::state::Tokens,
 };
 
 /// The hot paths, each with its own bound (`Shed::paths[path as usize]`).
@@ -197,12 +201,17 @@ impl Shed {
 pub struct Shedding {
     pub tokens: Tokens,
     pub shed: Arc<Shed>,
+    pub staff: Arc<Staff>,
 }
 
 /// Middleware (a route layer, so the route template is known): reads the body within its
 /// deadline, sheds what then finds no permit, and bounds how long the rest may run.
 pub async fn gate(
-    State(Shedding { tokens, shed }): State<Shedding>,
+    State(Shedding {
+        tokens,
+        shed,
+        staff,
+    }): State<Shedding>,
     route: Option<MatchedPath>,
     req: Request,
     next: Next,
@@ -211,7 +220,11 @@ pub async fn gate(
         // Who asks is checked before the operator's permits are taken: anonymous traffic to
         // the operator's paths (a sign-in, a flood) is shed with the public's, so it can never
         // spend the lane that lets the operator pause a room in the storm.
-        Some(Lane::Operator) if admin_via(&tokens, req.headers()).is_none() => Lane::General,
+        Some(Lane::Operator)
+            if !carries_credential(&tokens.sessions, &staff, &tokens.config, req.headers()) =>
+        {
+            Lane::General
+        }
         lane => lane.unwrap_or(Lane::General),
     };
     // A page's form (no JavaScript) is answered with its page and a note, never with JSON.

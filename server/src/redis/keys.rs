@@ -32,6 +32,11 @@ impl Keys {
         self.event(event_id, "eligible")
     }
 
+    /// A passkey ceremony under way (`operators::passkeys`): its state, for five minutes.
+    pub fn passkey_ceremony(&self, id: &str) -> String {
+        format!("{}:passkey:{id}", self.prefix)
+    }
+
     /// A used hand-over assertion (`accounts::assertion`), kept until it expires: its
     /// issuer and `jti`, hashed so that the key stays short whatever they are.
     pub fn used_assertion(&self, issuer: &str, jti: &str) -> String {

@@ -16,14 +16,15 @@ use crate::config::Config;
 
 /// The browser cookie of a buyer's session.
 pub const SESSION_COOKIE: &str = "anteroom_session";
-/// The browser cookie of the dashboard's admin session.
-pub const ADMIN_COOKIE: &str = "anteroom_admin";
+/// The browser cookie of an operator's session (API.md: `__Host-anteroom-op`): a random
+/// secret whose session lives on the server (`operators::sessions`).
+pub const OPERATOR_COOKIE: &str = "anteroom-op";
 /// The browser cookie of a sign-in under way at the identity provider (`accounts`).
 pub const SIGN_IN_COOKIE: &str = "anteroom_sign_in";
 /// How long a sign-in may take at the provider.
 pub const SIGN_IN_TTL_SECS: u64 = 600;
-/// How long a dashboard session lasts (its token and its cookie).
-pub const ADMIN_TTL_SECS: i64 = 12 * 3600;
+/// The longest an operator's session lasts (its cookie; the server ends it then too).
+pub const OPERATOR_TTL_SECS: i64 = 12 * 3600;
 
 /// The cookie that carries the admission token of one event in a browser.
 pub fn admission_cookie_name(event_id: &str) -> String {
@@ -49,10 +50,10 @@ pub enum Cookie<'a> {
     Place { event_id: &'a str, receipt: &'a str },
     /// Clears the place receipt of one event (a place given up for another).
     PlaceGone { event_id: &'a str },
-    /// The dashboard's admin session.
-    Admin { token: &'a str },
-    /// Clears the admin session (signing out).
-    AdminSignedOut,
+    /// An operator's session.
+    Operator { token: &'a str },
+    /// Clears the operator's session (signing out).
+    OperatorSignedOut,
     /// A sign-in under way at the identity provider: its signed state.
     SignIn { state: &'a str },
     /// Clears the sign-in's state (the provider came back).
@@ -82,10 +83,13 @@ impl Cookie<'_> {
                 session_secs,
             ),
             Cookie::PlaceGone { event_id } => (place_cookie_name(event_id), "", "Strict", 0),
-            Cookie::Admin { token } => {
-                (ADMIN_COOKIE.into(), *token, "Strict", ADMIN_TTL_SECS as u64)
-            }
-            Cookie::AdminSignedOut => (ADMIN_COOKIE.into(), "", "Strict", 0),
+            Cookie::Operator { token } => (
+                OPERATOR_COOKIE.into(),
+                *token,
+                "Strict",
+                OPERATOR_TTL_SECS as u64,
+            ),
+            Cookie::OperatorSignedOut => (OPERATOR_COOKIE.into(), "", "Strict", 0),
             Cookie::SignIn { state } => (SIGN_IN_COOKIE.into(), *state, "Lax", SIGN_IN_TTL_SECS),
             Cookie::SignedIn => (SIGN_IN_COOKIE.into(), "", "Lax", 0),
         };
@@ -153,8 +157,8 @@ mod tests {
                 receipt: "r",
             },
             Cookie::PlaceGone { event_id: "e" },
-            Cookie::Admin { token: "t" },
-            Cookie::AdminSignedOut,
+            Cookie::Operator { token: "t" },
+            Cookie::OperatorSignedOut,
             Cookie::SignIn { state: "s" },
             Cookie::SignedIn,
         ];
@@ -165,7 +169,7 @@ mod tests {
                 let value = value.to_str().unwrap();
                 assert!(value.contains("; Path=/; HttpOnly; SameSite="), "{value}");
                 assert_eq!(value.ends_with("; Secure"), !dev, "{value}");
-                assert_eq!(value.starts_with("__Host-anteroom_"), !dev, "{value}");
+                assert_eq!(value.starts_with("__Host-anteroom"), !dev, "{value}");
             }
         }
         config.dev = true;
@@ -188,7 +192,7 @@ mod tests {
         );
         assert_eq!(
             cookies[5].header(&config).to_str().unwrap(),
-            "anteroom_admin=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
+            "anteroom-op=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"
         );
     }
 

@@ -5,9 +5,8 @@
 //! session routes), `keys` (admission key material),
 //! `rotation` (which key signs, the folder read again while running), `jwt` (minting and
 //! verifying admission tokens), `gate` (the one admission check, and the JWKS), `cookies` (every cookie set
-//! or read), `admin` (the operator's credential).
+//! or read).
 
-pub mod admin;
 pub mod buyer;
 pub mod cookies;
 pub mod dpop;
@@ -18,7 +17,6 @@ pub mod rotation;
 pub mod session;
 pub mod state;
 
-pub use admin::Admin;
 pub use buyer::Buyer;
 pub use session::Sessions;
 

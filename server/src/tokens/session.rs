@@ -6,9 +6,8 @@
 //!
 //! Keys: the server secret (at least 32 random bytes, [`check_session_secret`]) is never a
 //! signing key itself. Each purpose signs with a key of its own, derived from it with HKDF
-//! (SHA-256) under a label of its own: buyer sessions, place receipts, and the dashboard's
-//! admin sessions, whose key also takes in the admin token, so that rotating the admin token
-//! ends every admin session signed before.
+//! (SHA-256) under a label of its own: buyer sessions, place receipts, account ids, and the
+//! tag of operators' secrets (their sessions live on the server: `operators::sessions`).
 //!
 //! Speed (the poll path runs 20,000 times every 3 s): a verified session is remembered for a
 //! while in a bounded table, so a buyer's polls verify the signature once, not every 3 s; a
@@ -27,13 +26,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     config::Config,
-    tokens::cookies::{self, ADMIN_TTL_SECS, SESSION_COOKIE},
+    tokens::cookies::{self, SESSION_COOKIE},
 };
 
 const AUDIENCE: &str = "anteroom-session";
-const ADMIN_AUDIENCE: &str = "anteroom-admin";
 const PLACE_AUDIENCE: &str = "anteroom-place";
-/// How long the dashboard's sign-in lasts.
 
 #[derive(Serialize, Deserialize)]
 struct Claims {
@@ -104,28 +101,27 @@ const VERIFIED_CAPACITY: usize = 65_536;
 /// The HKDF labels of the keys derived from the server secret, one per purpose.
 const SESSION_KEY_LABEL: &[u8] = b"anteroom buyer session key v1";
 const RECEIPT_KEY_LABEL: &[u8] = b"anteroom place receipt key v1";
-const ADMIN_KEY_LABEL: &[u8] = b"anteroom admin session key v1";
+const OPERATOR_KEY_LABEL: &[u8] = b"anteroom operator secret tag key v1";
 const ACCOUNT_KEY_LABEL: &[u8] = b"anteroom account id key v1";
 
 /// The fewest bits of randomness a configured session secret must plausibly hold.
 const SECRET_BITS: f64 = 256.0;
 
-/// Issues and verifies buyer sessions, buyers' place receipts and the dashboard's admin
-/// sessions, each with its own key derived from the server secret.
+/// Issues and verifies buyer sessions and buyers' place receipts, and tags operators' secrets
+/// (`operators::secret`), each with its own key derived from the server secret.
 pub struct Sessions {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
-    /// The admin sessions' keys: derived from the secret and the admin token.
-    admin_encoding: EncodingKey,
-    admin_decoding: DecodingKey,
-    admin_validation: Validation,
     /// The key of the HMAC of place receipts and join challenges ([`Sessions::sign_for`]: each
     /// carries a purpose label in what it signs, so none is ever valid as another, nor as a
     /// session).
     receipt_key: ring::hmac::Key,
     /// The key of the keyed hash that makes an account's buyer id from its issuer and subject.
     account_key: ring::hmac::Key,
+    /// The key that tags operators' cookies and API keys, so that a made-up one is refused
+    /// before the database is asked.
+    operator_key: ring::hmac::Key,
     /// Sessions whose signature was checked, with their buyer and expiry (unix seconds). A
     /// std Mutex: held for one lookup or insert, never across an await.
     verified: Mutex<HashMap<Box<str>, (Buyer, i64)>>,
@@ -133,23 +129,16 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    /// Sessions signed with keys derived from `secret`, the admin sessions' also from
-    /// `admin_token`.
-    pub fn new(secret: &[u8], admin_token: &[u8], ttl: Duration) -> Self {
+    /// Sessions signed with keys derived from `secret`.
+    pub fn new(secret: &[u8], ttl: Duration) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.set_audience(&[AUDIENCE]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
         validation.leeway = 0;
-        let mut admin_validation = validation.clone();
-        admin_validation.set_audience(&[ADMIN_AUDIENCE]);
         let session_key = derive(secret, &[SESSION_KEY_LABEL]);
-        let admin_key = derive(secret, &[ADMIN_KEY_LABEL, admin_token]);
         Self {
-            admin_validation,
             encoding: EncodingKey::from_secret(&session_key),
             decoding: DecodingKey::from_secret(&session_key),
-            admin_encoding: EncodingKey::from_secret(&admin_key),
-            admin_decoding: DecodingKey::from_secret(&admin_key),
             receipt_key: ring::hmac::Key::new(
                 ring::hmac::HMAC_SHA256,
                 &derive(secret, &[RECEIPT_KEY_LABEL]),
@@ -157,6 +146,10 @@ impl Sessions {
             account_key: ring::hmac::Key::new(
                 ring::hmac::HMAC_SHA256,
                 &derive(secret, &[ACCOUNT_KEY_LABEL]),
+            ),
+            operator_key: ring::hmac::Key::new(
+                ring::hmac::HMAC_SHA256,
+                &derive(secret, &[OPERATOR_KEY_LABEL]),
             ),
             verified: Mutex::new(HashMap::new()),
             validation,
@@ -204,27 +197,14 @@ impl Sessions {
         }
     }
 
-    /// A signed admin session for the dashboard's cookie.
-    pub fn issue_admin(&self) -> String {
-        let now = chrono::Utc::now().timestamp();
-        let claims = Claims {
-            sub: "admin".to_owned(),
-            aud: ADMIN_AUDIENCE.to_owned(),
-            iat: now,
-            exp: now + ADMIN_TTL_SECS,
-            acc: None,
-        };
-        jsonwebtoken::encode(
-            &Header::new(Algorithm::HS256),
-            &claims,
-            &self.admin_encoding,
-        )
-        .expect("HS256 signing with a byte secret cannot fail")
+    /// The tag of an operator's secret (`operators::secret`).
+    pub fn operator_tag(&self, secret: &[u8]) -> ring::hmac::Tag {
+        ring::hmac::sign(&self.operator_key, secret)
     }
 
-    /// Whether `token` is a valid admin session.
-    pub fn is_admin(&self, token: &str) -> bool {
-        jsonwebtoken::decode::<Claims>(token, &self.admin_decoding, &self.admin_validation).is_ok()
+    /// Whether `tag` is the tag of `secret` (in constant time).
+    pub fn operator_tag_verifies(&self, secret: &[u8], tag: &[u8]) -> bool {
+        ring::hmac::verify(&self.operator_key, secret, tag).is_ok()
     }
 
     /// The buyer of a valid token.
@@ -386,8 +366,8 @@ mod tests {
 
     #[test]
     fn a_session_verifies_only_with_its_own_secret_and_untampered() {
-        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
-        let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
+        let s = Sessions::new(b"one secret", Duration::from_secs(60));
+        let other = Sessions::new(b"another secret", Duration::from_secs(60));
         let created = s.issue();
         assert_eq!(
             s.verify(&created.token).map(|b| b.id),
@@ -401,17 +381,14 @@ mod tests {
     }
 
     #[test]
-    fn each_purpose_signs_with_its_own_key_and_the_admin_one_follows_the_admin_token() {
-        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
-        let admin = s.issue_admin();
-        assert!(s.is_admin(&admin));
-        assert_eq!(s.verify(&admin), None, "an admin session is no buyer's");
-        assert!(
-            !s.is_admin(&s.issue().token),
-            "a buyer's session is no admin's"
+    fn each_purpose_signs_with_its_own_key() {
+        let s = Sessions::new(b"one secret", Duration::from_secs(60));
+        assert_ne!(
+            s.operator_tag(b"x").as_ref(),
+            Sessions::new(b"another secret", Duration::from_secs(60))
+                .operator_tag(b"x")
+                .as_ref()
         );
-        let rotated = Sessions::new(b"one secret", b"new admin", Duration::from_secs(60));
-        assert!(!rotated.is_admin(&admin), "the admin token was rotated");
         let (session, receipt) = (
             derive(b"x", &[SESSION_KEY_LABEL]),
             derive(b"x", &[RECEIPT_KEY_LABEL]),
@@ -422,7 +399,7 @@ mod tests {
 
     #[test]
     fn every_session_of_one_account_names_one_buyer_and_carries_its_claims() {
-        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
+        let s = Sessions::new(b"one secret", Duration::from_secs(60));
         let ada = Account {
             issuer: "https://idp.example".into(),
             subject: "ada".into(),
@@ -441,7 +418,7 @@ mod tests {
             ..ada.clone()
         };
         assert_ne!(s.issue_account(&elsewhere).buyer_id, phone.buyer_id);
-        let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
+        let other = Sessions::new(b"another secret", Duration::from_secs(60));
         assert_ne!(other.issue_account(&ada).buyer_id, phone.buyer_id);
     }
 
@@ -467,7 +444,7 @@ mod tests {
 
     #[test]
     fn a_place_receipt_verifies_for_its_buyer_and_event_only() {
-        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(60));
+        let s = Sessions::new(b"one secret", Duration::from_secs(60));
         let place = Place {
             arrival: 1_764_417_600_123_456,
             position: 42,
@@ -496,7 +473,7 @@ mod tests {
             s.verify_place(&format!("{moved_forward}.{mac}"), &b1, &e1),
             None
         );
-        let other = Sessions::new(b"another secret", b"admin", Duration::from_secs(60));
+        let other = Sessions::new(b"another secret", Duration::from_secs(60));
         assert_eq!(other.verify_place(&receipt, &b1, &e1), None);
         for garbage in ["", ".", "1.2.3", "1.2.3.4", "1.2.3.4.5.6", "a.b.c.d.e"] {
             assert_eq!(s.verify_place(garbage, &b1, &e1), None, "{garbage}");
@@ -505,7 +482,7 @@ mod tests {
 
     #[test]
     fn an_expired_receipt_is_refused() {
-        let s = Sessions::new(b"one secret", b"admin", Duration::ZERO);
+        let s = Sessions::new(b"one secret", Duration::ZERO);
         let (b, e) = (BuyerId::from("b"), EventId::from("e"));
         let receipt = s.issue_place(
             &b,
@@ -521,7 +498,7 @@ mod tests {
 
     #[test]
     fn a_remembered_session_still_expires_and_a_forged_one_is_never_remembered() {
-        let s = Sessions::new(b"one secret", b"admin", Duration::from_secs(1));
+        let s = Sessions::new(b"one secret", Duration::from_secs(1));
         let created = s.issue();
         assert!(s.verify(&created.token).is_some());
         assert!(s.verify(&created.token).is_some(), "from the table");

@@ -1,11 +1,10 @@
 //! The state of the tokens: the [`Catalog`] below, the signer of buyer and operator sessions,
-//! the admission keys as they rotate, and the operator's credential.
+//! and the admission keys as they rotate.
 
 use std::{ops::Deref, sync::Arc};
 
 use crate::{
     accounts::state::Accounts,
-    config::Secret,
     events::state::Catalog,
     tokens::{rotation::KeyRing, session::Sessions},
 };
@@ -18,9 +17,6 @@ pub struct Tokens {
     /// The admission tokens' signing key and the public keys served as the JWKS, as they
     /// rotate.
     pub keyring: Arc<KeyRing>,
-    /// The operator's credential, compared in constant time by `tokens::Admin`; resolved at
-    /// startup (configuration or the data folder), so never re-read per request.
-    pub admin_token: Arc<Secret>,
     /// The ticketers whose hand-overs make account sessions, and the buyers' OpenID provider.
     pub accounts: Arc<Accounts>,
 }

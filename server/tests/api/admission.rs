@@ -6,8 +6,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, Backend, JsonBody, TestApp, eventually, expect_error, join, on_single_and_cluster,
-    plenty, poll, put_room, spawn_with, test_config, test_config_on, three_instances,
+    Backend, JsonBody, TestApp, eventually, expect_error, join, on_single_and_cluster, plenty,
+    poll, put_room, spawn_with, test_config, test_config_on, three_instances,
     two_instances_and_an_event,
 };
 
@@ -309,7 +309,7 @@ async fn the_running_ticker_admits_and_the_stats_count_every_admission() {
     .await;
     assert_eq!(admitted_positions(&app, event, &tokens).await.len(), 30);
     let stats: Value = app
-        .get(&format!("/api/admin/events/{event}/stats"), ADMIN_TOKEN)
+        .get(&format!("/api/admin/events/{event}/stats"), &app.admin_key)
         .await
         .json()
         .await

@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng, rngs::StdRng, seq::SliceRandom};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{ADMIN_TOKEN, event_body, spawn_with, test_config};
+use crate::helpers::{event_body, spawn_with, test_config};
 
 const REQUESTS: usize = 1500;
 
@@ -160,7 +160,7 @@ async fn random_and_malformed_requests_get_json_errors_and_never_a_5xx() {
         match rng.gen_range(0..5) {
             0 => {}
             1 => req = req.bearer_auth(&session),
-            2 => req = req.bearer_auth(ADMIN_TOKEN),
+            2 => req = req.bearer_auth(&app.admin_key),
             3 => req = req.header("authorization", random_header(&mut rng)),
             _ => req = req.header("cookie", random_header(&mut rng)),
         }

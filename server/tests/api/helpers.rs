@@ -13,6 +13,7 @@ use anteroom::{
     checkout::fake::{self, FakeSettings},
     config::{Config, Secret},
 };
+use app::wire::{Events, Role};
 use reqwest::{Client, RequestBuilder, StatusCode};
 use serde_json::{Value, json};
 use testkit::{
@@ -21,12 +22,15 @@ use testkit::{
     scratch::Scratch,
 };
 
-pub const ADMIN_TOKEN: &str = "test-admin-token-of-thirty-two-characters";
+/// A break-glass token, for the tests that turn it on (it is off unless configured).
+pub const BREAK_GLASS: &str = "test-break-glass-token-of-thirty-two-characters";
 
 /// One instance under test (its base URL, state and shutdown through `Deref`), with a client.
 pub struct TestApp {
     server: Server,
     pub client: Client,
+    /// An API key with every scope on every event (made in the app's database at spawn).
+    pub admin_key: String,
     /// Removed when the app is dropped (idempotent: instances of one deployment share it).
     scratch: Scratch,
 }
@@ -45,7 +49,7 @@ impl DerefMut for TestApp {
     }
 }
 
-/// The configuration of a test app: its own database and Redis prefix, a fixed admin token,
+/// The configuration of a test app: its own database and Redis prefix,
 /// generous session, network and in-flight limits (tests that check limits lower them; bursts of a
 /// thousand requests at once are no storm here), and no running ticker: tests
 /// drive admission ticks themselves, so what they see does not depend on timing (the test of
@@ -53,7 +57,6 @@ impl DerefMut for TestApp {
 pub fn test_config() -> Config {
     let mut config = Scratch::new("t").config();
     config.ticker = false;
-    config.admin_token = Some(Secret::new(ADMIN_TOKEN));
     config.sessions_per_minute = 1_000_000;
     // Every test buyer comes from 127.0.0.1, one network; the tests of those limits lower them.
     config.joins_per_network_per_minute = 1_000_000;
@@ -153,16 +156,19 @@ pub(crate) use on_single_and_cluster;
 /// that share one (instances of one deployment) are dropped together at the test's end.
 pub async fn spawn_with(config: Config) -> TestApp {
     let scratch = Scratch::of(&config);
+    let server = Server::start(config.clone()).await;
+    let admin_key = testkit::operators::admin_key(&config).await;
     TestApp {
-        server: Server::start(config).await,
+        server,
         client: Client::new(),
+        admin_key,
         scratch,
     }
 }
 
 impl TestApp {
     pub fn admin(&self, req: RequestBuilder) -> RequestBuilder {
-        req.bearer_auth(ADMIN_TOKEN)
+        req.bearer_auth(&self.admin_key)
     }
 
     /// `n` new buyer sessions, at most 64 being made at once: a test about holds should not
@@ -250,17 +256,28 @@ impl TestApp {
             .await
     }
 
-    /// The Prometheus text of `/metrics`, from the metrics address.
-    /// `POST /api/admin/session` with `token`, as the dashboard signs in.
-    pub async fn sign_in(&self, token: &str) -> reqwest::Response {
+    /// A person of `role` on `events`, signed in (as a passkey would have signed them in):
+    /// their operator id and session cookie's value.
+    pub async fn operator(&self, role: Role, events: Events) -> (String, String) {
+        testkit::operators::signed_in(&self.state.config, role, events).await
+    }
+
+    /// `POST /api/operator/sign-out` (with no cookie: it clears one all the same).
+    pub async fn sign_out(&self) -> reqwest::Response {
         self.client
-            .post(self.url("/api/admin/session"))
-            .json(&json!({ "token": token }))
+            .post(self.url("/api/operator/sign-out"))
             .send()
             .await
             .unwrap()
     }
 
+    /// `req` with an operator's session cookie, from the dashboard's own page.
+    pub fn as_operator(&self, req: RequestBuilder, cookie: &str) -> RequestBuilder {
+        req.header("cookie", format!("anteroom-op={cookie}"))
+            .header("sec-fetch-site", "same-origin")
+    }
+
+    /// The Prometheus text of `/metrics`, from the metrics address.
     pub async fn metrics_text(&self) -> String {
         self.client
             .get(format!("{}/metrics", self.server.metrics_base))

@@ -19,6 +19,7 @@ mod holds;
 mod moving;
 mod opening;
 mod operator;
+mod operators;
 mod ops;
 mod pages;
 mod payments;

@@ -1,48 +1,38 @@
-use anteroom::{
-    admission::ticker::Ticker,
-    config::{Config, Secret},
-};
+use anteroom::admission::ticker::Ticker;
+use app::wire::{Events, Role};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN_TOKEN, JsonBody, TestApp, event_body, expect_error, join, spawn_app, spawn_with,
-    test_config,
+    JsonBody, TestApp, event_body, expect_error, join, spawn_app, spawn_with, test_config,
 };
 
 #[tokio::test]
-async fn the_dashboard_signs_in_with_the_admin_token_into_an_httponly_cookie() {
+async fn an_operators_session_cookie_is_their_credential_and_a_buyers_session_is_not() {
     let app = crate::helpers::spawn_app().await;
     let event = app.create_event(event_body(1, 2, json!({}))).await;
     let stats_url = app.url(&format!(
         "/api/admin/events/{}/stats",
         event["id"].as_str().unwrap()
     ));
-    let r = app.sign_in("guess").await;
-    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    let r = app.sign_in(ADMIN_TOKEN).await;
-    assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
-    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"));
-    let pair = cookie.split(';').next().unwrap();
+    let (_, cookie) = app.operator(Role::Viewer, Events::All).await;
     let r = app
-        .client
-        .get(&stats_url)
-        .header("cookie", pair)
+        .as_operator(app.client.get(&stats_url), &cookie)
         .send()
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    // A buyer's session, even placed in the admin cookie, is not an admin credential.
+    // A buyer's session, or a made-up value, placed in the operator's cookie: no credential.
     let (_, buyer) = app.session().await;
-    let r = app
-        .client
-        .get(&stats_url)
-        .header("cookie", format!("anteroom_admin={buyer}"))
-        .send()
-        .await
-        .unwrap();
-    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    let made_up = format!("op_{}", "A".repeat(75));
+    for value in [buyer.as_str(), made_up.as_str(), "", "op_"] {
+        let r = app
+            .as_operator(app.client.get(&stats_url), value)
+            .send()
+            .await
+            .unwrap();
+        expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    }
 }
 
 #[tokio::test]
@@ -79,7 +69,12 @@ async fn room_changes_are_audited_with_who_and_when() {
     assert_eq!(audit.len(), 2, "a refused change is not recorded");
     assert_eq!(audit[0]["change"], json!({"paused": true}));
     assert_eq!(audit[1]["change"], json!({"admit_rate_per_second": 20}));
-    assert_eq!(audit[0]["actor"], "admin via api from 127.0.0.1");
+    let actor = audit[0]["actor"].as_str().unwrap();
+    assert!(
+        actor.starts_with("key \"tests\" (key_") && actor.ends_with(") from 127.0.0.1"),
+        "{actor}"
+    );
+    assert!(audit[0]["actor_id"].as_str().unwrap().starts_with("key_"));
     assert!(audit[0]["at"].as_str().is_some());
 }
 
@@ -183,28 +178,15 @@ async fn every_operator_write_appears_in_the_audit_with_its_actor_and_the_state_
         .await
         .unwrap();
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
-    let guess = app.sign_in("guess").await;
-    assert_eq!(guess.status(), StatusCode::UNAUTHORIZED);
-    let signed_in = app.sign_in(ADMIN_TOKEN).await;
-    assert_eq!(signed_in.status(), StatusCode::NO_CONTENT);
-    let cookie = signed_in.headers()["set-cookie"].to_str().unwrap();
-    let pair = cookie.split(';').next().unwrap().to_owned();
+    let (operator_id, cookie) = app.operator(Role::Admin, Events::All).await;
     let signed_out = app
-        .client
-        .delete(app.url("/api/admin/session"))
-        .header("cookie", &pair)
+        .as_operator(app.client.post(app.url("/api/operator/sign-out")), &cookie)
         .send()
         .await
         .unwrap();
     assert_eq!(signed_out.status(), StatusCode::OK);
     // Signing out without a credential clears a cookie but is nobody's action.
-    let anonymous = app
-        .client
-        .delete(app.url("/api/admin/session"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(anonymous.status(), StatusCode::OK);
+    assert_eq!(app.sign_out().await.status(), StatusCode::OK);
 
     let audit: Vec<Value> = app.audit("/api/admin/audit").await;
     let actions: Vec<&str> = audit
@@ -213,15 +195,23 @@ async fn every_operator_write_appears_in_the_audit_with_its_actor_and_the_state_
         .collect();
     assert_eq!(
         actions,
-        ["sign_out", "sign_in", "change_room", "create_event"],
+        ["sign_out", "change_room", "create_event", "add_key"],
         "newest first; refused writes and an anonymous sign-out are not recorded: {audit:?}"
     );
-    let api = "admin via api from 127.0.0.1";
-    let dashboard = "admin via dashboard from 127.0.0.1";
-    let (sign_out, sign_in, change, create) = (&audit[0], &audit[1], &audit[2], &audit[3]);
-    assert_eq!(sign_out["actor"], dashboard);
-    assert_eq!(sign_in["actor"], dashboard);
-    assert_eq!(sign_in["event_id"], Value::Null);
+    let (sign_out, change, create, add_key) = (&audit[0], &audit[1], &audit[2], &audit[3]);
+    // The key the tests use was made from the command line; it names itself after that.
+    let command_line = add_key["actor"].as_str().unwrap();
+    assert!(command_line.starts_with("command line (anteroom keys add)"));
+    let key_id = add_key["after"]["id"].as_str().unwrap();
+    let api = format!("key \"tests\" ({key_id}) from 127.0.0.1");
+    let person = sign_out["actor"].as_str().unwrap();
+    assert!(
+        person.starts_with("Operator ") && person.ends_with("(admin, passkey) from 127.0.0.1"),
+        "{person}"
+    );
+    assert_eq!(sign_out["actor_id"], operator_id.as_str());
+    assert_eq!(sign_out["event_id"], Value::Null);
+    assert_eq!(change["actor_id"], key_id);
 
     assert_eq!(create["actor"], api);
     assert_eq!(create["event_id"], id);
@@ -283,12 +273,10 @@ async fn the_audit_is_for_the_operator_only_and_bounds_its_answer() {
     }
 }
 
-/// Signs in to the dashboard: its cookie pair.
+/// An admin signed in to the dashboard: their cookie pair.
 async fn dashboard_cookie(app: &TestApp) -> String {
-    let r = app.sign_in(ADMIN_TOKEN).await;
-    assert_eq!(r.status(), StatusCode::NO_CONTENT);
-    let cookie = r.headers()["set-cookie"].to_str().unwrap();
-    cookie.split(';').next().unwrap().to_owned()
+    let (_, cookie) = app.operator(Role::Admin, Events::All).await;
+    format!("anteroom-op={cookie}")
 }
 
 #[tokio::test]
@@ -369,43 +357,45 @@ async fn a_cross_site_or_non_json_admin_write_changes_nothing() {
 }
 
 #[tokio::test]
-async fn guessing_the_admin_token_is_throttled_per_address() {
+async fn passkey_sign_ins_are_throttled_per_address() {
     let mut config = test_config();
     config.admin_sign_ins_per_minute = 5;
     let app = spawn_with(config).await;
+    let start = || {
+        app.client
+            .post(app.url("/api/operator/passkey/authenticate/start"))
+            .json(&json!({"email": "nobody@example.org"}))
+            .send()
+    };
     for _ in 0..5 {
-        let r = app.sign_in("guess").await;
+        let r = start().await.unwrap();
         expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     }
-    // Even the right token waits now: the limit counts attempts, not failures.
-    let r = app.sign_in(ADMIN_TOKEN).await;
+    // The limit counts attempts, not failures.
+    let r = start().await.unwrap();
     assert!(r.headers().contains_key("retry-after"));
     expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
 }
 
 #[tokio::test]
-async fn rotating_the_admin_token_ends_the_dashboard_sessions_signed_before() {
+async fn signing_out_ends_the_session_on_every_instance() {
     let config = test_config();
-    let before = spawn_with(config.clone()).await;
-    let cookie = dashboard_cookie(&before).await;
-    let audit = |app: &TestApp| {
-        app.client
-            .get(app.url("/api/admin/audit"))
-            .header("cookie", cookie.clone())
+    let a = spawn_with(config.clone()).await;
+    let b = spawn_with(config).await;
+    let (_, cookie) = a.operator(Role::Viewer, Events::All).await;
+    let whoami = |app: &TestApp| {
+        app.as_operator(app.client.get(app.url("/api/admin/session")), &cookie)
             .send()
     };
-    assert_eq!(audit(&before).await.unwrap().status(), StatusCode::OK);
-    // The same deployment restarted with a new admin token (the old one leaked).
-    let rotated = "a-new-admin-token-of-more-than-thirty-two-characters";
-    let after = spawn_with(Config {
-        admin_token: Some(Secret::new(rotated)),
-        ..config
-    })
-    .await;
-    let r = audit(&after).await.unwrap();
+    assert_eq!(whoami(&a).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(whoami(&b).await.unwrap().status(), StatusCode::OK);
+    let r = a
+        .as_operator(a.client.post(a.url("/api/operator/sign-out")), &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    // The old cookie, kept by whoever stole it, is nothing now, on the other instance too.
+    let r = whoami(&b).await.unwrap();
     expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
-    assert_eq!(
-        after.sign_in(rotated).await.status(),
-        StatusCode::NO_CONTENT
-    );
 }

@@ -3,7 +3,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{ADMIN_TOKEN, event_body, expect_error, spawn_app};
+use crate::helpers::{event_body, expect_error, spawn_app};
 
 #[tokio::test]
 async fn health_and_readiness_answer_when_redis_and_postgres_do() {
@@ -76,7 +76,7 @@ async fn shutdown_lets_an_in_flight_request_finish() {
     let request = app
         .client
         .post(app.url("/api/admin/events"))
-        .bearer_auth(ADMIN_TOKEN)
+        .bearer_auth(&app.admin_key)
         .header("content-type", "application/json")
         .body(reqwest::Body::wrap_stream(
             tokio_stream::wrappers::ReceiverStream::new(rx),

@@ -26,8 +26,8 @@ use tokio::io::AsyncWriteExt;
 use testkit::procs::{Instance, Proxy};
 
 use crate::helpers::{
-    ADMIN_TOKEN, TestApp, checkout, eventually_every, expect_error, hold, holder, ledger,
-    open_event, quick, spawn_with, test_config,
+    TestApp, checkout, eventually_every, expect_error, hold, holder, ledger, open_event, quick,
+    spawn_with, test_config,
 };
 
 /// A fake provider with `settings` and an app on it, configured by `tweak`: (app, fake URL).
@@ -162,7 +162,7 @@ async fn postgres_cut_between_the_charge_and_the_sale_ends_in_an_order_or_a_refu
     let seen: Value = app
         .client
         .get(app.url(&format!("/api/admin/events/{event}/payments")))
-        .bearer_auth(ADMIN_TOKEN)
+        .bearer_auth(&app.admin_key)
         .send()
         .await
         .unwrap()

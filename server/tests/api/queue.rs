@@ -9,9 +9,8 @@ use reqwest::StatusCode;
 use serde_json::json;
 
 use crate::helpers::{
-    ADMIN_TOKEN, Backend, TestApp, event_body, eventually, expect_error, hold, hold_body, join,
-    join_response, on_single_and_cluster, poll, put_room, spawn_app, spawn_with, test_config,
-    three_instances,
+    Backend, TestApp, event_body, eventually, expect_error, hold, hold_body, join, join_response,
+    on_single_and_cluster, poll, put_room, spawn_app, spawn_with, test_config, three_instances,
 };
 
 on_single_and_cluster!(two_hundred_concurrent_joins_across_instances_get_places_1_to_200_once_each);
@@ -228,7 +227,7 @@ async fn event_keys(app: &TestApp, event: &str) -> Vec<(String, i64)> {
 
 async fn admitted_total(app: &TestApp, event: &str) -> serde_json::Value {
     let stats: serde_json::Value = app
-        .get(&format!("/api/admin/events/{event}/stats"), ADMIN_TOKEN)
+        .get(&format!("/api/admin/events/{event}/stats"), &app.admin_key)
         .await
         .json()
         .await

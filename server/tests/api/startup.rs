@@ -5,37 +5,33 @@
 use anteroom::{
     config::{Config, Secret},
     devdata::{self, Strictness},
-    startup::{self, Application},
+    startup::Application,
     tokens::keys::{self, AdmissionKeys},
 };
 use reqwest::StatusCode;
 
-use crate::helpers::{ADMIN_TOKEN, key_file, spawn_with, test_config};
+use crate::helpers::{BREAK_GLASS, key_file, spawn_with, test_config};
 
+/// Issue 33: no shared admin secret is made at start any more; the break-glass token exists
+/// only when configured.
 #[tokio::test]
-async fn a_generated_admin_token_is_shown_once_with_where_it_is_kept() {
-    let mut config = test_config();
-    config.admin_token = None;
-    let dir = config.data_dir.clone();
-    let first = startup::admin_token_notice(&config)
-        .unwrap()
-        .expect("the first start shows the token it generated");
-    let kept = std::fs::read_to_string(dir.join("admin_token")).unwrap();
-    assert!(first.contains(kept.trim()), "{first}");
-    assert!(first.contains(&dir.join("admin_token").display().to_string()));
-    assert_eq!(
-        startup::admin_token_notice(&config).unwrap(),
-        None,
-        "only once"
-    );
-    // A configured token is never printed.
-    config.admin_token = Some(Secret::new(ADMIN_TOKEN));
-    assert_eq!(startup::admin_token_notice(&config).unwrap(), None);
-    std::fs::remove_dir_all(dir).ok();
+async fn no_admin_token_is_generated_and_the_break_glass_token_is_off_unless_set() {
+    let config = test_config();
+    assert!(config.admin_token.is_none());
+    let app = spawn_with(config.clone()).await;
+    assert!(!config.data_dir.join("admin_token").exists());
+    let r = app
+        .client
+        .get(app.url("/api/admin/session"))
+        .bearer_auth(BREAK_GLASS)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
 }
 
 #[tokio::test]
-async fn a_configured_admin_token_under_32_characters_is_refused_at_start() {
+async fn a_configured_break_glass_token_under_32_characters_is_refused_at_start() {
     let mut config = test_config();
     config.admin_token = Some(Secret::new("x".repeat(31)));
     let refused = Application::build(config).await.err().expect("refused");
@@ -84,23 +80,15 @@ fn production_config_with_secret_files() -> Config {
     config
 }
 
-/// Review finding 11: outside `--dev`, a server with no configured or kept admin token,
+/// Review finding 11: outside `--dev`, a server with no configured or kept
 /// session secret or admission key refused nothing and generated its own, so instances behind
 /// one load balancer refused each other's sessions and tokens. Now it refuses to start, saying
 /// what is missing; `anteroom secrets` writes them once, and then every instance starts and
 /// accepts the others' sessions.
 #[tokio::test]
 async fn a_production_server_without_its_shared_secrets_refuses_to_start_and_generates_none() {
-    let mut config = production_config_with_secret_files();
-    config.admin_token = None;
-    let why = refused(config.clone()).await;
-    assert!(why.contains("ANTEROOM_ADMIN_TOKEN"), "{why}");
-    assert!(
-        !config.data_dir.join("admin_token").exists(),
-        "a refused start wrote a secret"
-    );
+    let config = production_config_with_secret_files();
     let mut with_token = config.clone();
-    with_token.admin_token = Some(Secret::new(ADMIN_TOKEN));
     let why = refused(with_token.clone()).await;
     assert!(why.contains("ANTEROOM_SESSION_SECRET"), "{why}");
     with_token.session_secret = Some(Secret::new(anteroom::ids::random_id(32)));
@@ -113,7 +101,7 @@ async fn a_production_server_without_its_shared_secrets_refuses_to_start_and_gen
         "a refused start generated a key"
     );
     let written = anteroom::startup::write_secrets(&config).unwrap();
-    assert_eq!(written.len(), 3, "{written:?}");
+    assert_eq!(written.len(), 2, "{written:?}");
     let again = anteroom::startup::write_secrets(&config).unwrap();
     assert!(again.iter().all(|l| l.contains("already")), "{again:?}");
     // Two instances on the written folder: a session of one is a session of the other.

@@ -1,0 +1,296 @@
+//! The operator-management endpoints (API.md "Operators"): who am I, the accounts and their
+//! enrolment links, the sessions, the API keys, and signing out. Each admin one is guarded by
+//! its permission in `admin::routes`; each write commits with its audit entry; adding an
+//! operator, a key or an enrolment link needs a step-up (a sign-in in the last 300 s).
+
+use app::wire::{
+    ApiKey, ApiKeyCreated, Enrolment, NewApiKey, NewOperator, OperatorAccount, OperatorAction,
+    OperatorSession, OperatorUpdate, Whoami,
+};
+use axum::{
+    Json, Router,
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::post,
+};
+use serde_json::json;
+
+use super::{
+    Actor, keys, passkeys, people,
+    secret::{self, Kind},
+    sessions,
+};
+use crate::{
+    admin::audit::{self, Entry},
+    client::Client,
+    error::{Error, Result},
+    extract::ApiJson,
+    state::AppState,
+    tokens::cookies::{self, Cookie, OPERATOR_COOKIE},
+};
+
+/// The operator's own routes outside `/api/admin`: passkey ceremonies and signing out (each
+/// checks what it needs itself: an enrolment link, a passkey, the session's cookie).
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/api/operator/passkey/register/start",
+            post(passkeys::register_start),
+        )
+        .route(
+            "/api/operator/passkey/register/finish",
+            post(passkeys::register_finish),
+        )
+        .route(
+            "/api/operator/passkey/authenticate/start",
+            post(passkeys::authenticate_start),
+        )
+        .route(
+            "/api/operator/passkey/authenticate/finish",
+            post(passkeys::authenticate_finish),
+        )
+        .route("/api/operator/sign-out", post(sign_out))
+}
+
+/// `GET /api/admin/session`.
+pub async fn whoami(actor: Actor) -> Json<Whoami> {
+    Json(actor.whoami())
+}
+
+/// `GET /api/admin/operators`.
+pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<OperatorAccount>>> {
+    Ok(Json(people::list(&state.db).await?))
+}
+
+/// `POST /api/admin/operators`.
+pub async fn add(
+    actor: Actor,
+    State(state): State<AppState>,
+    ApiJson(mut new): ApiJson<NewOperator>,
+) -> Result<(StatusCode, Json<OperatorAccount>)> {
+    new.validate()?;
+    actor.step_up()?;
+    let mut tx = state.db.begin().await?;
+    let added = people::add(&mut tx, &new).await?;
+    let mut entry = Entry::by(&actor, OperatorAction::AddOperator, None);
+    entry.change = audit::json(&new);
+    entry.after = Some(audit::json(&added));
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(added)))
+}
+
+/// `PUT /api/admin/operators/{id}`: a new role or new events end their sessions.
+pub async fn update(
+    actor: Actor,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(update): ApiJson<OperatorUpdate>,
+) -> Result<Json<OperatorAccount>> {
+    update.validate()?;
+    if update.role.is_some() {
+        actor.step_up()?;
+    }
+    let mut tx = state.db.begin().await?;
+    let (before, after) = people::update(&mut tx, &id, &update)
+        .await?
+        .ok_or_else(|| no_operator(&id))?;
+    let mut entry = Entry::by(&actor, OperatorAction::ChangeOperator, None);
+    entry.change = audit::json(&update);
+    entry.before = Some(audit::json(&before));
+    entry.after = Some(audit::json(&after));
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok(Json(after))
+}
+
+/// `DELETE /api/admin/operators/{id}`: the account, its passkeys and its sessions go.
+pub async fn remove(
+    actor: Actor,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode> {
+    if actor.id() == Some(id.as_str()) {
+        return Err(Error::Conflict("you cannot remove yourself".into()));
+    }
+    let mut tx = state.db.begin().await?;
+    let before = people::remove(&mut tx, &id)
+        .await?
+        .ok_or_else(|| no_operator(&id))?;
+    let mut entry = Entry::by(&actor, OperatorAction::RemoveOperator, None);
+    entry.before = Some(audit::json(&before));
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/admin/operators/{id}/enrolment`: a one-time link (15 minutes) that enrols a
+/// passkey for them.
+pub async fn enrolment(
+    actor: Actor,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<Enrolment>)> {
+    actor.step_up()?;
+    let mut tx = state.db.begin().await?;
+    people::get(&mut tx, &id)
+        .await?
+        .ok_or_else(|| no_operator(&id))?;
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let base = state.config.public_base(host);
+    let link = people::enrolment(&mut tx, &state.sessions, &id, &base).await?;
+    let mut entry = Entry::by(&actor, OperatorAction::Enrol, None);
+    entry.change = json!({"operator_id": id, "link_expires_at": link.expires_at});
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(link)))
+}
+
+fn no_operator(id: &str) -> Error {
+    Error::NotFound(format!(
+        "no operator {}",
+        id.chars().take(64).collect::<String>()
+    ))
+}
+
+/// `GET /api/admin/sessions`: every session signed in now.
+pub async fn list_sessions(
+    actor: Actor,
+    State(state): State<AppState>,
+) -> Result<Json<Vec<OperatorSession>>> {
+    Ok(Json(sessions::list(&state.db, actor.session_id()).await?))
+}
+
+/// `DELETE /api/admin/sessions/{id}`: ends anyone's session, on every instance.
+pub async fn end_session(
+    actor: Actor,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode> {
+    let mut tx = state.db.begin().await?;
+    if !sessions::end(&mut tx, &id).await? {
+        return Err(Error::NotFound("no such session is running".into()));
+    }
+    let mut entry = Entry::by(&actor, OperatorAction::EndSession, None);
+    entry.change = json!({"session_id": id});
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/admin/keys`.
+pub async fn list_keys(State(state): State<AppState>) -> Result<Json<Vec<ApiKey>>> {
+    Ok(Json(keys::list(&state.db).await?))
+}
+
+/// `POST /api/admin/keys`: the key's secret is in this answer and nowhere else, ever.
+pub async fn add_key(
+    actor: Actor,
+    State(state): State<AppState>,
+    ApiJson(new): ApiJson<NewApiKey>,
+) -> Result<(StatusCode, Json<ApiKeyCreated>)> {
+    new.validate()?;
+    actor.step_up()?;
+    let mut tx = state.db.begin().await?;
+    let created = keys::create(&mut tx, &state.sessions, &new, &actor.label).await?;
+    let mut entry = Entry::by(&actor, OperatorAction::AddKey, None);
+    entry.change = audit::json(&new);
+    entry.after = Some(audit::json(&created.key));
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok((StatusCode::CREATED, Json(created)))
+}
+
+/// `DELETE /api/admin/keys/{id}`.
+pub async fn revoke_key(
+    actor: Actor,
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode> {
+    let mut tx = state.db.begin().await?;
+    let before = keys::revoke(&mut tx, &id)
+        .await?
+        .ok_or_else(|| Error::NotFound("no such key, or it is revoked already".into()))?;
+    let mut entry = Entry::by(&actor, OperatorAction::RevokeKey, None);
+    entry.before = Some(audit::json(&before));
+    audit::record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /api/operator/sign-out`: ends this browser's session on every instance (audited) and
+/// clears its cookie; answers the same to anyone.
+pub async fn sign_out(
+    State(state): State<AppState>,
+    client: Client,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let hash = cookies::read(&state.config, &headers, OPERATOR_COOKIE)
+        .and_then(|value| secret::check(&state.sessions, Kind::Session, value));
+    if let Some(hash) = hash
+        && let Some(session) = sessions::find(&state.db, &hash).await?
+    {
+        let actor = Actor::new(super::actor::Who::Person { session }, client);
+        let mut tx = state.db.begin().await?;
+        sessions::end(&mut tx, actor.session_id().unwrap_or_default()).await?;
+        audit::record(&mut tx, Entry::by(&actor, OperatorAction::SignOut, None)).await?;
+        tx.commit().await?;
+    }
+    let mut response = Json(json!({"signed_out": true})).into_response();
+    Cookie::OperatorSignedOut.set(&state.config, response.headers_mut());
+    Ok(response)
+}
+
+/// Signs `person` in (a new session, its cookie, the audit), or, when this browser is signed
+/// in as them already, counts it as a step-up of that session.
+pub async fn signed_in(
+    state: &AppState,
+    client: Client,
+    headers: &HeaderMap,
+    person: sessions::Person,
+    via: &str,
+) -> Result<Response> {
+    let current = match cookies::read(&state.config, headers, OPERATOR_COOKIE)
+        .and_then(|value| secret::check(&state.sessions, Kind::Session, value))
+    {
+        Some(hash) => sessions::find(&state.db, &hash)
+            .await?
+            .filter(|s| s.person.id == person.id),
+        None => None,
+    };
+    let mut tx = state.db.begin().await?;
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let session = match current {
+        Some(session) => {
+            sessions::stepped_up(&mut tx, &session.id).await?;
+            let actor = Actor::new(super::actor::Who::Person { session }, client);
+            audit::record(&mut tx, Entry::by(&actor, OperatorAction::StepUp, None)).await?;
+            None
+        }
+        None => Some(
+            sessions::start(
+                &mut tx,
+                &state.sessions,
+                &person.id,
+                via,
+                &client.to_string(),
+            )
+            .await?,
+        ),
+    };
+    if let Some((cookie, id)) = session {
+        let found = sessions::Found {
+            id,
+            person,
+            via: via.to_owned(),
+            authenticated_at: chrono::Utc::now(),
+        };
+        let actor = Actor::new(super::actor::Who::Person { session: found }, client);
+        audit::record(&mut tx, Entry::by(&actor, OperatorAction::SignIn, None)).await?;
+        Cookie::Operator { token: &cookie }.set(&state.config, response.headers_mut());
+    }
+    tx.commit().await?;
+    Ok(response)
+}
