@@ -9,8 +9,6 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/anteroom_e2e_${stamp}"
 export ANTEROOM_REDIS_PREFIX="e2e${stamp}"
 export ANTEROOM_ADDR="127.0.0.1:${port}"
 export ANTEROOM_METRICS_ADDR="127.0.0.1:0"
-# The server refuses an admin token under 32 characters.
-export ANTEROOM_ADMIN_TOKEN="e2e-admin-${stamp}-$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')"
 # Every simulated buyer comes from 127.0.0.1: lift the per-address and per-network limits.
 export ANTEROOM_SESSIONS_PER_MINUTE=100000
 export ANTEROOM_JOINS_PER_NETWORK_PER_MINUTE=100000
@@ -24,6 +22,11 @@ oidc_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)
 export ANTEROOM_OIDC_ISSUER="http://127.0.0.1:${oidc_port}"
 export ANTEROOM_OIDC_CLIENT_SECRET="anteroom-test-secret"
 export ANTEROOM_OIDC_SCOPES="openid profile groups"
+# The operators' sign-in at the same provider: `crew-*` are operators, `*boss*` admins.
+export ANTEROOM_OPERATOR_OIDC_ISSUER="$ANTEROOM_OIDC_ISSUER"
+export ANTEROOM_OPERATOR_OIDC_CLIENT_ID="anteroom"
+export ANTEROOM_OPERATOR_OIDC_CLIENT_SECRET="$ANTEROOM_OIDC_CLIENT_SECRET"
+export ANTEROOM_OPERATOR_ROLES="onsale-team=operator,onsale-admins=admin"
 log="end2end/artifacts/server.log"
 mkdir -p end2end/artifacts
 
@@ -36,10 +39,16 @@ cleanup() {
 }
 trap cleanup EXIT
 
-(cd end2end && exec node oidc/provider.mjs "$oidc_port" "${ANTEROOM_URL}/auth/callback") \
+(cd end2end && exec node oidc/provider.mjs "$oidc_port" "${ANTEROOM_URL}/auth/callback,${ANTEROOM_URL}/operator/callback") \
   >end2end/artifacts/oidc.log 2>&1 &
 oidc=$!
 ./target/release/anteroom demo
+# The tests' admin calls use an API key made from the command line, as a deploy script would;
+# operators enrol passkeys from links `anteroom operators add` prints (tests/browser.js).
+ANTEROOM_ADMIN_KEY="$(./target/release/anteroom keys add --name e2e \
+  --scope stats:read,rooms:write,events:write,payments:read,audit:read --expires-in 1d | tail -n 1)"
+export ANTEROOM_ADMIN_KEY
+export ANTEROOM_BIN="$PWD/target/release/anteroom"
 # --dev: plain-HTTP cookies on 127.0.0.1 and the fake payment provider in-process.
 ./target/release/anteroom serve --dev >"$log" 2>&1 &
 server=$!

@@ -94,6 +94,10 @@ pub fn App() -> impl IntoView {
                     // when an operator's page opens, never part of what a buyer downloads.
                     <Route path=StaticSegment("admin") view={Lazy::<OperatorPages>::new()}/>
                     <Route
+                        path=(StaticSegment("admin"), StaticSegment("enrol"))
+                        view={Lazy::<OperatorPages>::new()}
+                    />
+                    <Route
                         path=(StaticSegment("admin"), StaticSegment("events"), ParamSegment("id"))
                         view={Lazy::<OperatorPages>::new()}
                     />

@@ -14,7 +14,14 @@ if (!port || !redirects) {
 }
 const issuer = `http://127.0.0.1:${port}`;
 
-const groupsOf = (id) => (id === 'ada' || id.startsWith('fan-') ? ['fanclub'] : []);
+// Buyers: `ada` and `fan-*` are in the fan club. Operators (the company's sign-in): `crew-*`
+// are in `onsale-team`, `*boss*` in `onsale-admins`; `unverified-*` have an unverified address.
+const groupsOf = (id) => {
+  if (id === 'ada' || id.startsWith('fan-')) return ['fanclub'];
+  if (id.startsWith('crew-')) return ['onsale-team'];
+  if (id.includes('boss')) return ['onsale-admins'];
+  return [];
+};
 
 const provider = new Provider(issuer, {
   clients: [{
@@ -25,8 +32,10 @@ const provider = new Provider(issuer, {
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
   }],
-  scopes: ['openid', 'profile', 'groups'],
-  claims: { openid: ['sub'], profile: ['name'], groups: ['groups'] },
+  scopes: ['openid', 'profile', 'groups', 'email'],
+  claims: {
+    openid: ['sub'], profile: ['name'], groups: ['groups'], email: ['email', 'email_verified'],
+  },
   // The ID token carries the claims its scopes ask, so that Anteroom reads `groups` from it.
   conformIdTokenClaims: false,
   pkce: { required: () => true },
@@ -36,7 +45,10 @@ const provider = new Provider(issuer, {
     return {
       accountId: id,
       async claims() {
-        return { sub: id, name: id, groups: groupsOf(id) };
+        return {
+          sub: id, name: id, groups: groupsOf(id),
+          email: `${id}@example.org`, email_verified: !id.startsWith('unverified-'),
+        };
       },
     };
   },
@@ -49,8 +61,8 @@ const provider = new Provider(issuer, {
       clientId: ctx.oidc.client.clientId,
       accountId: ctx.oidc.session.accountId,
     });
-    grant.addOIDCScope('openid profile groups');
-    grant.addOIDCClaims(['sub', 'name', 'groups']);
+    grant.addOIDCScope('openid profile groups email');
+    grant.addOIDCClaims(['sub', 'name', 'groups', 'email', 'email_verified']);
     await grant.save();
     return grant;
   },

@@ -7,7 +7,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BASE, ADMIN_TOKEN, ARTIFACTS, admin, openBrowser, waitForServer } from './browser.js';
+import { BASE, OPERATOR_BASE, ARTIFACTS, admin, enrolOperator, openBrowser, waitForServer } from './browser.js';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const WIDTHS = { phone: 360, desktop: 1280 };
@@ -134,10 +134,9 @@ test("the operator's panel", async () => {
   const browser = await openBrowser({ bypassCSP: true });
   try {
     const page = await browser.context.newPage();
-    await page.goto(`${BASE}/admin/events/${hall.id}`);
+    await enrolOperator(browser.context, page);
+    await page.goto(`${OPERATOR_BASE}/admin/events/${hall.id}`);
     await page.waitForSelector('body[data-hydrated="true"]');
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Pause admissions' }).waitFor();
     await stage(page, 'operator-panel');
   } finally {

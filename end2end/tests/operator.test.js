@@ -1,7 +1,7 @@
 // The operator's night: sign in, watch the panel, lower N, pause.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { BASE, ADMIN_TOKEN, ARTIFACTS, admin, openBrowser, waitForServer } from './browser.js';
+import { BASE, OPERATOR_BASE, ARTIFACTS, admin, enrolOperator, openBrowser, waitForServer } from './browser.js';
 
 before(async () => { await waitForServer(); });
 
@@ -31,10 +31,9 @@ test('the operator lowers N and the admissions line follows; pausing stops admis
   const buyer = await openBrowser();
   try {
     const page = await browser.context.newPage();
-    await page.goto(`${BASE}/admin/events/${event.id}`);
+    await enrolOperator(browser.context, page, 'operator');
+    await page.goto(`${OPERATOR_BASE}/admin/events/${event.id}`);
     await page.waitForSelector('body[data-hydrated="true"]');
-    await page.getByLabel('Admin token').fill(ADMIN_TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Resume admissions' }).click();
     await page.getByRole('button', { name: 'Pause admissions' }).waitFor();
 
@@ -54,7 +53,7 @@ test('the operator lowers N and the admissions line follows; pausing stops admis
     await waitFor(async () => (await admissionsShown(page)) === 0, 'admissions stop when paused');
     await waiting.locator('.wait.paused').waitFor({ timeout: 10_000 });
     const changes = await page.locator('.audit li').allInnerTexts();
-    assert.ok(changes.some((c) => c.includes('"admit_rate_per_second":5') && c.includes('admin via dashboard')), changes.join('\n'));
+    assert.ok(changes.some((c) => c.includes('"admit_rate_per_second":5') && c.includes('Ada operator')), changes.join('\n'));
   } finally {
     await browser.close();
     await buyer.close();

@@ -260,6 +260,15 @@ pub struct Config {
     )]
     pub operator_oidc_client_secret: Option<Secret>,
 
+    /// The scopes asked of the operators' provider.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_OPERATOR_OIDC_SCOPES",
+        default_value = "openid email profile groups"
+    )]
+    pub operator_oidc_scopes: String,
+
     /// The claim of the operators' ID token that names their groups (its values are matched
     /// against `ANTEROOM_OPERATOR_ROLES`).
     #[arg(

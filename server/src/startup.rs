@@ -105,7 +105,7 @@ impl Application {
             "ANTEROOM_SESSION_SECRET",
         )?;
         tokens::session::check_session_secret(session_secret.expose())?;
-        let staff = Staff::from_config(&config);
+        let staff = Staff::from_config(&config)?;
         let sessions = Sessions::new(
             session_secret.expose().as_bytes(),
             Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),

@@ -40,6 +40,12 @@ impl LazyRoute for OperatorPages {
         let params = use_params_map();
         if params.read_untracked().get("id").is_some() {
             view! { <AdminEventPage/> }.into_any()
+        } else if leptos_router::hooks::use_location()
+            .pathname
+            .get_untracked()
+            .ends_with("/enrol")
+        {
+            view! { <EnrolPage/> }.into_any()
         } else {
             view! { <AdminPage/> }.into_any()
         }
@@ -58,13 +64,15 @@ fn use_sign_in() -> (RwSignal<Option<bool>>, RwSignal<Option<String>>) {
     (signed_in, error)
 }
 
+/// Sign-in with a passkey: the operator's address, then the browser asks for the passkey.
 #[component]
 fn SignIn(signed_in: RwSignal<Option<bool>>, error: RwSignal<Option<String>>) -> impl IntoView {
-    let token = RwSignal::new(String::new());
+    let email = RwSignal::new(String::new());
+    let methods = LocalResource::new(|| async { Api::current().sign_in_methods().await.ok() });
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         leptos::task::spawn_local(async move {
-            match Api::current().admin_sign_in(&token.get_untracked()).await {
+            match Api::current().passkey_sign_in(&email.get_untracked()).await {
                 Ok(()) => {
                     error.set(None);
                     signed_in.set(Some(true));
@@ -76,12 +84,85 @@ fn SignIn(signed_in: RwSignal<Option<bool>>, error: RwSignal<Option<String>>) ->
     view! {
         <form class="card signin" on:submit=submit>
             <h2>"Operator sign-in"</h2>
-            <label for="admin-token">"Admin token"</label>
-            <input id="admin-token" type="password" autocomplete="current-password"
-                on:input=move |ev| token.set(event_target_value(&ev))/>
-            <button class="button" type="submit">"Sign in"</button>
+            <label for="operator-email">"Email"</label>
+            <input id="operator-email" type="email" autocomplete="username webauthn"
+                on:input=move |ev| email.set(event_target_value(&ev))/>
+            <button class="button" type="submit">"Sign in with a passkey"</button>
+            {move || methods.get().flatten().filter(|m| m.company).map(|_| view! {
+                <p><a class="button secondary" href="/operator/sign-in">
+                    "Sign in with your company account"
+                </a></p>
+            })}
+            <p class="muted">"New here? Open the enrolment link an admin gave you."</p>
             {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
         </form>
+    }
+}
+
+/// `/admin/enrol#<token>`: enrol a passkey with a one-time link, then go to the dashboard.
+#[component]
+fn EnrolPage() -> impl IntoView {
+    set_title("Enrol a passkey · Anteroom");
+    let error = RwSignal::new(None::<String>);
+    let enrol = move |_| {
+        leptos::task::spawn_local(async move {
+            let token = link_token();
+            match Api::current().passkey_enrol(&token).await {
+                Ok(()) => go_to("/admin"),
+                Err(e) => error.set(Some(e.message)),
+            }
+        });
+    };
+    view! {
+        <h1>"Operator"</h1>
+        <section class="card signin">
+            <h2>"Enrol a passkey"</h2>
+            <p>"This one-time link lasts 15 minutes. Your browser will ask you to make a passkey \
+                for this site; you sign in with it from now on."</p>
+            <button class="button" on:click=enrol>"Enrol a passkey"</button>
+            {move || error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+        </section>
+    }
+}
+
+/// The enrolment link's token: its fragment, which no server ever saw.
+fn link_token() -> String {
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    {
+        web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .map(|h| h.trim_start_matches('#').to_owned())
+            .unwrap_or_default()
+    }
+    #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]
+    String::new()
+}
+
+fn go_to(path: &str) {
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    if let Some(w) = web_sys::window() {
+        let _ = w.location().set_href(path);
+    }
+    #[cfg(not(all(feature = "hydrate", not(feature = "ssr"))))]
+    let _ = path;
+}
+
+/// Who is signed in, and a way out.
+#[component]
+fn SignedInAs() -> impl IntoView {
+    let me = LocalResource::new(|| async { Api::current().whoami().await.ok() });
+    let sign_out = move |_| {
+        leptos::task::spawn_local(async move {
+            let _ = Api::current().sign_out().await;
+            go_to("/admin");
+        });
+    };
+    view! {
+        <p class="muted signed-in">
+            {move || me.get().flatten().map(|w| format!("Signed in as {} ({})", w.name, w.role.as_str()))}
+            " "
+            <button class="button secondary" on:click=sign_out>"Sign out"</button>
+        </p>
     }
 }
 
@@ -95,7 +176,7 @@ fn AdminPage() -> impl IntoView {
         {move || match signed_in.get() {
             None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
             Some(false) => view! { <SignIn signed_in error/> }.into_any(),
-            Some(true) => view! { <EventList/><CreateEvent/> }.into_any(),
+            Some(true) => view! { <SignedInAs/><EventList/><CreateEvent/> }.into_any(),
         }}
     }
 }

@@ -13,6 +13,7 @@ mod binding;
 mod event;
 mod holds;
 mod operator;
+mod passkey;
 mod queue;
 
 pub use binding::binds;

@@ -1,10 +1,11 @@
-//! The operator's calls (the admin API, behind the admin cookie): signing in, the live stats,
-//! payments, nights and audit, the room's settings, the draw's beacon and new events.
+//! The operator's calls (the admin API, behind the operator's session cookie): signing in with
+//! a passkey (the browser's half is `passkey`) and out, the live stats, payments, nights and
+//! audit, the room's settings, the draw's beacon and new events.
 
 use super::{Api, call};
 use crate::wire::{
-    AuditEntry, BeaconUpdate, Draw, ErrorBody, Event, NewEvent, Night, NightPoint, Payments, Room,
-    RoomUpdate, Stats,
+    AuditEntry, BeaconUpdate, Draw, ErrorBody, Event, NewEvent, Night, NightPoint, PasskeyStarted,
+    Payments, Room, RoomUpdate, SignInMethods, Stats, Whoami,
 };
 
 impl Api {
@@ -15,14 +16,65 @@ impl Api {
             .map(|_| ())
     }
 
-    pub async fn admin_sign_in(&self, token: &str) -> Result<(), ErrorBody> {
-        call(
+    /// The operators' sign-ins this Anteroom offers.
+    pub async fn sign_in_methods(&self) -> Result<SignInMethods, ErrorBody> {
+        call::<(), SignInMethods>("GET", "/api/operator/sign-in-methods", None, &[]).await
+    }
+
+    /// Who this browser is signed in as.
+    pub async fn whoami(&self) -> Result<Whoami, ErrorBody> {
+        call::<(), Whoami>("GET", "/api/admin/session", None, &[]).await
+    }
+
+    /// Signs in with the passkey of the operator `email`.
+    pub async fn passkey_sign_in(&self, email: &str) -> Result<(), ErrorBody> {
+        let started: PasskeyStarted = call(
             "POST",
-            "/api/admin/session",
-            Some(&serde_json::json!({ "token": token })),
+            "/api/operator/passkey/authenticate/start",
+            Some(&serde_json::json!({ "email": email })),
+            &[],
+        )
+        .await?;
+        let credential = super::passkey::ceremony(false, &started.options).await?;
+        call::<_, serde_json::Value>(
+            "POST",
+            "/api/operator/passkey/authenticate/finish",
+            Some(&serde_json::json!({ "ceremony": started.ceremony, "credential": credential })),
             &[],
         )
         .await
+        .map(|_| ())
+    }
+
+    /// Enrols a passkey with the one-time link's `token`, and signs in with it.
+    pub async fn passkey_enrol(&self, token: &str) -> Result<(), ErrorBody> {
+        let started: PasskeyStarted = call(
+            "POST",
+            "/api/operator/passkey/register/start",
+            Some(&serde_json::json!({ "token": token })),
+            &[],
+        )
+        .await?;
+        let credential = super::passkey::ceremony(true, &started.options).await?;
+        call::<_, serde_json::Value>(
+            "POST",
+            "/api/operator/passkey/register/finish",
+            Some(&serde_json::json!({
+                "token": token,
+                "ceremony": started.ceremony,
+                "credential": credential,
+            })),
+            &[],
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// Ends this browser's session, on every instance.
+    pub async fn sign_out(&self) -> Result<(), ErrorBody> {
+        call::<(), serde_json::Value>("POST", "/api/operator/sign-out", None, &[])
+            .await
+            .map(|_| ())
     }
 
     pub async fn stats(&self, event_id: &str) -> Result<Stats, ErrorBody> {

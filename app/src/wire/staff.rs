@@ -356,6 +356,23 @@ pub struct ApiKeyCreated {
     pub secret: String,
 }
 
+/// The answer to a passkey ceremony's start (`POST /api/operator/passkey/*/start`): its id
+/// and the options `navigator.credentials.create/get` take (`{"publicKey": {...}}`, binary
+/// fields base64url, as `PublicKeyCredential.parse*OptionsFromJSON` reads them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PasskeyStarted {
+    pub ceremony: String,
+    pub options: serde_json::Value,
+}
+
+/// `GET /api/operator/sign-in-methods`: the operators' sign-ins this Anteroom offers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInMethods {
+    pub passkeys: bool,
+    /// The company's OpenID provider (`GET /operator/sign-in`).
+    pub company: bool,
+}
+
 /// `GET /api/admin/session`: who asks, and how.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Whoami {

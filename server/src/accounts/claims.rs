@@ -1,6 +1,6 @@
 //! The claims of a sign-in kept in the account's session, for the rooms' eligibility
 //! (`{"claim": "groups", "value": "fanclub"}`). Invariant: only the configured claim names are
-//! kept, each a string or a list of strings, at most [`MAX_VALUES`] values of at most
+//! kept, each a string, a list of strings or a boolean (`email_verified=true`), at most [`MAX_VALUES`] values of at most
 //! `ELIGIBLE_VALUE_MAX` bytes in all (the session is a cookie: it must stay small). No name,
 //! email or other personal claim is kept.
 
@@ -18,6 +18,7 @@ pub fn keep(claims: &Map<String, Value>, names: &[String]) -> AccountClaims {
     for name in names {
         let values: Vec<&str> = match claims.get(name) {
             Some(Value::String(s)) => vec![s],
+            Some(Value::Bool(b)) => vec![if *b { "true" } else { "false" }],
             Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
             _ => continue,
         };

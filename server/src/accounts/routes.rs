@@ -22,6 +22,7 @@ use crate::{
     extract::is_event_id,
     redis::ratelimit,
     tokens::{
+        Sessions,
         cookies::{self, Cookie, SIGN_IN_COOKIE, SIGN_IN_TTL_SECS},
         state::Tokens,
     },
@@ -39,18 +40,47 @@ where
 }
 
 /// What the sign-in cookie carries from the start to the callback.
+/// (The operators' sign-in, `operators::oidc`, carries the same under a purpose of its own.)
 #[derive(Serialize, Deserialize)]
-struct Pending {
+pub struct Pending {
     /// The `state` sent to the provider.
-    csrf: String,
-    nonce: String,
-    verifier: String,
+    pub csrf: String,
+    pub nonce: String,
+    pub verifier: String,
     /// Where the browser goes back to.
-    back: String,
+    pub back: String,
     /// The callback address the provider was given.
-    redirect: String,
+    pub redirect: String,
     /// When the sign-in expires (unix seconds).
-    exp: i64,
+    pub exp: i64,
+}
+
+impl Pending {
+    /// A sign-in `started` that comes back to `redirect`, then goes on to `back`.
+    pub fn new(started: super::oidc::Started, redirect: String, back: String) -> Self {
+        Pending {
+            csrf: started.csrf,
+            nonce: started.nonce,
+            verifier: started.verifier,
+            back,
+            redirect,
+            exp: chrono::Utc::now().timestamp() + SIGN_IN_TTL_SECS as i64,
+        }
+    }
+
+    /// The pending sign-in signed as `value` under `purpose`, if the callback's query `raw`
+    /// names its state and it has not expired.
+    pub fn matching(
+        sessions: &Sessions,
+        purpose: &str,
+        value: Option<&str>,
+        raw: &Option<String>,
+    ) -> Option<Self> {
+        value
+            .and_then(|v| unsign(sessions, purpose, v))
+            .filter(|p| p.exp > chrono::Utc::now().timestamp())
+            .filter(|p| query(raw, "state").as_deref() == Some(p.csrf.as_str()))
+    }
 }
 
 /// The purpose the sign-in cookie is signed for.
@@ -120,16 +150,10 @@ async fn sign_in(
         Ok(started) => started,
         Err(e) => return refused(&e, &back, raw.as_deref()),
     };
-    let pending = Pending {
-        csrf: started.csrf,
-        nonce: started.nonce,
-        verifier: started.verifier,
-        back,
-        redirect,
-        exp: chrono::Utc::now().timestamp() + SIGN_IN_TTL_SECS as i64,
-    };
-    let signed = sign(&state, &pending);
-    let mut response = see_other(&started.url);
+    let url = started.url.clone();
+    let pending = Pending::new(started, redirect, back);
+    let signed = sign(&state.sessions, PURPOSE, &pending);
+    let mut response = see_other(&url);
     Cookie::SignIn { state: &signed }.set(&state.config, response.headers_mut());
     response
 }
@@ -141,10 +165,12 @@ async fn callback(
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
-    let pending = cookies::read(&state.config, &headers, SIGN_IN_COOKIE)
-        .and_then(|v| unsign(&state, v))
-        .filter(|p| p.exp > chrono::Utc::now().timestamp())
-        .filter(|p| query(&raw, "state").as_deref() == Some(p.csrf.as_str()));
+    let pending = Pending::matching(
+        &state.sessions,
+        PURPOSE,
+        cookies::read(&state.config, &headers, SIGN_IN_COOKIE),
+        &raw,
+    );
     let Some(pending) = pending else {
         return page(
             StatusCode::BAD_REQUEST,
@@ -198,28 +224,24 @@ async fn finish(
     Ok(response)
 }
 
-fn sign(state: &Tokens, pending: &Pending) -> String {
+/// `pending` signed for its cookie under `purpose`.
+pub fn sign(sessions: &Sessions, purpose: &str, pending: &Pending) -> String {
     use base64::Engine;
     let json = serde_json::to_vec(pending).expect("strings serialize");
     let fields = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json);
-    state
-        .sessions
-        .sign_for(PURPOSE, &BuyerId::from(""), &EventId::from(""), &fields)
+    sessions.sign_for(purpose, &BuyerId::from(""), &EventId::from(""), &fields)
 }
 
-fn unsign(state: &Tokens, value: &str) -> Option<Pending> {
+fn unsign(sessions: &Sessions, purpose: &str, value: &str) -> Option<Pending> {
     use base64::Engine;
-    let fields =
-        state
-            .sessions
-            .signed_fields(PURPOSE, &BuyerId::from(""), &EventId::from(""), value)?;
+    let fields = sessions.signed_fields(purpose, &BuyerId::from(""), &EventId::from(""), value)?;
     let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(fields)
         .ok()?;
     serde_json::from_slice(&json).ok()
 }
 
-fn see_other(location: &str) -> Response {
+pub fn see_other(location: &str) -> Response {
     match HeaderValue::from_str(location) {
         Ok(location) => (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response(),
         Err(_) => Error::Internal("a redirect to an unwritable address".into()).into_response(),
@@ -252,7 +274,7 @@ fn urlencode(s: &str) -> String {
 }
 
 /// A small HTML page (the sign-in is a browser's navigation, not an API call).
-fn page(
+pub fn page(
     status: StatusCode,
     title: &str,
     message: &str,

@@ -65,19 +65,21 @@ pub async fn create(
     })
 }
 
+type FoundRow = (
+    String,
+    String,
+    Vec<String>,
+    Option<Vec<String>>,
+    Option<DateTime<Utc>>,
+);
+
 /// The valid key `value`, if it is one (no query at all for a value this deployment did not
 /// make).
 pub async fn find(db: &PgPool, sessions: &Sessions, value: &str) -> Result<Option<Found>> {
     let Some(hash) = secret::check(sessions, Kind::ApiKey, value) else {
         return Ok(None);
     };
-    let row: Option<(
-        String,
-        String,
-        Vec<String>,
-        Option<Vec<String>>,
-        Option<DateTime<Utc>>,
-    )> = sqlx::query_as(
+    let row: Option<FoundRow> = sqlx::query_as(
         "select id, name, scopes, events, last_used_at from api_key \
              where secret_hash = $1 and revoked_at is null \
                and (expires_at is null or expires_at > now())",

@@ -2,7 +2,7 @@
 //! `operator`, `admin`) and the events they may touch, who sign in with a passkey or the
 //! company's OpenID provider into a session kept on the server; and scoped API keys for
 //! automation. One home per concern: `people` (the accounts, enrolment links), `sessions`,
-//! `keys`, `passkeys`, `secret` (the tagged random secrets behind cookies, links and keys), `roles` (the
+//! `keys`, `passkeys`, `oidc` (the company's sign-in), `secret` (the tagged random secrets behind cookies, links and keys), `roles` (the
 //! permission each admin route needs, and who has it), `actor` (who asks), `guard` (the check
 //! before every admin route), `routes` (the endpoints), `state`, and `cli` (bootstrap from a
 //! shell).
@@ -16,6 +16,7 @@ pub mod actor;
 pub mod cli;
 pub mod guard;
 pub mod keys;
+pub mod oidc;
 pub mod passkeys;
 pub mod people;
 pub mod roles;

@@ -18,7 +18,7 @@
 
 use std::time::Duration;
 
-use app::wire::OperatorAction;
+use app::wire::{OperatorAction, PasskeyStarted};
 use axum::{Json, extract::State, http::HeaderMap, response::Response};
 use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
@@ -86,12 +86,6 @@ enum Ceremony {
         operator_id: String,
         state: PasskeyAuthentication,
     },
-}
-
-#[derive(Serialize)]
-pub struct Started {
-    ceremony: String,
-    options: Value,
 }
 
 fn passkeys(state: &AppState) -> Result<&Passkeys> {
@@ -176,7 +170,7 @@ pub async fn register_start(
     State(state): State<AppState>,
     client: Client,
     ApiJson(body): ApiJson<RegisterStart>,
-) -> Result<Json<Started>> {
+) -> Result<Json<PasskeyStarted>> {
     let passkeys = passkeys(&state)?;
     limited(&state, &client).await?;
     let mut db = state.db.acquire().await?;
@@ -205,7 +199,7 @@ pub async fn register_start(
         },
     )
     .await?;
-    Ok(Json(Started {
+    Ok(Json(PasskeyStarted {
         ceremony,
         options: options(&challenge)?,
     }))
@@ -295,7 +289,7 @@ pub async fn authenticate_start(
     State(state): State<AppState>,
     client: Client,
     ApiJson(body): ApiJson<AuthenticateStart>,
-) -> Result<Json<Started>> {
+) -> Result<Json<PasskeyStarted>> {
     let passkeys = passkeys(&state)?;
     limited(&state, &client).await?;
     let email = app::wire::checked_email(&body.email)?;
@@ -323,7 +317,7 @@ pub async fn authenticate_start(
         },
     )
     .await?;
-    Ok(Json(Started {
+    Ok(Json(PasskeyStarted {
         ceremony,
         options: options(&challenge)?,
     }))

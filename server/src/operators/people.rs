@@ -109,11 +109,13 @@ pub async fn by_id(db: &mut PgConnection, id: &str) -> Result<Option<Person>> {
     person(db, "id", id).await
 }
 
+type PersonRow = (String, String, String, Text<Role>, Option<Vec<String>>);
+
 /// The person whose `column` (`id` or `email`) is `value`.
 async fn person(db: &mut PgConnection, column: &str, value: &str) -> Result<Option<Person>> {
-    let row: Option<(String, String, String, Text<Role>, Option<Vec<String>>)> = sqlx::query_as(
-        &format!("select id, email, name, role, events from operator where {column} = $1"),
-    )
+    let row: Option<PersonRow> = sqlx::query_as(&format!(
+        "select id, email, name, role, events from operator where {column} = $1"
+    ))
     .bind(value)
     .fetch_optional(db)
     .await?;

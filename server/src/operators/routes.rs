@@ -5,14 +5,14 @@
 
 use app::wire::{
     ApiKey, ApiKeyCreated, Enrolment, NewApiKey, NewOperator, OperatorAccount, OperatorAction,
-    OperatorSession, OperatorUpdate, Whoami,
+    OperatorSession, OperatorUpdate, SignInMethods, Whoami,
 };
 use axum::{
     Json, Router,
     extract::{Path, State},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
-    routing::post,
+    routing::{get, post},
 };
 use serde_json::json;
 
@@ -51,6 +51,18 @@ pub fn router() -> Router<AppState> {
             post(passkeys::authenticate_finish),
         )
         .route("/api/operator/sign-out", post(sign_out))
+        .route("/api/operator/sign-in-methods", get(methods))
+        .route("/operator/sign-in", get(super::oidc::start))
+        .route("/operator/callback", get(super::oidc::callback))
+}
+
+/// `GET /api/operator/sign-in-methods`: which sign-ins this Anteroom offers (the dashboard
+/// shows those).
+async fn methods(State(state): State<AppState>) -> Json<SignInMethods> {
+    Json(SignInMethods {
+        passkeys: state.staff.passkeys.is_some(),
+        company: state.staff.company.is_some(),
+    })
 }
 
 /// `GET /api/admin/session`.

@@ -2,7 +2,7 @@
 //! configured), the passkeys' relying party, and the company's OpenID provider with the claim
 //! that maps a person to a role.
 
-use super::passkeys::Passkeys;
+use super::{oidc::CompanySignIn, passkeys::Passkeys};
 use crate::config::Config;
 use crate::config::Secret;
 
@@ -11,17 +11,20 @@ pub struct Staff {
     break_glass: Option<Secret>,
     /// The passkeys' relying party (`None`: no public URL on a domain name).
     pub passkeys: Option<Passkeys>,
+    /// The company's OpenID provider for operators, if configured.
+    pub company: Option<CompanySignIn>,
 }
 
 impl Staff {
-    pub fn from_config(config: &Config) -> Self {
-        Staff {
+    pub fn from_config(config: &Config) -> Result<Self, String> {
+        Ok(Staff {
             break_glass: config
                 .admin_token
                 .clone()
                 .filter(|s| !s.expose().is_empty()),
             passkeys: Passkeys::from_config(config),
-        }
+            company: CompanySignIn::from_config(config)?,
+        })
     }
 
     /// Whether the break-glass token is configured.

@@ -1,7 +1,7 @@
 //! Every cookie Anteroom sets, and the reading of the cookies a request carries.
 //! Invariants: each cookie is HttpOnly (no script, ours or injected, reads a token), has
 //! `Path=/`, and lives no longer than the token in it; only the session cookie and the
-//! sign-in's are `SameSite=Lax` (a link from another site to an event page must find the
+//! sign-ins' (a buyer's and an operator's) are `SameSite=Lax` (a link from another site to an event page must find the
 //! buyer's session; the identity provider's redirect back must find the sign-in's state),
 //! every other one is `Strict`. Outside `--dev` every cookie is `Secure` and named with the
 //! `__Host-` prefix, and only that name is read: a browser accepts such a cookie only from
@@ -21,6 +21,8 @@ pub const SESSION_COOKIE: &str = "anteroom_session";
 pub const OPERATOR_COOKIE: &str = "anteroom-op";
 /// The browser cookie of a sign-in under way at the identity provider (`accounts`).
 pub const SIGN_IN_COOKIE: &str = "anteroom_sign_in";
+/// The browser cookie of an operator's sign-in under way at the company's provider.
+pub const OPERATOR_SIGN_IN_COOKIE: &str = "anteroom-op-sign-in";
 /// How long a sign-in may take at the provider.
 pub const SIGN_IN_TTL_SECS: u64 = 600;
 /// The longest an operator's session lasts (its cookie; the server ends it then too).
@@ -58,6 +60,10 @@ pub enum Cookie<'a> {
     SignIn { state: &'a str },
     /// Clears the sign-in's state (the provider came back).
     SignedIn,
+    /// An operator's sign-in under way at the company's provider: its signed state.
+    OperatorSignIn { state: &'a str },
+    /// Clears it.
+    OperatorSignedIn,
 }
 
 impl Cookie<'_> {
@@ -92,6 +98,13 @@ impl Cookie<'_> {
             Cookie::OperatorSignedOut => (OPERATOR_COOKIE.into(), "", "Strict", 0),
             Cookie::SignIn { state } => (SIGN_IN_COOKIE.into(), *state, "Lax", SIGN_IN_TTL_SECS),
             Cookie::SignedIn => (SIGN_IN_COOKIE.into(), "", "Lax", 0),
+            Cookie::OperatorSignIn { state } => (
+                OPERATOR_SIGN_IN_COOKIE.into(),
+                *state,
+                "Lax",
+                SIGN_IN_TTL_SECS,
+            ),
+            Cookie::OperatorSignedIn => (OPERATOR_SIGN_IN_COOKIE.into(), "", "Lax", 0),
         };
         let (prefix, secure) = if config.dev {
             ("", "")
@@ -161,6 +174,8 @@ mod tests {
             Cookie::OperatorSignedOut,
             Cookie::SignIn { state: "s" },
             Cookie::SignedIn,
+            Cookie::OperatorSignIn { state: "s" },
+            Cookie::OperatorSignedIn,
         ];
         for dev in [false, true] {
             config.dev = dev;

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use app::wire::{Events, Role};
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 use testkit::oidc::{CLIENT_ID, CLIENT_SECRET, TestProvider};
@@ -86,7 +87,8 @@ impl Browser {
                     url = absolute(&origin(&url), next.to_str().unwrap())
                 }
                 _ => {
-                    if !r.status().is_success() {
+                    // A refusal page (403) is an answer too; anything else is a failure here.
+                    if !r.status().is_success() && r.status() != StatusCode::FORBIDDEN {
                         let status = r.status();
                         panic!("{url}: {status}: {}", r.text().await.unwrap());
                     }
@@ -307,4 +309,78 @@ fn urlencode(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// Anteroom whose operators sign in at the test provider (the company's sign-in).
+async fn app_with_company_sign_in() -> (TestApp, TestProvider) {
+    let port = TestProvider::reserve();
+    let mut config = test_config();
+    config.operator_oidc_issuer = Some(format!("http://127.0.0.1:{port}"));
+    config.operator_oidc_client_id = CLIENT_ID.into();
+    config.operator_oidc_client_secret = Some(anteroom::config::Secret::new(CLIENT_SECRET));
+    config.operator_roles = vec!["onsale-team=operator".into(), "onsale-admins=admin".into()];
+    let app = spawn_with(config).await;
+    let provider = TestProvider::start_on(port, &[app.url("/operator/callback")]);
+    (app, provider)
+}
+
+/// Issue 33: an operator signs in through the company's provider; a claim maps to a role, an
+/// account an admin added keeps its own role, and an unknown person (or an unverified
+/// address) gets nothing.
+#[tokio::test]
+async fn operators_sign_in_with_the_company_account_and_a_claim_gives_the_role() {
+    let (app, _provider) = app_with_company_sign_in().await;
+    let whoami = |browser: &Browser| {
+        let cookie = browser.jar.get("anteroom-op").cloned().unwrap_or_default();
+        app.as_operator(app.client.get(app.url("/api/admin/session")), &cookie)
+            .send()
+    };
+
+    let mut crew = Browser::new();
+    let (back, r) = crew.sign_in(&app, "/operator/sign-in", "crew-1").await;
+    assert_eq!(back, app.url("/admin"), "on to the dashboard");
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(
+        !crew.jar.contains_key("anteroom-op-sign-in"),
+        "the state is cleared"
+    );
+    let me: Value = whoami(&crew).await.unwrap().json().await.unwrap();
+    assert_eq!(me["role"], "operator", "{me}");
+    assert_eq!(me["via"], "oidc");
+    assert_eq!(me["events"], "all");
+
+    // An address an admin added as a viewer keeps that role, claims or not.
+    let (_, admin) = app.operator(Role::Admin, Events::All).await;
+    let r = app
+        .as_operator(app.client.post(app.url("/api/admin/operators")), &admin)
+        .json(&json!({"email": "grace@example.org", "name": "Grace", "role": "viewer"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let mut grace = Browser::new();
+    grace.sign_in(&app, "/operator/sign-in", "grace").await;
+    let me: Value = whoami(&grace).await.unwrap().json().await.unwrap();
+    assert_eq!(me["role"], "viewer", "{me}");
+    assert_eq!(me["name"], "Grace");
+
+    // Unknown, and an admin's claim on an address the provider has not verified: nothing.
+    for login in ["stranger", "unverified-boss"] {
+        let mut browser = Browser::new();
+        let (_, r) = browser.sign_in(&app, "/operator/sign-in", login).await;
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{login}");
+        assert!(!browser.jar.contains_key("anteroom-op"), "{login}");
+    }
+    let audit = app.audit("/api/admin/audit?limit=50").await;
+    let refused = audit
+        .iter()
+        .filter(|e| e["action"] == "refused_sign_in")
+        .count();
+    assert_eq!(refused, 2, "{audit:?}");
+    assert!(
+        audit
+            .iter()
+            .any(|e| e["action"] == "add_operator" && e["after"]["email"] == "crew-1@example.org"),
+        "the company's sign-in added crew-1: {audit:?}"
+    );
 }

@@ -1,0 +1,290 @@
+//! The company's sign-in for operators (OpenID Connect): `GET /operator/sign-in` sends the
+//! browser to the provider (`ANTEROOM_OPERATOR_OIDC_ISSUER`; authorization code with PKCE and
+//! a nonce, through `accounts::oidc::Provider`, the buyers' relying party), `GET
+//! /operator/callback` signs the person in and goes on to `/admin`.
+//!
+//! Who gets in: the person whose (verified) address an admin added as an operator, with that
+//! account's role and events; else a person whose role claim
+//! (`ANTEROOM_OPERATOR_ROLE_CLAIM`) carries a value `ANTEROOM_OPERATOR_ROLES` maps to a role,
+//! who is added as an operator of every event with the highest such role; else nobody (403,
+//! and the refusal is audited). Invariants: an address the provider says is unverified
+//! (`email_verified: false`) is never matched; the state, nonce and PKCE verifier travel in a
+//! signed cookie of the operators' own; starts are rate-limited per address.
+
+use app::wire::{Events, NewOperator, OperatorAction, Role};
+use axum::{
+    extract::{RawQuery, State},
+    http::{HeaderMap, StatusCode, header},
+    response::{IntoResponse, Response},
+};
+
+use super::{people, routes::signed_in, sessions::Person};
+use crate::{
+    accounts::{
+        oidc::Provider,
+        routes::{Pending, page, see_other, sign},
+    },
+    admin::audit::{self, Entry},
+    client::Client,
+    config::Config,
+    error::{Error, Result},
+    redis::ratelimit,
+    state::AppState,
+    tokens::{
+        cookies::{self, Cookie, OPERATOR_SIGN_IN_COOKIE},
+        session::Account,
+    },
+};
+
+/// What the signed cookie is for (no other sign-in's cookie passes as one).
+const PURPOSE: &str = "anteroom-operator-sign-in";
+
+/// The company's provider and the claim values that give a role.
+pub struct CompanySignIn {
+    provider: Provider,
+    role_claim: String,
+    roles: Vec<(String, Role)>,
+}
+
+impl CompanySignIn {
+    /// `None` when no provider is configured; an error for a role mapping that does not read.
+    pub fn from_config(config: &Config) -> std::result::Result<Option<Self>, String> {
+        let Some(issuer) = &config.operator_oidc_issuer else {
+            return Ok(None);
+        };
+        let mut roles = Vec::new();
+        for pair in config.operator_roles.iter().filter(|p| !p.is_empty()) {
+            let (value, role) = pair.split_once('=').ok_or_else(|| {
+                format!("ANTEROOM_OPERATOR_ROLES takes value=role pairs, not {pair}")
+            })?;
+            let role = Role::parse(role.trim()).ok_or_else(|| {
+                format!("ANTEROOM_OPERATOR_ROLES: a role is viewer, operator or admin, not {role}")
+            })?;
+            roles.push((value.trim().to_owned(), role));
+        }
+        let claim_names = vec![
+            config.operator_role_claim.clone(),
+            "email".to_owned(),
+            "email_verified".to_owned(),
+            "name".to_owned(),
+        ];
+        Ok(Some(CompanySignIn {
+            provider: Provider::new(
+                issuer.clone(),
+                config.operator_oidc_client_id.clone(),
+                config
+                    .operator_oidc_client_secret
+                    .as_ref()
+                    .map(|s| s.expose().to_owned()),
+                &config.operator_oidc_scopes,
+                claim_names,
+            ),
+            role_claim: config.operator_role_claim.clone(),
+            roles,
+        }))
+    }
+
+    /// The highest role `account`'s claim values map to.
+    fn role_of(&self, account: &Account) -> Option<Role> {
+        account
+            .claims
+            .0
+            .iter()
+            .filter_map(|kept| kept.strip_prefix(&format!("{}=", self.role_claim)))
+            .filter_map(|value| self.roles.iter().find(|(v, _)| v == value).map(|(_, r)| *r))
+            .max()
+    }
+}
+
+/// The value of the kept claim `name` of `account`.
+fn claim<'a>(account: &'a Account, name: &str) -> Option<&'a str> {
+    account
+        .claims
+        .0
+        .iter()
+        .find_map(|kept| kept.strip_prefix(name)?.strip_prefix('='))
+}
+
+fn company(state: &AppState) -> Option<&CompanySignIn> {
+    state.staff.company.as_ref()
+}
+
+fn callback_url(state: &AppState, headers: &HeaderMap) -> String {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    format!("{}/operator/callback", state.config.public_base(host))
+}
+
+/// `GET /operator/sign-in`.
+pub async fn start(State(state): State<AppState>, client: Client, headers: HeaderMap) -> Response {
+    let Some(company) = company(&state) else {
+        return page(
+            StatusCode::NOT_FOUND,
+            "The company's sign-in is not set up here",
+            "This Anteroom has no operators' sign-in provider configured: sign in with a passkey.",
+            "/admin",
+            None,
+        );
+    };
+    if let Err(e) = ratelimit::check(
+        &state,
+        "operator-sign-in",
+        &client.address(),
+        state.config.admin_sign_ins_per_minute,
+        std::time::Duration::from_secs(60),
+    )
+    .await
+    {
+        return e.into_response();
+    }
+    let redirect = callback_url(&state, &headers);
+    let started = match company.provider.start(&redirect).await {
+        Ok(started) => started,
+        Err(e) => return e.into_response(),
+    };
+    let url = started.url.clone();
+    let pending = Pending::new(started, redirect, "/admin".into());
+    let signed = sign(&state.sessions, PURPOSE, &pending);
+    let mut response = see_other(&url);
+    Cookie::OperatorSignIn { state: &signed }.set(&state.config, response.headers_mut());
+    response
+}
+
+/// `GET /operator/callback?code=..&state=..`.
+pub async fn callback(
+    State(state): State<AppState>,
+    client: Client,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Response {
+    let pending = Pending::matching(
+        &state.sessions,
+        PURPOSE,
+        cookies::read(&state.config, &headers, OPERATOR_SIGN_IN_COOKIE),
+        &raw,
+    );
+    let mut response = match pending {
+        None => page(
+            StatusCode::BAD_REQUEST,
+            "This sign-in was not started here",
+            "The sign-in could not be matched to one this browser started (or it took longer \
+             than 10 minutes). Start it again.",
+            "/admin",
+            None,
+        ),
+        Some(pending) => match finish(&state, client, &headers, &pending, &raw).await {
+            Ok(response) => response,
+            Err(Error::Forbidden(why)) => page(
+                StatusCode::FORBIDDEN,
+                "You are not an operator here",
+                &why,
+                "/admin",
+                None,
+            ),
+            Err(e) => e.into_response(),
+        },
+    };
+    Cookie::OperatorSignedIn.set(&state.config, response.headers_mut());
+    response
+}
+
+async fn finish(
+    state: &AppState,
+    client: Client,
+    headers: &HeaderMap,
+    pending: &Pending,
+    raw: &Option<String>,
+) -> Result<Response> {
+    let company = company(state).ok_or_else(|| Error::NotFound("no provider".into()))?;
+    let code = form_urlencoded::parse(raw.as_deref().unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "code")
+        .map(|(_, v)| v.into_owned())
+        .ok_or_else(|| Error::Unauthorized("the provider did not sign you in".into()))?;
+    let account = company
+        .provider
+        .finish(&code, &pending.redirect, &pending.nonce, &pending.verifier)
+        .await?;
+    let person = match person_of(state, company, &account).await? {
+        Some(person) => person,
+        None => {
+            let label = format!(
+                "{} at the company's sign-in from {client}",
+                claim(&account, "email").unwrap_or(account.subject.as_str())
+            );
+            let mut db = state.db.acquire().await?;
+            let entry = Entry {
+                action: OperatorAction::RefusedSignIn,
+                event_id: None,
+                actor: &label,
+                actor_id: None,
+                change: serde_json::json!({
+                    "via": "oidc",
+                    "why": "no operator account or role",
+                    "claims": account.claims.0,
+                }),
+                before: None,
+                after: None,
+            };
+            audit::record(&mut db, entry).await?;
+            return Err(Error::Forbidden(
+                "Your company account has no operator role here. Ask an admin to add you.".into(),
+            ));
+        }
+    };
+    let mut response = signed_in(state, client, headers, person, "oidc").await?;
+    *response.status_mut() = StatusCode::SEE_OTHER;
+    response.headers_mut().insert(
+        header::LOCATION,
+        header::HeaderValue::from_str(&pending.back)
+            .map_err(|_| Error::Internal("an unwritable return address".into()))?,
+    );
+    Ok(response)
+}
+
+/// The operator `account` signs in as: the account an admin added for its verified address,
+/// else one made now for a role its claims map to, else none.
+async fn person_of(
+    state: &AppState,
+    company: &CompanySignIn,
+    account: &Account,
+) -> Result<Option<Person>> {
+    let verified = claim(account, "email_verified") != Some("false");
+    let email = claim(account, "email")
+        .filter(|_| verified)
+        .and_then(|e| app::wire::checked_email(e).ok());
+    let Some(email) = email else {
+        return Ok(None);
+    };
+    let mut tx = state.db.begin().await?;
+    if let Some(person) = people::by_email(&mut tx, &email).await? {
+        return Ok(Some(person));
+    }
+    let Some(role) = company.role_of(account) else {
+        return Ok(None);
+    };
+    let mut new = NewOperator {
+        name: claim(account, "name").unwrap_or(&email).to_owned(),
+        email,
+        role,
+        events: Events::All,
+    };
+    new.validate()?;
+    let added = people::add(&mut tx, &new).await?;
+    let label = format!(
+        "the company's sign-in ({} = {})",
+        company.role_claim,
+        role.as_str()
+    );
+    let entry = Entry {
+        action: OperatorAction::AddOperator,
+        event_id: None,
+        actor: &label,
+        actor_id: None,
+        change: audit::json(&new),
+        before: None,
+        after: Some(audit::json(&added)),
+    };
+    audit::record(&mut tx, entry).await?;
+    let person = people::by_id(&mut tx, &added.id).await?;
+    tx.commit().await?;
+    Ok(person)
+}
