@@ -66,9 +66,9 @@ pub enum Command {
     Serve,
     /// Apply the database migrations and exit.
     Migrate,
-    /// Write the secrets every instance must share into the data folder, once (admin token,
-    /// session secret, an admission key), unless the environment sets them; outside `--dev`
-    /// `serve` never generates them.
+    /// Write the secrets every instance must share into the data folder, once (the session
+    /// secret, an admission key), unless the environment sets them; outside `--dev` `serve`
+    /// never generates them.
     Secrets,
     /// Migrate, then create the demo event if it does not exist yet.
     Demo,

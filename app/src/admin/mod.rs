@@ -7,13 +7,15 @@
 //! fetches, so a buyer never downloads the dashboard. The server renders it as any page.
 //!
 //! Here the routes, the sign-in and the list of events; the event's live panel (`panel`) with
-//! its charts (`chart`) and the nights kept (`nights`), and the forms that change a room or make
-//! an event (`controls`), each in a file of its own.
+//! its charts (`chart`) and the nights kept (`nights`), the forms that change a room or make
+//! an event (`controls`), and the team (`team`: operators, sessions, keys, the audit), each in a
+//! file of its own.
 
 mod chart;
 mod controls;
 mod nights;
 mod panel;
+mod team;
 
 use leptos::prelude::*;
 use leptos_router::{LazyRoute, hooks::use_params_map, lazy_route};
@@ -147,6 +149,18 @@ fn go_to(path: &str) {
     let _ = path;
 }
 
+/// The team's section, for admins (the API refuses the others anyway).
+#[component]
+fn AdminsOnly() -> impl IntoView {
+    let me = LocalResource::new(|| async { Api::current().whoami().await.ok() });
+    move || {
+        me.get()
+            .flatten()
+            .filter(|w| w.role == crate::wire::Role::Admin && w.via != "key")
+            .map(|_| view! { <team::Team/> })
+    }
+}
+
 /// Who is signed in, and a way out.
 #[component]
 fn SignedInAs() -> impl IntoView {
@@ -176,7 +190,7 @@ fn AdminPage() -> impl IntoView {
         {move || match signed_in.get() {
             None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
             Some(false) => view! { <SignIn signed_in error/> }.into_any(),
-            Some(true) => view! { <SignedInAs/><EventList/><CreateEvent/> }.into_any(),
+            Some(true) => view! { <SignedInAs/><EventList/><CreateEvent/><AdminsOnly/> }.into_any(),
         }}
     }
 }

@@ -4,7 +4,8 @@
 
 use super::{Api, call};
 use crate::wire::{
-    AuditEntry, BeaconUpdate, Draw, ErrorBody, Event, NewEvent, Night, NightPoint, PasskeyStarted,
+    ApiKey, ApiKeyCreated, AuditEntry, BeaconUpdate, Draw, Enrolment, ErrorBody, Event, NewApiKey,
+    NewEvent, NewOperator, Night, NightPoint, OperatorAccount, OperatorSession, PasskeyStarted,
     Payments, Room, RoomUpdate, SignInMethods, Stats, Whoami,
 };
 
@@ -174,4 +175,84 @@ impl Api {
     pub async fn create_event(&self, event: &NewEvent) -> Result<Event, ErrorBody> {
         call("POST", "/api/admin/events", Some(event), &[]).await
     }
+
+    /// Every operator (admins only).
+    pub async fn operators(&self) -> Result<Vec<OperatorAccount>, ErrorBody> {
+        call::<(), _>("GET", "/api/admin/operators", None, &[]).await
+    }
+
+    /// Adds an operator.
+    pub async fn add_operator(&self, new: &NewOperator) -> Result<OperatorAccount, ErrorBody> {
+        call("POST", "/api/admin/operators", Some(new), &[]).await
+    }
+
+    /// A new one-time enrolment link for operator `id`.
+    pub async fn enrolment(&self, id: &str) -> Result<Enrolment, ErrorBody> {
+        call(
+            "POST",
+            &format!("/api/admin/operators/{id}/enrolment"),
+            Some(&serde_json::json!({})),
+            &[],
+        )
+        .await
+    }
+
+    /// Every session signed in now.
+    pub async fn operator_sessions(&self) -> Result<Vec<OperatorSession>, ErrorBody> {
+        call::<(), _>("GET", "/api/admin/sessions", None, &[]).await
+    }
+
+    /// Ends session `id`.
+    pub async fn end_session(&self, id: &str) -> Result<(), ErrorBody> {
+        call::<(), serde_json::Value>("DELETE", &format!("/api/admin/sessions/{id}"), None, &[])
+            .await
+            .map(|_| ())
+    }
+
+    /// Every API key (never a secret).
+    pub async fn api_keys(&self) -> Result<Vec<ApiKey>, ErrorBody> {
+        call::<(), _>("GET", "/api/admin/keys", None, &[]).await
+    }
+
+    /// A new API key: its secret is in this answer only.
+    pub async fn add_api_key(&self, new: &NewApiKey) -> Result<ApiKeyCreated, ErrorBody> {
+        call("POST", "/api/admin/keys", Some(new), &[]).await
+    }
+
+    /// Revokes key `id`.
+    pub async fn revoke_api_key(&self, id: &str) -> Result<(), ErrorBody> {
+        call::<(), serde_json::Value>("DELETE", &format!("/api/admin/keys/{id}"), None, &[])
+            .await
+            .map(|_| ())
+    }
+
+    /// The audit, newest first: of one person or key (`actor_id`), of one event, or all.
+    pub async fn audit_of(
+        &self,
+        actor_id: Option<&str>,
+        event_id: Option<&str>,
+    ) -> Result<Vec<AuditEntry>, ErrorBody> {
+        let mut query = vec!["limit=200".to_owned()];
+        for (name, value) in [("actor_id", actor_id), ("event_id", event_id)] {
+            if let Some(value) = value.filter(|v| !v.is_empty()) {
+                let value = plain_id(value);
+                query.push(format!("{name}={value}"));
+            }
+        }
+        call::<(), _>(
+            "GET",
+            &format!("/api/admin/audit?{}", query.join("&")),
+            None,
+            &[],
+        )
+        .await
+    }
+}
+
+/// An id for a query string: ids are letters, digits, `-` and `_`; anything else is dropped.
+fn plain_id(value: &str) -> String {
+    value
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect()
 }
