@@ -32,10 +32,10 @@ pub enum OperatorsCommand {
         #[arg(long)]
         name: Option<String>,
         /// viewer, operator or admin.
-        #[arg(long, value_parser = crate::operators::cli::parse_role)]
+        #[arg(long, value_parser = parse_role)]
         role: app::wire::Role,
         /// `all`, or event ids separated by commas.
-        #[arg(long, default_value = "all", value_parser = crate::operators::cli::parse_events)]
+        #[arg(long, default_value = "all", value_parser = parse_events)]
         events: app::wire::Events,
     },
 }
@@ -49,13 +49,13 @@ pub enum KeysCommand {
         name: String,
         /// Its scopes (repeat, or separate by commas): stats:read, rooms:write,
         /// events:write, payments:read, audit:read, admissions:done.
-        #[arg(long = "scope", required = true, value_delimiter = ',', value_parser = crate::operators::cli::parse_scope)]
+        #[arg(long = "scope", required = true, value_delimiter = ',', value_parser = parse_scope)]
         scopes: Vec<app::wire::Scope>,
         /// `all`, or event ids separated by commas.
-        #[arg(long, default_value = "all", value_parser = crate::operators::cli::parse_events)]
+        #[arg(long, default_value = "all", value_parser = parse_events)]
         events: app::wire::Events,
         /// How long it lasts: `30d` (1 to 365 days; default 90).
-        #[arg(long, value_parser = crate::operators::cli::parse_days)]
+        #[arg(long, value_parser = parse_days)]
         expires_in: Option<u32>,
     },
 }
@@ -858,6 +858,39 @@ impl fmt::Display for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("[redacted]")
     }
+}
+
+// The operator commands' arguments (`anteroom operators|keys add`).
+
+/// Reads `all` or a comma-separated list of event ids.
+fn parse_events(text: &str) -> std::result::Result<app::wire::Events, String> {
+    if text == "all" {
+        return Ok(app::wire::Events::All);
+    }
+    let events = app::wire::Events::Only(text.split(',').map(|s| s.trim().to_owned()).collect());
+    events.validate().map_err(|e| e.message)?;
+    Ok(events)
+}
+
+/// Reads a role's word.
+fn parse_role(text: &str) -> std::result::Result<app::wire::Role, String> {
+    app::wire::Role::parse(text)
+        .ok_or_else(|| format!("a role is viewer, operator or admin, not {text}"))
+}
+
+/// Reads a scope's word.
+fn parse_scope(text: &str) -> std::result::Result<app::wire::Scope, String> {
+    app::wire::Scope::parse(text).ok_or_else(|| {
+        let all: Vec<&str> = app::wire::Scope::ALL.iter().map(|s| s.as_str()).collect();
+        format!("a scope is one of {}, not {text}", all.join(", "))
+    })
+}
+
+/// Reads `30d` (or a bare number of days).
+fn parse_days(text: &str) -> std::result::Result<u32, String> {
+    text.trim_end_matches('d')
+        .parse()
+        .map_err(|_| format!("an expiry is a number of days like 30d, not {text}"))
 }
 
 #[cfg(test)]

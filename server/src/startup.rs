@@ -98,12 +98,7 @@ impl Application {
         }
         let leptos = leptos_options(&config.leptos_config)?;
         // The secrets first: a start refused for one of them touches nothing.
-        let (session_secret, _) = secret_or_file(
-            &config,
-            config.session_secret.as_ref(),
-            SESSION_SECRET_FILE,
-            "ANTEROOM_SESSION_SECRET",
-        )?;
+        let session_secret = session_secret(&config)?;
         tokens::session::check_session_secret(session_secret.expose())?;
         let staff = Staff::from_config(&config)?;
         let sessions = Sessions::new(
@@ -486,16 +481,22 @@ fn check_break_glass_token(token: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// What the operator commands of the command line (`anteroom operators|keys ...`) work with:
-/// the migrated database and the signer of operators' secrets (from the same session secret
-/// the serving instances use).
-pub async fn cli_context(config: &Config) -> Result<(PgPool, Sessions), BoxError> {
-    let (session_secret, _) = secret_or_file(
+/// The session secret: configured, or kept in the data folder (generated there with `--dev`).
+fn session_secret(config: &Config) -> Result<Secret, BoxError> {
+    Ok(secret_or_file(
         config,
         config.session_secret.as_ref(),
         SESSION_SECRET_FILE,
         "ANTEROOM_SESSION_SECRET",
-    )?;
+    )?
+    .0)
+}
+
+/// What the operator commands of the command line (`anteroom operators|keys ...`) work with:
+/// the migrated database and the signer of operators' secrets (from the same session secret
+/// the serving instances use).
+pub async fn cli_context(config: &Config) -> Result<(PgPool, Sessions), BoxError> {
+    let session_secret = session_secret(config)?;
     let sessions = Sessions::new(
         session_secret.expose().as_bytes(),
         Duration::from_secs(u64::from(config.session_ttl_hours) * 3600),
@@ -566,12 +567,7 @@ pub async fn migrate(config: &Config) -> Result<(), BoxError> {
 /// opening a few minutes from now): the events created now.
 pub async fn demo(config: &Config) -> Result<Vec<Event>, BoxError> {
     // The demo's opening commits to a draw whose secret the serving instances must make again.
-    let (session_secret, _) = secret_or_file(
-        config,
-        config.session_secret.as_ref(),
-        SESSION_SECRET_FILE,
-        "ANTEROOM_SESSION_SECRET",
-    )?;
+    let session_secret = session_secret(config)?;
     let key = opening::SecretKey::derive(session_secret.expose().as_bytes());
     let db = connect_db(config).await?;
     MIGRATOR.run(&db).await?;

@@ -48,11 +48,19 @@ pub struct Entry<'a> {
 impl<'a> Entry<'a> {
     /// An entry of `actor` doing `action` (on `event_id`), to fill in with what changed.
     pub fn by(actor: &'a Actor, action: OperatorAction, event_id: Option<&'a str>) -> Self {
+        let mut entry = Entry::labelled(&actor.label, actor.id(), action);
+        entry.event_id = event_id;
+        entry
+    }
+
+    /// An entry of someone who is no signed-in actor (the command line, the company's
+    /// sign-in, a refused sign-in), named by `label`.
+    pub fn labelled(label: &'a str, actor_id: Option<&'a str>, action: OperatorAction) -> Self {
         Entry {
             action,
-            event_id,
-            actor: &actor.label,
-            actor_id: actor.id(),
+            event_id: None,
+            actor: label,
+            actor_id,
             change: Value::Null,
             before: None,
             after: None,

@@ -2,7 +2,8 @@
 //! `operator`, `admin`) and the events they may touch, who sign in with a passkey or the
 //! company's OpenID provider into a session kept on the server; and scoped API keys for
 //! automation. One home per concern: `people` (the accounts, enrolment links), `sessions`,
-//! `keys`, `passkeys`, `oidc` (the company's sign-in), `secret` (the tagged random secrets behind cookies, links and keys), `roles` (the
+//! `keys`, `passkeys`, `oidc` (the company's sign-in), `signin` (the end of every sign-in),
+//! `secret` (the tagged random secrets behind cookies, links and keys), `roles` (the
 //! permission each admin route needs, and who has it), `actor` (who asks), `guard` (the check
 //! before every admin route), `routes` (the endpoints), `state`, and `cli` (bootstrap from a
 //! shell).
@@ -23,6 +24,7 @@ pub mod roles;
 pub mod routes;
 pub mod secret;
 pub mod sessions;
+pub mod signin;
 pub mod state;
 
 pub use actor::Actor;

@@ -11,22 +11,18 @@
 //! (`email_verified: false`) is never matched; the state, nonce and PKCE verifier travel in a
 //! signed cookie of the operators' own; starts are rate-limited per address.
 
-use app::wire::{Events, NewOperator, OperatorAction, Role};
+use app::wire::{Events, NewOperator, OperatorAction};
 use axum::{
     extract::{RawQuery, State},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
 };
 
-use super::{people, routes::signed_in, sessions::Person};
+use super::{people, sessions::Person, signin::signed_in, state::CompanySignIn};
 use crate::{
-    accounts::{
-        oidc::Provider,
-        routes::{Pending, page, see_other, sign},
-    },
+    accounts::routes::{Pending, page, see_other, sign},
     admin::audit::{self, Entry},
     client::Client,
-    config::Config,
     error::{Error, Result},
     redis::ratelimit,
     state::AppState,
@@ -38,63 +34,6 @@ use crate::{
 
 /// What the signed cookie is for (no other sign-in's cookie passes as one).
 const PURPOSE: &str = "anteroom-operator-sign-in";
-
-/// The company's provider and the claim values that give a role.
-pub struct CompanySignIn {
-    provider: Provider,
-    role_claim: String,
-    roles: Vec<(String, Role)>,
-}
-
-impl CompanySignIn {
-    /// `None` when no provider is configured; an error for a role mapping that does not read.
-    pub fn from_config(config: &Config) -> std::result::Result<Option<Self>, String> {
-        let Some(issuer) = &config.operator_oidc_issuer else {
-            return Ok(None);
-        };
-        let mut roles = Vec::new();
-        for pair in config.operator_roles.iter().filter(|p| !p.is_empty()) {
-            let (value, role) = pair.split_once('=').ok_or_else(|| {
-                format!("ANTEROOM_OPERATOR_ROLES takes value=role pairs, not {pair}")
-            })?;
-            let role = Role::parse(role.trim()).ok_or_else(|| {
-                format!("ANTEROOM_OPERATOR_ROLES: a role is viewer, operator or admin, not {role}")
-            })?;
-            roles.push((value.trim().to_owned(), role));
-        }
-        let claim_names = vec![
-            config.operator_role_claim.clone(),
-            "email".to_owned(),
-            "email_verified".to_owned(),
-            "name".to_owned(),
-        ];
-        Ok(Some(CompanySignIn {
-            provider: Provider::new(
-                issuer.clone(),
-                config.operator_oidc_client_id.clone(),
-                config
-                    .operator_oidc_client_secret
-                    .as_ref()
-                    .map(|s| s.expose().to_owned()),
-                &config.operator_oidc_scopes,
-                claim_names,
-            ),
-            role_claim: config.operator_role_claim.clone(),
-            roles,
-        }))
-    }
-
-    /// The highest role `account`'s claim values map to.
-    fn role_of(&self, account: &Account) -> Option<Role> {
-        account
-            .claims
-            .0
-            .iter()
-            .filter_map(|kept| kept.strip_prefix(&format!("{}=", self.role_claim)))
-            .filter_map(|value| self.roles.iter().find(|(v, _)| v == value).map(|(_, r)| *r))
-            .max()
-    }
-}
 
 /// The value of the kept claim `name` of `account`.
 fn claim<'a>(account: &'a Account, name: &str) -> Option<&'a str> {
@@ -211,19 +150,12 @@ async fn finish(
                 claim(&account, "email").unwrap_or(account.subject.as_str())
             );
             let mut db = state.db.acquire().await?;
-            let entry = Entry {
-                action: OperatorAction::RefusedSignIn,
-                event_id: None,
-                actor: &label,
-                actor_id: None,
-                change: serde_json::json!({
-                    "via": "oidc",
-                    "why": "no operator account or role",
-                    "claims": account.claims.0,
-                }),
-                before: None,
-                after: None,
-            };
+            let mut entry = Entry::labelled(&label, None, OperatorAction::RefusedSignIn);
+            entry.change = serde_json::json!({
+                "via": "oidc",
+                "why": "no operator account or role",
+                "claims": account.claims.0,
+            });
             audit::record(&mut db, entry).await?;
             return Err(Error::Forbidden(
                 "Your company account has no operator role here. Ask an admin to add you.".into(),
@@ -274,15 +206,9 @@ async fn person_of(
         company.role_claim,
         role.as_str()
     );
-    let entry = Entry {
-        action: OperatorAction::AddOperator,
-        event_id: None,
-        actor: &label,
-        actor_id: None,
-        change: audit::json(&new),
-        before: None,
-        after: Some(audit::json(&added)),
-    };
+    let mut entry = Entry::labelled(&label, None, OperatorAction::AddOperator);
+    entry.change = audit::json(&new);
+    entry.after = Some(audit::json(&added));
     audit::record(&mut tx, entry).await?;
     let person = people::by_id(&mut tx, &added.id).await?;
     tx.commit().await?;

@@ -25,14 +25,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use webauthn_rs::prelude::{
     Passkey, PasskeyAuthentication, PasskeyRegistration, PublicKeyCredential,
-    RegisterPublicKeyCredential, Url, Uuid, Webauthn, WebauthnBuilder,
+    RegisterPublicKeyCredential, Uuid,
 };
 
-use super::{people, routes::signed_in, sessions::Person};
+use super::{people, sessions::Person, signin::signed_in, state::Passkeys};
 use crate::{
     admin::audit::{self, Entry},
     client::Client,
-    config::Config,
     error::{Error, Result},
     extract::ApiJson,
     ids::random_id,
@@ -42,39 +41,6 @@ use crate::{
 
 /// How long a ceremony may take.
 const CEREMONY_SECS: u64 = 300;
-
-/// The relying party, if this deployment can have one.
-pub struct Passkeys {
-    webauthn: Webauthn,
-}
-
-impl Passkeys {
-    /// The relying party of `config`'s public URL (or `localhost` in `--dev`); `None`, with a
-    /// warning, when that is not a domain (browsers refuse passkeys for an IP address).
-    pub fn from_config(config: &Config) -> Option<Self> {
-        let (origin, any_port) = match &config.public_url {
-            Some(url) => (url.clone(), false),
-            None if config.dev => ("http://localhost:3000".to_owned(), true),
-            None => {
-                tracing::warn!("no ANTEROOM_PUBLIC_URL: operators' passkeys are off");
-                return None;
-            }
-        };
-        let built = Url::parse(&origin).ok().and_then(|url| {
-            let rp_id = url.domain()?.to_owned();
-            WebauthnBuilder::new(&rp_id, &url)
-                .ok()?
-                .rp_name("Anteroom")
-                .allow_any_port(any_port)
-                .build()
-                .ok()
-        });
-        if built.is_none() {
-            tracing::warn!(%origin, "operators' passkeys need a public URL on a domain name: off");
-        }
-        built.map(|webauthn| Passkeys { webauthn })
-    }
-}
 
 #[derive(Serialize, Deserialize)]
 enum Ceremony {
@@ -396,14 +362,7 @@ async fn refused(state: &AppState, client: Client, person: &Person, why: &str) -
     tracing::warn!(%client, operator = %person.id, why, "refused an operator's passkey");
     let mut db = state.db.acquire().await?;
     let label = format!("{} <{}> from {client}", person.name, person.email);
-    let entry = Entry {
-        action: OperatorAction::RefusedSignIn,
-        event_id: None,
-        actor: &label,
-        actor_id: Some(&person.id),
-        change: serde_json::json!({"via": "passkey", "why": why}),
-        before: None,
-        after: None,
-    };
+    let mut entry = Entry::labelled(&label, Some(&person.id), OperatorAction::RefusedSignIn);
+    entry.change = serde_json::json!({"via": "passkey", "why": why});
     audit::record(&mut db, entry).await
 }
