@@ -161,6 +161,37 @@ fn AdminsOnly() -> impl IntoView {
     }
 }
 
+/// A dangerous change was refused for want of a recent sign-in: sign in again with the
+/// passkey (the same session is stepped up), then repeat the change.
+#[component]
+fn StepUp(done: RwSignal<bool>, message: RwSignal<Option<String>>) -> impl IntoView {
+    let confirm = move |_| {
+        leptos::task::spawn_local(async move {
+            let api = Api::current();
+            let email = api.whoami().await.ok().and_then(|w| w.email);
+            let result = match email {
+                Some(email) => api.passkey_sign_in(&email).await,
+                None => Err(crate::wire::ErrorBody::new(
+                    "unauthorized",
+                    "Sign out and in again to confirm it is you.",
+                )),
+            };
+            match result {
+                Ok(()) => {
+                    done.set(false);
+                    message.set(Some("Confirmed: make the change again.".into()));
+                }
+                Err(e) => message.set(Some(e.message)),
+            }
+        });
+    };
+    view! {
+        <p class="step-up">
+            <button class="button" on:click=confirm>"Confirm it is you (passkey)"</button>
+        </p>
+    }
+}
+
 /// Who is signed in, and a way out.
 #[component]
 fn SignedInAs() -> impl IntoView {

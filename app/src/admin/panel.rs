@@ -29,6 +29,8 @@ pub(super) fn LivePanel(event_id: String) -> impl IntoView {
     let audit = RwSignal::new(Vec::<AuditEntry>::new());
     let draw = RwSignal::new(None::<Draw>);
     let message = RwSignal::new(None::<String>);
+    // A change refused for want of a recent sign-in: the panel offers the passkey again.
+    let step_up = RwSignal::new(false);
     let refresh = move || {
         leptos::task::spawn_local(async move {
             let api = Api::current();
@@ -71,9 +73,14 @@ pub(super) fn LivePanel(event_id: String) -> impl IntoView {
             match Api::current().update_room(&id.get_value(), &update).await {
                 Ok(_) => {
                     message.set(None);
+                    step_up.set(false);
                     refresh();
                 }
-                Err(e) => message.set(Some(e.message)),
+                Err(e) => {
+                    step_up
+                        .set(e.why.as_ref().and_then(|w| w.reason.as_deref()) == Some("step_up"));
+                    message.set(Some(e.message));
+                }
             }
         });
     });
@@ -81,6 +88,7 @@ pub(super) fn LivePanel(event_id: String) -> impl IntoView {
     view! {
         <h1>{move || event.get().map(|e| e.name).unwrap_or_else(|| "Live panel".into())}</h1>
         {move || message.get().map(|m| view! { <p class="notice" role="alert">{m}</p> })}
+        {move || step_up.get().then(|| view! { <super::StepUp done=step_up message/> })}
         <RoomControls event change message/>
         <OpeningControls event_id=id.get_value() draw change refresh message/>
         <section class="card">

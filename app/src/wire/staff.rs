@@ -379,6 +379,9 @@ pub struct Whoami {
     /// The operator's or the key's id (none for the break-glass token).
     pub id: Option<String>,
     pub name: String,
+    /// A person's address (none for a key).
+    #[serde(default)]
+    pub email: Option<String>,
     pub role: Role,
     pub events: Events,
     /// `passkey`, `oidc`, `key` or `break-glass`.

@@ -135,6 +135,7 @@ impl Actor {
             Who::Person { session } => Whoami {
                 id: Some(session.person.id.clone()),
                 name: session.person.name.clone(),
+                email: Some(session.person.email.clone()),
                 role: session.person.role,
                 events: session.person.events.clone(),
                 via: session.via.clone(),
@@ -143,6 +144,7 @@ impl Actor {
             Who::Key(key) => Whoami {
                 id: Some(key.id.clone()),
                 name: key.name.clone(),
+                email: None,
                 role: key_role(&key.scopes),
                 events: key.events.clone(),
                 via: "key".into(),
@@ -151,6 +153,7 @@ impl Actor {
             Who::BreakGlass => Whoami {
                 id: None,
                 name: "break-glass admin token".into(),
+                email: None,
                 role: Role::Admin,
                 events: Events::All,
                 via: "break-glass".into(),
