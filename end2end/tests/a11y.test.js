@@ -139,6 +139,11 @@ test("the operator's panel", async () => {
     await page.waitForSelector('body[data-hydrated="true"]');
     await page.getByRole('button', { name: 'Pause admissions' }).waitFor();
     await stage(page, 'operator-panel');
+    // The admin's page: the events, a new event, and the team (operators, sessions, keys, audit).
+    await page.goto(`${OPERATOR_BASE}/admin`);
+    await page.getByRole('heading', { name: 'Team' }).waitFor();
+    await page.getByText('Ada admin').first().waitFor();
+    await stage(page, 'operator-team');
   } finally {
     await browser.close();
   }

@@ -2,7 +2,8 @@
 // authenticator), sign out (the old cookie is nothing after), sign in again with the passkey.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { OPERATOR_BASE, ARTIFACTS, enrolOperator, openBrowser, waitForServer } from './browser.js';
+import { execFileSync } from 'node:child_process';
+import { OPERATOR_BASE, ARTIFACTS, admin, enrolOperator, openBrowser, waitForServer } from './browser.js';
 
 before(async () => { await waitForServer(); });
 
@@ -38,6 +39,33 @@ test('an operator enrols a passkey from the link, signs out, and signs in with i
     await page.screenshot({ path: `${ARTIFACTS}/operator-passkey.png`, fullPage: true });
     const audit = await page.evaluate(async () => (await fetch('/api/admin/session')).status);
     assert.equal(audit, 200);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('pausing a running room needs a recent sign-in: the panel asks for the passkey again', async () => {
+  const event = await admin('POST', '/api/admin/events', {
+    name: 'Step-up Night', starts_at: '2026-12-31T19:00:00Z',
+    sections: [{ name: 'Floor', rows: 2, seats_per_row: 10, price_cents: 3000 }],
+    room: { admit_rate_per_second: 5 },
+  });
+  const browser = await openBrowser();
+  try {
+    const page = await browser.context.newPage();
+    await enrolOperator(browser.context, page, 'operator');
+    // The sign-in is older than 5 minutes now.
+    execFileSync('psql', [process.env.DATABASE_URL, '-qc',
+      "update operator_session set authenticated_at = now() - interval '10 minutes'"]);
+    await page.goto(`${OPERATOR_BASE}/admin/events/${event.id}`);
+    await page.waitForSelector('body[data-hydrated="true"]');
+    await page.getByRole('button', { name: 'Pause admissions' }).click();
+    await page.getByRole('button', { name: 'Confirm it is you (passkey)' }).click();
+    await page.getByText('Confirmed: make the change again.').waitFor();
+    await page.getByRole('button', { name: 'Pause admissions' }).click();
+    await page.getByRole('button', { name: 'Resume admissions' }).waitFor();
+    const audit = await admin('GET', '/api/admin/audit?limit=5');
+    assert.ok(audit.some((e) => e.action === 'step_up'), JSON.stringify(audit));
   } finally {
     await browser.close();
   }

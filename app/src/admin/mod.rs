@@ -149,7 +149,7 @@ fn go_to(path: &str) {
     let _ = path;
 }
 
-/// The team's section, for admins (the API refuses the others anyway).
+/// A new event and the team's section, for admins (the API refuses the others anyway).
 #[component]
 fn AdminsOnly() -> impl IntoView {
     let me = LocalResource::new(|| async { Api::current().whoami().await.ok() });
@@ -157,7 +157,7 @@ fn AdminsOnly() -> impl IntoView {
         me.get()
             .flatten()
             .filter(|w| w.role == crate::wire::Role::Admin && w.via != "key")
-            .map(|_| view! { <team::Team/> })
+            .map(|_| view! { <CreateEvent/><team::Team/> })
     }
 }
 
@@ -221,7 +221,7 @@ fn AdminPage() -> impl IntoView {
         {move || match signed_in.get() {
             None => view! { <p class="muted">"Checking your sign-in…"</p> }.into_any(),
             Some(false) => view! { <SignIn signed_in error/> }.into_any(),
-            Some(true) => view! { <SignedInAs/><EventList/><CreateEvent/><AdminsOnly/> }.into_any(),
+            Some(true) => view! { <SignedInAs/><EventList/><AdminsOnly/> }.into_any(),
         }}
     }
 }

@@ -306,9 +306,9 @@ fn Audit(operators: RwSignal<Vec<OperatorAccount>>) -> impl IntoView {
         <ul class="audit team-audit">
             <For each=move || entries.get() key=|e| (e.at, e.actor.clone(), format!("{:?}", e.action)) let:e>
                 <li>{format!(
-                    "{} · {:?} · {}{}",
+                    "{} · {} · {}{}",
                     e.at.format("%Y-%m-%d %H:%M:%S"),
-                    e.action,
+                    serde_json::to_string(&e.action).unwrap_or_default().trim_matches('"'),
                     e.actor,
                     e.event_id.map(|id| format!(" · {id}")).unwrap_or_default()
                 )}</li>
