@@ -25,8 +25,13 @@ const PKG = new URL('../../target/site/pkg/', import.meta.url).pathname;
  * "Sign in to join") took it to 253,392, and 252,268 with the room's eligibility rule left
  * unread by the WASM (2026-12-02): the goal is not met again; the ceiling holds what is built
  * until the 2,268 bytes are won back (what a gzip-only browser receives, 240,979, is under it).
+ * Operators as people (issue 33: passkey sign-in, enrolment, the team section) took it to
+ * 256,485 (245,207 as served) without a byte of their code in the main WASM: the growth is its
+ * data segment (+10,816 raw: the operator pages' strings and the JSON names of their types,
+ * which wasm-split leaves in the main module) and its function table (+1,522). The ceiling holds
+ * that until the operator's pages are a WASM of their own.
  */
-const BUYER_CEILING_GZIP = 253_000;
+const BUYER_CEILING_GZIP = 257_000;
 const BUYER_GOAL_GZIP = 250_000;
 
 before(async () => { await waitForServer(); });
@@ -102,7 +107,7 @@ function splitPieces(built) {
 
 test("a buyer downloads only the buyer's pieces, under the ceiling; an operator's page adds its chunk", async () => {
   const buyerFiles = await fetchedBy('/events/demo', '.place, [data-seat-id], .countdown');
-  const operatorFiles = await fetchedBy('/admin', '#admin-token, .admin-events');
+  const operatorFiles = await fetchedBy('/admin', '#operator-email, .admin-events');
 
   const built = readdirSync(PKG).filter((f) => !f.endsWith('.br') && !f.endsWith('.gz'));
   const split = splitPieces(built);
