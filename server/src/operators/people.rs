@@ -1,5 +1,5 @@
 //! Operator accounts (Postgres `operator`): an address, a name, a role and the events they may
-//! touch; and the one-time links that enrol a passkey.
+//! touch; and the one-time links that enrol a passkey. The deployment keeps one admin at least.
 //!
 //! Invariants: one account per address (lower case; 409 otherwise); changing a person's role
 //! or events, or removing them, ends every session they have, in the same transaction; an
@@ -128,8 +128,24 @@ async fn person(db: &mut PgConnection, column: &str, value: &str) -> Result<Opti
     }))
 }
 
+/// Refuses (409) to leave the deployment without an admin: `id`, an admin, is about to stop
+/// being one. Locks the admins' rows, so two admins cannot demote each other at once.
+async fn keep_an_admin(db: &mut PgConnection, id: &str) -> Result<()> {
+    let admins: Vec<String> =
+        sqlx::query_scalar("select id from operator where role = 'admin' for update")
+            .fetch_all(db)
+            .await?;
+    if admins.iter().all(|a| a == id) && !admins.is_empty() {
+        return Err(Error::Conflict(
+            "that is the last admin: make another admin first".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Changes account `id` as `update` asks (validated); the account before and after, or
-/// `None` when there is no such account. A new role or new events end their sessions.
+/// `None` when there is no such account. A new role or new events end their sessions; the last
+/// admin stays an admin (409).
 pub async fn update(
     db: &mut PgConnection,
     id: &str,
@@ -138,6 +154,9 @@ pub async fn update(
     let Some(before) = get(db, id).await? else {
         return Ok(None);
     };
+    if before.role == Role::Admin && update.role.is_some_and(|r| r != Role::Admin) {
+        keep_an_admin(db, id).await?;
+    }
     let events = update.events.as_ref().unwrap_or(&before.events);
     sqlx::query("update operator set name = $2, role = $3, events = $4 where id = $1")
         .bind(id)
@@ -161,10 +180,14 @@ pub async fn update(
 }
 
 /// Removes account `id` (its passkeys, links and sessions go with it); the account as it was.
+/// The last admin stays (409).
 pub async fn remove(db: &mut PgConnection, id: &str) -> Result<Option<OperatorAccount>> {
     let Some(before) = get(db, id).await? else {
         return Ok(None);
     };
+    if before.role == Role::Admin {
+        keep_an_admin(db, id).await?;
+    }
     sessions::end_all_of(db, id).await?;
     sqlx::query("delete from operator where id = $1")
         .bind(id)

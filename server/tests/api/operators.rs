@@ -594,3 +594,32 @@ async fn a_flood_of_anonymous_admin_requests_does_not_keep_an_operator_from_paus
         .unwrap();
     assert!(paused);
 }
+
+/// The last admin can be neither demoted nor removed (nobody could manage operators after).
+#[tokio::test]
+async fn the_last_admin_stays_an_admin() {
+    let app = spawn_app().await;
+    let (admin_id, admin) = app.operator(Role::Admin, Events::All).await;
+    let (other_id, _) = app.operator(Role::Admin, Events::All).await;
+    let at = |id: &str| app.url(&format!("/api/admin/operators/{id}"));
+    // Two admins: one may go.
+    let r = app
+        .as_operator(app.client.delete(at(&other_id)), &admin)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    // Now the last: demoting them is refused, and changes nothing.
+    let r = app
+        .as_operator(app.client.put(at(&admin_id)), &admin)
+        .json(&json!({"role": "viewer"}))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::CONFLICT, "conflict").await;
+    let me: Value = app
+        .as_operator(app.client.get(app.url("/api/admin/session")), &admin)
+        .json_body()
+        .await;
+    assert_eq!(me["role"], "admin");
+}
