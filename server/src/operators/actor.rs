@@ -66,13 +66,7 @@ pub struct Actor {
 impl Actor {
     pub fn new(who: Who, client: Client) -> Self {
         let label = match &who {
-            Who::Person { session } => format!(
-                "{} <{}> ({}, {}) from {client}",
-                session.person.name,
-                session.person.email,
-                session.person.role.as_str(),
-                session.via
-            ),
+            Who::Person { session } => session.person.label(&session.via, client),
             Who::Key(key) => format!("key \"{}\" ({}) from {client}", key.name, key.id),
             Who::BreakGlass => format!("break-glass admin token from {client}"),
         };

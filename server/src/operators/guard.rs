@@ -48,16 +48,23 @@ pub async fn authenticate(state: &AppState, headers: &HeaderMap, client: Client)
             "the admin API takes an operator's session or an API key (Bearer ak_...)".into(),
         ));
     }
-    let cookie = cookies::read(&state.config, headers, OPERATOR_COOKIE)
-        .and_then(|value| secret::check(&state.sessions, Kind::Session, value));
-    if let Some(hash) = cookie
-        && let Some(session) = sessions::find(&state.db, &hash).await?
-    {
+    if let Some(session) = session_of(state, headers).await? {
         return Ok(Actor::new(Who::Person { session }, client));
     }
     Err(Error::Unauthorized(
         "sign in (a passkey or the company's sign-in), or send an API key".into(),
     ))
+}
+
+/// The valid session whose cookie `headers` carry, if any (no query for a cookie whose tag
+/// does not verify).
+pub async fn session_of(state: &AppState, headers: &HeaderMap) -> Result<Option<sessions::Found>> {
+    let Some(hash) = cookies::read(&state.config, headers, OPERATOR_COOKIE)
+        .and_then(|value| secret::check(&state.sessions, Kind::Session, value))
+    else {
+        return Ok(None);
+    };
+    sessions::find(&state.db, &hash).await
 }
 
 /// Middleware on each admin route: authenticates, checks the write's body type and origin,

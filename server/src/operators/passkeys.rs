@@ -24,7 +24,7 @@ use redis::AsyncCommands;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use webauthn_rs::prelude::{
-    Passkey, PasskeyAuthentication, PasskeyRegistration, PublicKeyCredential,
+    CredentialID, Passkey, PasskeyAuthentication, PasskeyRegistration, PublicKeyCredential,
     RegisterPublicKeyCredential, Uuid,
 };
 
@@ -112,6 +112,14 @@ async fn stored(state: &AppState, id: &str) -> Result<Vec<Passkey>> {
         .into_iter()
         .filter_map(|v| serde_json::from_value(v).ok())
         .collect())
+}
+
+/// A credential's id as the table keys it (its base64url, as webauthn-rs writes it).
+fn credential_id(id: &CredentialID) -> String {
+    serde_json::to_value(id)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 /// A stable WebAuthn user handle for operator `id` (not their address).
@@ -214,10 +222,7 @@ pub async fn register_finish(
         .await?
         .filter(|p| p.id == operator_id)
         .ok_or_else(bad_link)?;
-    let credential_id = serde_json::to_value(passkey.cred_id())
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default();
+    let credential_id = credential_id(passkey.cred_id());
     sqlx::query(
         "insert into operator_passkey (credential_id, operator_id, passkey) values ($1, $2, $3)",
     )
@@ -226,18 +231,8 @@ pub async fn register_finish(
     .bind(serde_json::to_value(&passkey).unwrap_or(Value::Null))
     .execute(&mut *tx)
     .await?;
-    let actor = super::Actor::new(
-        super::actor::Who::Person {
-            session: super::sessions::Found {
-                id: String::new(),
-                person: person.clone(),
-                via: "passkey".into(),
-                authenticated_at: chrono::Utc::now(),
-            },
-        },
-        client,
-    );
-    let mut entry = Entry::by(&actor, OperatorAction::Enrol, None);
+    let label = person.label("passkey", client);
+    let mut entry = Entry::labelled(&label, Some(&person.id), OperatorAction::Enrol);
     entry.change = serde_json::json!({"passkey": credential_id});
     audit::record(&mut tx, entry).await?;
     tx.commit().await?;
@@ -334,10 +329,7 @@ pub async fn authenticate_finish(
         .find(|k| k.cred_id() == result.cred_id())
         && key.update_credential(&result) == Some(true)
     {
-        let credential_id = serde_json::to_value(key.cred_id())
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let credential_id = credential_id(key.cred_id());
         sqlx::query(
             "update operator_passkey set passkey = $2, last_used_at = now() \
              where credential_id = $1",
@@ -361,7 +353,7 @@ async fn person_by_id(state: &AppState, id: &str) -> Result<Person> {
 async fn refused(state: &AppState, client: Client, person: &Person, why: &str) -> Result<()> {
     tracing::warn!(%client, operator = %person.id, why, "refused an operator's passkey");
     let mut db = state.db.acquire().await?;
-    let label = format!("{} <{}> from {client}", person.name, person.email);
+    let label = person.label("passkey", client);
     let mut entry = Entry::labelled(&label, Some(&person.id), OperatorAction::RefusedSignIn);
     entry.change = serde_json::json!({"via": "passkey", "why": why});
     audit::record(&mut db, entry).await

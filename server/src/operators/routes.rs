@@ -16,18 +16,14 @@ use axum::{
 };
 use serde_json::json;
 
-use super::{
-    Actor, keys, passkeys, people,
-    secret::{self, Kind},
-    sessions,
-};
+use super::{Actor, keys, passkeys, people, sessions};
 use crate::{
     admin::audit::{self, Entry},
     client::Client,
     error::{Error, Result},
     extract::ApiJson,
     state::AppState,
-    tokens::cookies::{self, Cookie, OPERATOR_COOKIE},
+    tokens::cookies::Cookie,
 };
 
 /// The operator's own routes outside `/api/admin`: passkey ceremonies and signing out (each
@@ -239,11 +235,7 @@ pub async fn sign_out(
     client: Client,
     headers: HeaderMap,
 ) -> Result<Response> {
-    let hash = cookies::read(&state.config, &headers, OPERATOR_COOKIE)
-        .and_then(|value| secret::check(&state.sessions, Kind::Session, value));
-    if let Some(hash) = hash
-        && let Some(session) = sessions::find(&state.db, &hash).await?
-    {
+    if let Some(session) = super::guard::session_of(&state, &headers).await? {
         let actor = Actor::new(super::actor::Who::Person { session }, client);
         let mut tx = state.db.begin().await?;
         sessions::end(&mut tx, actor.session_id().unwrap_or_default()).await?;

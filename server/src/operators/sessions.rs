@@ -33,6 +33,19 @@ pub struct Person {
     pub events: Events,
 }
 
+impl Person {
+    /// The audit's words for them, signed in `via` from `client`:
+    /// `Ada <ada@example.org> (admin, passkey) from 10.0.0.7`.
+    pub fn label(&self, via: &str, client: impl std::fmt::Display) -> String {
+        format!(
+            "{} <{}> ({}, {via}) from {client}",
+            self.name,
+            self.email,
+            self.role.as_str()
+        )
+    }
+}
+
 /// A valid session.
 #[derive(Clone, Debug)]
 pub struct Found {

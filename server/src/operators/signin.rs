@@ -8,17 +8,13 @@ use axum::{
     response::{IntoResponse, Response},
 };
 
-use super::{
-    Actor,
-    secret::{self, Kind},
-    sessions,
-};
+use super::{Actor, sessions};
 use crate::{
     admin::audit::{self, Entry},
     client::Client,
     error::Result,
     state::AppState,
-    tokens::cookies::{self, Cookie, OPERATOR_COOKIE},
+    tokens::cookies::Cookie,
 };
 
 /// Signs `person` in (a new session, its cookie, the audit), or, when this browser is signed
@@ -30,14 +26,9 @@ pub async fn signed_in(
     person: sessions::Person,
     via: &str,
 ) -> Result<Response> {
-    let current = match cookies::read(&state.config, headers, OPERATOR_COOKIE)
-        .and_then(|value| secret::check(&state.sessions, Kind::Session, value))
-    {
-        Some(hash) => sessions::find(&state.db, &hash)
-            .await?
-            .filter(|s| s.person.id == person.id),
-        None => None,
-    };
+    let current = super::guard::session_of(state, headers)
+        .await?
+        .filter(|s| s.person.id == person.id);
     let mut tx = state.db.begin().await?;
     let mut response = StatusCode::NO_CONTENT.into_response();
     let session = match current {
@@ -58,15 +49,10 @@ pub async fn signed_in(
             .await?,
         ),
     };
-    if let Some((cookie, id)) = session {
-        let found = sessions::Found {
-            id,
-            person,
-            via: via.to_owned(),
-            authenticated_at: chrono::Utc::now(),
-        };
-        let actor = Actor::new(super::actor::Who::Person { session: found }, client);
-        audit::record(&mut tx, Entry::by(&actor, OperatorAction::SignIn, None)).await?;
+    if let Some((cookie, _)) = session {
+        let label = person.label(via, client);
+        let entry = Entry::labelled(&label, Some(&person.id), OperatorAction::SignIn);
+        audit::record(&mut tx, entry).await?;
         Cookie::Operator { token: &cookie }.set(&state.config, response.headers_mut());
     }
     tx.commit().await?;

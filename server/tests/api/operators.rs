@@ -167,7 +167,7 @@ async fn the_role_matrix_holds_for_every_route_of_the_router() {
                 let allowed = role >= least && (role == Role::Admin || in_scope || !names_event);
                 let status = ask(&app, &Asker::Person(cookie), &route.method, &path).await;
                 assert_eq!(
-                    status == StatusCode::FORBIDDEN,
+                    refused(status),
                     !allowed,
                     "{} {} as a {role:?} ({}): {status}",
                     route.method,
@@ -188,7 +188,7 @@ async fn the_role_matrix_holds_for_every_route_of_the_router() {
                 && (in_scope || !names_event);
             let status = ask(&app, &Asker::Key(with_scope), &route.method, &path).await;
             assert_eq!(
-                status == StatusCode::FORBIDDEN,
+                refused(status),
                 !allowed,
                 "{} {} with a key of {scopes:?}: {status}",
                 route.method,
@@ -217,6 +217,17 @@ async fn the_role_matrix_holds_for_every_route_of_the_router() {
         expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     }
     assert_eq!(checked, routes.len() * 8);
+}
+
+/// Whether the guard refused: 403 out of role, scope or events. Allowed means the handler ran,
+/// so neither 403 nor 401 (a credential the guard failed to read would be 401).
+fn refused(status: StatusCode) -> bool {
+    assert_ne!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "a valid credential was not read"
+    );
+    status == StatusCode::FORBIDDEN
 }
 
 /// A key needs one scope at least; the matrix's key for a route no key opens has one that
