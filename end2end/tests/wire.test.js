@@ -35,18 +35,25 @@ test('a first visit to the waiting room, as the browser received it', async () =
   try {
     const page = await browser.context.newPage();
     const received = [];
-    page.on('requestfinished', async (request) => {
-      const sizes = await request.sizes();
-      const response = await request.response();
-      received.push({
-        url: request.url().replace(BASE, ''),
-        encoding: response ? await response.headerValue('content-encoding') : null,
-        bytes: sizes.responseBodySize + sizes.responseHeadersSize,
-      });
+    // Each finished request is read in its own promise; they are all awaited before counting, and
+    // one that the page's closing cuts short (a poll in flight) is left out rather than thrown
+    // after the test.
+    const reading = [];
+    page.on('requestfinished', (request) => {
+      reading.push((async () => {
+        const sizes = await request.sizes();
+        const response = await request.response();
+        received.push({
+          url: request.url().replace(BASE, ''),
+          encoding: response ? await response.headerValue('content-encoding') : null,
+          bytes: sizes.responseBodySize + sizes.responseHeadersSize,
+        });
+      })().catch(() => {}));
     });
     await page.goto(`${BASE}/events/demo`);
     await page.waitForSelector('body[data-hydrated="true"]', { timeout: 20_000 });
     await page.locator('.place, [data-seat-id], .countdown').first().waitFor({ timeout: 20_000 });
+    await Promise.all(reading);
     const total = received.reduce((sum, r) => sum + r.bytes, 0);
     writeFileSync(`${ARTIFACTS}/wire.json`, JSON.stringify({ total_bytes: total, received }, null, 2));
     console.log(`first visit to the waiting room: ${total} bytes on the wire in ${received.length} requests`);
