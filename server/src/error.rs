@@ -27,6 +27,12 @@ pub enum Error {
         event_id: String,
         reason: &'static str,
     },
+    /// The reverse proxy's gate (`GET /api/gate/check`): this request carries no admission to
+    /// the event that protects its path: 401 `not_admitted` with the queue URL, and the
+    /// address of the event's room (with the way back) in the `Anteroom-Room` header, where
+    /// the proxy sends the buyer.
+    #[error("this page is behind the waiting room: join its line first")]
+    GateClosed { event_id: String, room_url: String },
     #[error("{0}")]
     Forbidden(String),
     /// A room that takes accounts only, joined without one: 401 with where to sign in.
@@ -91,9 +97,10 @@ impl Error {
     pub fn status_code(&self) -> StatusCode {
         match self {
             Error::BadRequest(_) => StatusCode::BAD_REQUEST,
-            Error::Unauthorized(_) | Error::SignInRequired { .. } | Error::StepUp => {
-                StatusCode::UNAUTHORIZED
-            }
+            Error::Unauthorized(_)
+            | Error::SignInRequired { .. }
+            | Error::StepUp
+            | Error::GateClosed { .. } => StatusCode::UNAUTHORIZED,
             Error::NotAdmitted { .. }
             | Error::NotProven { .. }
             | Error::Forbidden(_)
@@ -122,7 +129,9 @@ impl Error {
     /// of their own beside their status's general one.
     fn code(&self) -> &'static str {
         match self {
-            Error::NotAdmitted { .. } | Error::NotProven { .. } => "not_admitted",
+            Error::NotAdmitted { .. } | Error::NotProven { .. } | Error::GateClosed { .. } => {
+                "not_admitted"
+            }
             Error::NotInQueue | Error::Moved { .. } => "not_in_queue",
             Error::SeatUnavailable(_) => "seat_unavailable",
             Error::NotOpen { .. } => "not_open",
@@ -152,7 +161,9 @@ impl Error {
         };
         let mut body = ErrorBody::new(self.code(), message);
         match self {
-            Error::NotAdmitted { event_id } | Error::NotProven { event_id, .. } => {
+            Error::NotAdmitted { event_id }
+            | Error::NotProven { event_id, .. }
+            | Error::GateClosed { event_id, .. } => {
                 body.queue_url = Some(format!("/api/events/{event_id}/queue"));
             }
             Error::SeatUnavailable(ids) => body.seat_ids = Some(ids.clone().into()),
@@ -225,9 +236,17 @@ impl IntoResponse for Error {
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
+        if let Error::GateClosed { room_url, .. } = &self
+            && let Ok(value) = HeaderValue::from_str(room_url)
+        {
+            response.headers_mut().insert(ROOM_HEADER, value);
+        }
         response
     }
 }
+
+/// The header of a gate's refusal that says where the buyer's room is.
+pub const ROOM_HEADER: &str = "anteroom-room";
 
 /// The API's error code for a status: the one table of API.md's codes. Handlers' errors use it
 /// through [`Error::code`]; answers that did not come from a handler (an unknown route or

@@ -29,6 +29,7 @@ pub mod net;
 pub mod opening;
 pub mod operators;
 pub mod ops;
+pub mod origin;
 pub mod pages;
 pub mod queue;
 pub mod redis;

@@ -247,6 +247,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
             },
             move || shell(options.clone()),
         )
+        .layer(middleware::from_fn_with_state(
+            state.tokens.clone(),
+            crate::origin::handoff::send_on,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), page_session))
         .layer(middleware::from_fn(csp))
 }

@@ -48,7 +48,7 @@ use crate::{
     opening,
     operators::{self, state::Staff},
     ops::{self, shed::Shed},
-    pages,
+    origin, pages,
     queue::{self, state::Line},
     redis::{Keys, Redis, Scripts},
     report, seatmap,
@@ -157,6 +157,7 @@ impl Application {
             bands: Arc::default(),
             rates: Arc::default(),
             health: Arc::default(),
+            revoked: Arc::default(),
         };
         let checkout = Checkout {
             holds: HoldPath { line },
@@ -320,6 +321,7 @@ pub fn router(state: AppState) -> Router {
         .merge(queue::device::router())
         .merge(queue::moving::router())
         .merge(opening::router())
+        .merge(origin::router())
         .merge(report::router())
         .merge(admin::router(&state))
         .merge(operators::routes::router())

@@ -61,9 +61,15 @@ pub(super) fn bind_room(event: &Event) {
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 fn remember(event_id: &str, status: &QueueStatus) {
     if let QueueStatus::Admitted {
-        admission_token, ..
+        admission_token,
+        handoff_url,
+        ..
     } = status
     {
+        // A room in front of the ticketer's site: the buyer goes there now (API.md "The gate").
+        if let Some(url) = handoff_url {
+            let _ = leptos::prelude::window().location().assign(url);
+        }
         BOUND.with_borrow_mut(|bound| {
             if let Some((_, token)) = bound.iter_mut().find(|(id, _)| id == event_id) {
                 *token = Some(admission_token.clone());
@@ -84,7 +90,8 @@ async fn device_proof(
     crate::device::proof(&method, &path, token.as_deref()).await
 }
 
-/// A line's `answer`, its admission token remembered on the way ([`remember`]).
+/// A line's `answer`, its admission token remembered on the way ([`remember`]); an admission
+/// with a hand-over takes the browser to the ticketer's site.
 pub(super) fn remembered(
     event_id: &str,
     answer: Result<QueueStatus, ErrorBody>,

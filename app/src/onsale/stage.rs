@@ -254,6 +254,7 @@ mod tests {
             admission_token: "token".into(),
             expires_at: t("2026-12-01T19:10:00Z"),
             recovered: false,
+            handoff_url: None,
         }
     }
 

@@ -124,6 +124,11 @@ pub(super) async fn follow_the_line(
             _ => return,
         };
         match answer {
+            // Handed over to the ticketer's site: the browser is on its way there.
+            Ok(QueueStatus::Admitted {
+                handoff_url: Some(_),
+                ..
+            }) => return,
             Ok(QueueStatus::Admitted { .. }) => match api.seats(&event_id).await {
                 Ok(map) => {
                     message.set(None);

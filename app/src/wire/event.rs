@@ -5,7 +5,7 @@
 use chrono::{DateTime, FixedOffset, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{ErrorBody, rfc3339, unprocessable};
+use super::{ErrorBody, Gate, rfc3339, unprocessable};
 
 /// The waiting-room settings of one event, as the API shows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +64,12 @@ pub struct Room {
     #[serde(default)]
     #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub eligible: Option<Eligible>,
+    /// In front of the ticketer's own site (API.md "The gate"): `target_url`, `protect` and
+    /// `origin_probe_url`, as fields of the room. The buyer's WASM does not read them (an
+    /// admitted answer carries the hand-over's address).
+    #[cfg_attr(not(target_arch = "wasm32"), serde(flatten))]
+    #[cfg_attr(target_arch = "wasm32", serde(skip))]
+    pub gate: Gate,
 }
 
 /// Who a room takes in its line (room setting `identity`). Read from its name as a string
@@ -191,18 +197,25 @@ pub const DEFAULT_ROOM: Room = Room {
     prequeue_seconds: 900,
     prequeue_opens_at: None,
     auto_rate: false,
-    min_admit_rate_per_second: 1,
-    max_admit_rate_per_second: 1000,
-    target_hold_p99_ms: 50,
+    min_admit_rate_per_second: DEFAULT_MIN_ADMIT_RATE,
+    max_admit_rate_per_second: DEFAULT_MAX_ADMIT_RATE,
+    target_hold_p99_ms: DEFAULT_TARGET_HOLD_P99_MS,
     bind_tokens: false,
     identity: Identity::Anonymous,
     eligible: None,
+    gate: Gate {
+        target_url: None,
+        protect: Vec::new(),
+        origin_probe_url: None,
+    },
 };
 
 /// A room's automatic-rate settings before the operator sets them.
-pub const DEFAULT_MIN_ADMIT_RATE: u32 = DEFAULT_ROOM.min_admit_rate_per_second;
-pub const DEFAULT_MAX_ADMIT_RATE: u32 = DEFAULT_ROOM.max_admit_rate_per_second;
-pub const DEFAULT_TARGET_HOLD_P99_MS: u32 = DEFAULT_ROOM.target_hold_p99_ms;
+/// (`DEFAULT_ROOM` takes them from here: a constant cannot read a field of a room, whose
+/// protected paths need dropping.)
+pub const DEFAULT_MIN_ADMIT_RATE: u32 = 1;
+pub const DEFAULT_MAX_ADMIT_RATE: u32 = 1000;
+pub const DEFAULT_TARGET_HOLD_P99_MS: u32 = 50;
 
 fn default_min_rate() -> u32 {
     DEFAULT_MIN_ADMIT_RATE
@@ -374,6 +387,25 @@ pub struct RoomUpdate {
         skip_serializing_if = "Option::is_none"
     )]
     pub eligible: Option<Option<Eligible>>,
+    /// `Some(None)` (`"target_url": null`) brings buyers back to Anteroom's own seat map. The
+    /// gate settings are set through the API only: the operator's panel (WASM) sends none.
+    #[cfg_attr(target_arch = "wasm32", serde(skip))]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub target_url: Option<Option<String>>,
+    #[cfg_attr(target_arch = "wasm32", serde(skip))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protect: Option<Vec<String>>,
+    #[cfg_attr(target_arch = "wasm32", serde(skip))]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub origin_probe_url: Option<Option<String>>,
 }
 
 /// A field that may be sent as null, told apart from one not sent: `Some(None)` is a null.
@@ -460,6 +492,7 @@ impl NewEvent {
             )));
         }
         self.room.validate()?;
+        self.room.new_room().gate.validate()?;
         self.room
             .validate_bounds(DEFAULT_MIN_ADMIT_RATE, DEFAULT_MAX_ADMIT_RATE)
     }
@@ -501,6 +534,20 @@ impl RoomUpdate {
                 .eligible
                 .clone()
                 .unwrap_or_else(|| room.eligible.clone()),
+            gate: Gate {
+                target_url: self
+                    .target_url
+                    .clone()
+                    .unwrap_or_else(|| room.gate.target_url.clone()),
+                protect: self
+                    .protect
+                    .clone()
+                    .unwrap_or_else(|| room.gate.protect.clone()),
+                origin_probe_url: self
+                    .origin_probe_url
+                    .clone()
+                    .unwrap_or_else(|| room.gate.origin_probe_url.clone()),
+            },
         }
     }
 

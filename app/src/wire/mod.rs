@@ -7,11 +7,13 @@
 //! `queue` (the line's answers, the estimate and its band, sessions, moving a place),
 //! `holds` (seat map, holds, orders), `entry` (what the event page starts from),
 //! `operator` (stats, nights, payments, audit, draw), `staff` (operators, their roles,
-//! sessions and API keys) and `report`. Everything is
+//! sessions and API keys), `gate` (in front of the ticketer's site: the gate settings, the
+//! hand-over) and `report`. Everything is
 //! re-exported here: a type's path is `app::wire::X`, whichever file it is in.
 
 mod entry;
 mod event;
+mod gate;
 mod holds;
 mod ids;
 mod operator;
@@ -21,6 +23,7 @@ mod staff;
 
 pub use entry::*;
 pub use event::*;
+pub use gate::*;
 pub use holds::*;
 pub use ids::*;
 pub use operator::*;

@@ -71,6 +71,10 @@ pub enum QueueStatus {
         /// was marked again from the buyer's admission token.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         recovered: bool,
+        /// In a room in front of the ticketer's site (API.md "The gate"): the target's address
+        /// with a hand-over token (`?anteroom_token=`), where the buyer goes now.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        handoff_url: Option<String>,
     },
 }
 
@@ -104,6 +108,8 @@ struct QueueStatusFields {
     admission_token: Option<String>,
     #[serde(default, deserialize_with = "rfc3339::maybe")]
     expires_at: Option<DateTime<Utc>>,
+    #[serde(default)]
+    handoff_url: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +151,7 @@ impl TryFrom<QueueStatusFields> for QueueStatus {
                 admission_token: needs(f.admission_token, "admission_token")?,
                 expires_at: needs(f.expires_at, "expires_at")?,
                 recovered: f.recovered,
+                handoff_url: f.handoff_url,
             },
         })
     }
@@ -316,6 +323,7 @@ mod tests {
                 admission_token: "tok".into(),
                 expires_at: t,
                 recovered: true,
+                handoff_url: Some("https://shop.example/?anteroom_token=t".into()),
             },
         ] {
             reads_back(&status);

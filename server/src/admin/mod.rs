@@ -109,6 +109,13 @@ pub fn routes() -> Vec<AdminRoute> {
             audit::room_changes,
         ),
         at(M::GET, "/api/admin/audit", P::ReadAudit, audit::recent),
+        // The ticketer's site: a buyer it was handed is done (server to server).
+        at(
+            M::POST,
+            "/api/events/{event_id}/admissions/done",
+            P::ReportDone,
+            crate::origin::done::done,
+        ),
         // The nights kept: keep one now, list them, read one (JSON or CSV).
         at(
             M::POST,

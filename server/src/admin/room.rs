@@ -17,10 +17,14 @@ use crate::{
 };
 
 /// Whether a room change needs a step-up (API.md "Operators"): a room turned off or paused
-/// while it takes buyers, or more seats allowed per buyer.
+/// while it takes buyers, more seats allowed per buyer, or admitted buyers sent to a new site.
 fn dangerous(before: &Room, after: &Room) -> bool {
     let stops = before.enabled && !before.paused && (!after.enabled || after.paused);
-    stops || after.seats_per_buyer > before.seats_per_buyer
+    // Where admitted buyers are sent: another site is the room's most valuable setting to
+    // an attacker.
+    let elsewhere =
+        after.gate.target_url.is_some() && after.gate.target_url != before.gate.target_url;
+    stops || elsewhere || after.seats_per_buyer > before.seats_per_buyer
 }
 
 pub async fn update(

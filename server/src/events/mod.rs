@@ -78,7 +78,11 @@ pub async fn apply_room_update(
         .fetch_one(&mut *tx)
         .await?;
     let update = opening::settle(&before, update, now)?;
-    room::update(&mut *tx, event_id, &update.apply_to(&before)).await?;
+    let room = update.apply_to(&before);
+    room.gate
+        .validate()
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    room::update(&mut *tx, event_id, &room).await?;
     let after = room::get_event(&mut *tx, event_id).await?;
     if let Some(opens_at) = after.room.opens_at {
         opening::secret::commit(&mut *tx, event_id, key).await?;

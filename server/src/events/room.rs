@@ -8,7 +8,7 @@
 //! through the database (`server/tests/api/events.rs`) fails when one of them misses it.
 
 use app::wire::{
-    DEFAULT_CURRENCY, Eligible, Event, Identity, NewEvent, Room, Zone, ZoneOffset,
+    DEFAULT_CURRENCY, Eligible, Event, Gate, Identity, NewEvent, Room, Zone, ZoneOffset,
     prequeue_opens_at,
 };
 use chrono::{DateTime, Utc};
@@ -42,6 +42,9 @@ struct EventRow {
     bind_tokens: bool,
     identity: String,
     eligible: Option<sqlx::types::Json<Eligible>>,
+    target_url: Option<String>,
+    protect: Vec<String>,
+    origin_probe_url: Option<String>,
     time_zone: String,
     currency: String,
 }
@@ -110,6 +113,11 @@ impl From<EventRow> for Event {
                 // The table's check keeps the names to the two there are.
                 identity: Identity::from_name(&r.identity).unwrap_or_default(),
                 eligible: r.eligible.map(|e| e.0),
+                gate: Gate {
+                    target_url: r.target_url,
+                    protect: r.protect,
+                    origin_probe_url: r.origin_probe_url,
+                },
             },
         }
     }
@@ -120,7 +128,7 @@ const DEFAULT_TIME_ZONE: &str = "UTC";
 
 /// Every room setting's column, in the order of `Room`'s fields, as [`bind_settings`] binds
 /// them: the INSERT and the UPDATE name them from here, the SELECT reads them from here.
-const SETTINGS: [&str; 18] = [
+const SETTINGS: [&str; 21] = [
     "room_enabled",
     "room_paused",
     "admit_rate_per_second",
@@ -139,6 +147,9 @@ const SETTINGS: [&str; 18] = [
     "bind_tokens",
     "identity",
     "eligible",
+    "target_url",
+    "protect",
+    "origin_probe_url",
 ];
 
 /// Binds every setting of `room`, in the order of [`SETTINGS`] (a column the table checks as
@@ -167,6 +178,9 @@ fn bind_settings<'q, O>(
         .bind(room.bind_tokens)
         .bind(room.identity.name())
         .bind(room.eligible.clone().map(sqlx::types::Json))
+        .bind(room.gate.target_url.clone())
+        .bind(room.gate.protect.clone())
+        .bind(room.gate.origin_probe_url.clone())
 }
 
 /// `$first, $first+1, ...`, one a setting.

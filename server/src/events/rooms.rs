@@ -250,6 +250,32 @@ impl Rooms {
             .collect()
     }
 
+    /// The event whose room protects `path` on `host` (API.md "The gate": its target's host
+    /// and one of its `protect` prefixes), with its room; where two do, the longest prefix.
+    /// From memory only: the proxy's gate asks before every request of the protected site.
+    pub fn protecting(&self, host: &str, path: &str) -> Option<(String, Room)> {
+        let map = self.map.read().expect("not poisoned");
+        map.iter()
+            .filter_map(|(id, k)| {
+                let gate = &k.event.room.gate;
+                let target = gate.target_url.as_deref()?;
+                if gate.protect.is_empty()
+                    || app::wire::target_host(target).is_none_or(|h| h != host)
+                {
+                    return None;
+                }
+                let longest = gate
+                    .protect
+                    .iter()
+                    .filter(|p| app::wire::Gate::prefix_covers(p, path))
+                    .map(String::len)
+                    .max()?;
+                Some((longest, id))
+            })
+            .max_by_key(|(longest, _)| *longest)
+            .map(|(_, id)| (id.clone(), map[id].event.room.clone()))
+    }
+
     fn matching(&self, wanted: impl Fn(&Room) -> bool) -> Vec<(String, Room)> {
         self.map
             .read()

@@ -23,10 +23,13 @@ pub enum Permission {
     ReadAudit,
     /// Operators, their sessions and the API keys.
     ManageOperators,
+    /// Telling an event's room that a buyer handed over to the ticketer's site is done
+    /// (`POST /api/events/{id}/admissions/done`, server to server).
+    ReportDone,
 }
 
 impl Permission {
-    pub const ALL: [Permission; 7] = [
+    pub const ALL: [Permission; 8] = [
         Permission::SignedIn,
         Permission::ReadEvent,
         Permission::ControlRoom,
@@ -34,13 +37,14 @@ impl Permission {
         Permission::ReadPayments,
         Permission::ReadAudit,
         Permission::ManageOperators,
+        Permission::ReportDone,
     ];
 
     /// The least role that has it.
     pub fn role(self) -> Role {
         match self {
             Permission::SignedIn | Permission::ReadEvent => Role::Viewer,
-            Permission::ControlRoom => Role::Operator,
+            Permission::ControlRoom | Permission::ReportDone => Role::Operator,
             Permission::ManageEvents
             | Permission::ReadPayments
             | Permission::ReadAudit
@@ -58,6 +62,7 @@ impl Permission {
             Permission::ManageEvents => Some(Scope::EventsWrite),
             Permission::ReadPayments => Some(Scope::PaymentsRead),
             Permission::ReadAudit => Some(Scope::AuditRead),
+            Permission::ReportDone => Some(Scope::AdmissionsDone),
         }
     }
 
@@ -84,6 +89,7 @@ impl Permission {
             Permission::ReadPayments => "read payments",
             Permission::ReadAudit => "read audit",
             Permission::ManageOperators => "manage operators",
+            Permission::ReportDone => "report done",
         }
     }
 }

@@ -7,6 +7,7 @@ use std::{ops::Deref, sync::Arc};
 
 use crate::{
     admission::{rate::Board, signals::Health},
+    origin::revoked::Revoked,
     queue::estimate::Bands,
     tokens::state::Tokens,
 };
@@ -21,6 +22,8 @@ pub struct Line {
     /// This instance's measurements of the hold path and the event loop (the automatic
     /// rate's signals, shared through Redis once a second by the ticker loop).
     pub health: Arc<Health>,
+    /// The buyers the ticketer's site reported done, as the proxy's gate reads them.
+    pub revoked: Arc<Revoked>,
 }
 
 /// The line's state extends the [`Tokens`]: `line.sessions`, `line.rooms`, `line.db`, ...

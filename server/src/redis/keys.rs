@@ -49,6 +49,19 @@ impl Keys {
         )
     }
 
+    /// A hand-over redeemed (`origin::handoff`): the buyer it handed over, until the
+    /// admission behind it ends.
+    pub fn handoff(&self, event_id: &str, jti: &str) -> String {
+        self.event(event_id, &format!("handoff:{jti}"))
+    }
+
+    /// The buyers the ticketer's site reported done (`origin::done`): a sorted set of buyer
+    /// ids scored by the end of their admission (unix seconds); the proxy's gate lets them
+    /// pass no more.
+    pub fn revoked(&self, event_id: &str) -> String {
+        self.event(event_id, "revoked")
+    }
+
     /// The line: a sorted set of buyer ids scored by arrival order.
     pub fn queue(&self, event_id: &str) -> String {
         self.event(event_id, "queue")

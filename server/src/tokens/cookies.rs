@@ -126,7 +126,7 @@ impl Cookie<'_> {
 
 /// The name prefix of every cookie outside `--dev`: the browser keeps a `__Host-` cookie only
 /// if it is `Secure`, has `Path=/` and no `Domain`, and came from a secure origin.
-const HOST_PREFIX: &str = "__Host-";
+pub const HOST_PREFIX: &str = "__Host-";
 
 /// The value of our cookie `name` (as [`Cookie::header`] names it under `config`) in the
 /// request's headers.

@@ -9,11 +9,20 @@
 //! buyer asked about. [`AdmissionKeys::mint`] is the one function that mints a token, whatever
 //! admitted the buyer (the ticker, the room off, a place put back after a failover).
 
-use app::wire::{AdmissionClaims, BuyerId, Confirmation, EventId, QueueStatus};
+use app::wire::{
+    AdmissionClaims, BuyerId, Confirmation, EventId, HandoverClaims, QueueStatus, landing,
+    target_origin,
+};
+use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
+use serde::Serialize;
 
 /// How far past its `exp` a token still verifies here: its expiry is set on Redis's clock and
 /// cut to whole seconds, and is read on this instance's clock, which may run a little ahead.
 pub const LEEWAY_SECS: u64 = 2;
+/// How long a hand-over token lives (API.md "The gate": `exp` = `iat` + 60).
+pub const HANDOFF_SECS: i64 = 60;
+/// The query parameter that carries a hand-over token to the target.
+pub const HANDOFF_PARAM: &str = "anteroom_token";
 use chrono::{DateTime, Utc};
 use jsonwebtoken::{Algorithm, Header, Validation};
 
@@ -23,7 +32,9 @@ impl AdmissionKeys {
     /// The answer that admits `buyer` to `event` until `expires_at`, in the room's `epoch`,
     /// with its fresh token; `recovered` when the line had lost the admission and marked it
     /// again; `jkt`, in a room that binds tokens, the thumbprint of the device key the place
-    /// is bound to (the token's `cnf`).
+    /// is bound to (the token's `cnf`); `target`, in a room in front of the ticketer's site
+    /// (its `target_url`), where the answer's hand-over sends the buyer.
+    #[allow(clippy::too_many_arguments)]
     pub fn mint(
         &self,
         buyer: &BuyerId,
@@ -32,26 +43,9 @@ impl AdmissionKeys {
         expires_at: DateTime<Utc>,
         recovered: bool,
         jkt: Option<String>,
+        target: Option<&str>,
     ) -> QueueStatus {
         let cnf = jkt.map(|jkt| Confirmation { jkt });
-        QueueStatus::Admitted {
-            admitted: true,
-            admission_token: self.sign(buyer, event, epoch, expires_at, cnf),
-            expires_at,
-            recovered,
-        }
-    }
-
-    /// A token admitting `buyer` to `event` in `epoch` until `expires_at` (only through
-    /// [`Self::mint`]).
-    fn sign(
-        &self,
-        buyer: &BuyerId,
-        event: &EventId,
-        epoch: u32,
-        expires_at: DateTime<Utc>,
-        cnf: Option<Confirmation>,
-    ) -> String {
         let claims = AdmissionClaims {
             sub: buyer.clone(),
             evt: event.clone(),
@@ -62,27 +56,111 @@ impl AdmissionKeys {
             epc: epoch,
             cnf,
         };
+        QueueStatus::Admitted {
+            admitted: true,
+            admission_token: self.sign(&claims),
+            expires_at,
+            recovered,
+            handoff_url: target.and_then(|target| self.handoff_url(&claims, target, None)),
+        }
+    }
+
+    /// The address that hands the buyer of `admission` over to the target `target_url`: its
+    /// origin and `return_path` if one is given (else the target itself), with the hand-over
+    /// token in `anteroom_token`. `None` when the target is not one a room may have.
+    pub fn handoff_url(
+        &self,
+        admission: &AdmissionClaims,
+        target_url: &str,
+        return_path: Option<&str>,
+    ) -> Option<String> {
+        let origin = target_origin(target_url)?;
+        let place = landing(target_url, return_path)?;
+        let token = self.sign(&self.handover(admission, &origin));
+        let joiner = if place.contains('?') { '&' } else { '?' };
+        Some(format!("{place}{joiner}{HANDOFF_PARAM}={token}"))
+    }
+
+    /// The hand-over claims of `admission` for the target's `origin`: a minute long, with one
+    /// `jti` for every hand-over of this admission (so that one of them is redeemed, once).
+    fn handover(&self, admission: &AdmissionClaims, origin: &str) -> HandoverClaims {
+        let iat = Utc::now().timestamp();
+        let seed = format!(
+            "{}\n{}\n{}\n{}",
+            admission.evt, admission.sub, admission.epc, admission.exp
+        );
+        let digest = ring::digest::digest(&ring::digest::SHA256, seed.as_bytes());
+        HandoverClaims {
+            sub: admission.sub.clone(),
+            evt: admission.evt.clone(),
+            aud: origin.to_owned(),
+            iat,
+            exp: iat + HANDOFF_SECS,
+            jti: URL_SAFE_NO_PAD.encode(&digest.as_ref()[..16]),
+            epc: admission.epc,
+            until: admission.exp,
+            cnf: admission.cnf.clone(),
+        }
+    }
+
+    /// The claims of the hand-over `token` if this deployment signed it and it has not
+    /// expired (its audience is the target's, which the caller compares).
+    pub fn verify_handover(&self, token: &str) -> Option<HandoverClaims> {
+        let mut validation = self.validation(token)?;
+        validation.validate_aud = false;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        let key = self.key_of(token)?;
+        jsonwebtoken::decode::<HandoverClaims>(token, key, &validation)
+            .ok()
+            .map(|data| data.claims)
+            // An admission token is not a hand-over, whatever its audience.
+            .filter(|claims| claims.aud != self.audience)
+    }
+
+    /// `claims` signed with the signing key, its `kid` in the header (only through
+    /// [`Self::mint`] and the hand-over).
+    fn sign(&self, claims: &impl Serialize) -> String {
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.signing_kid.clone());
-        jsonwebtoken::encode(&header, &claims, &self.signing)
+        jsonwebtoken::encode(&header, claims, &self.signing)
             .expect("signing with a loaded Ed25519 key cannot fail")
     }
 
-    /// The claims of `token` if it admits `buyer` to `event` now.
-    pub fn verify(&self, token: &str, event: &EventId, buyer: &BuyerId) -> Option<AdmissionClaims> {
+    /// The key that verifies `token`, by its `kid`, if its header names EdDSA (nothing else is
+    /// tried).
+    fn key_of(&self, token: &str) -> Option<&jsonwebtoken::DecodingKey> {
         let header = jsonwebtoken::decode_header(token).ok()?;
         if header.alg != Algorithm::EdDSA {
             return None;
         }
-        let key = self.verifying.get(header.kid.as_deref()?)?;
+        self.verifying.get(header.kid.as_deref()?)
+    }
+
+    /// The checks every token of ours passes: EdDSA, not expired beyond the leeway.
+    fn validation(&self, token: &str) -> Option<Validation> {
+        self.key_of(token)?;
         let mut validation = Validation::new(Algorithm::EdDSA);
+        validation.leeway = LEEWAY_SECS;
+        Some(validation)
+    }
+
+    /// The claims of the admission `token` if it admits somebody to `event` now (whom: its
+    /// `sub`; the proxy's gate asks without a session).
+    pub fn verify_for_event(&self, token: &str, event: &EventId) -> Option<AdmissionClaims> {
+        let mut validation = self.validation(token)?;
         validation.set_audience(&[&self.audience]);
         validation.set_required_spec_claims(&["exp", "aud", "sub"]);
-        validation.leeway = LEEWAY_SECS;
-        let claims = jsonwebtoken::decode::<AdmissionClaims>(token, key, &validation)
-            .ok()?
-            .claims;
-        (claims.evt == *event && claims.sub == *buyer).then_some(claims)
+        let claims =
+            jsonwebtoken::decode::<AdmissionClaims>(token, self.key_of(token)?, &validation)
+                .ok()?
+                .claims;
+        (claims.evt == *event).then_some(claims)
+    }
+
+    /// The claims of `token` if it admits `buyer` to `event` now.
+    pub fn verify(&self, token: &str, event: &EventId, buyer: &BuyerId) -> Option<AdmissionClaims> {
+        self.verify_for_event(token, event)
+            .filter(|claims| claims.sub == *buyer)
     }
 }
 
@@ -118,6 +196,23 @@ mod tests {
         (key, keys)
     }
 
+    /// A token of `keys` admitting `buyer` to `event` in `epoch` until `expires_at`.
+    fn signed(
+        keys: &AdmissionKeys,
+        buyer: &BuyerId,
+        event: &EventId,
+        epoch: u32,
+        expires_at: DateTime<Utc>,
+        jkt: Option<String>,
+    ) -> String {
+        match keys.mint(buyer, event, epoch, expires_at, false, jkt, None) {
+            QueueStatus::Admitted {
+                admission_token, ..
+            } => admission_token,
+            other => panic!("{other:?}"),
+        }
+    }
+
     fn soon() -> DateTime<Utc> {
         Utc::now() + chrono::Duration::minutes(10)
     }
@@ -125,7 +220,7 @@ mod tests {
     #[test]
     fn a_token_verifies_for_its_event_and_buyer_only() {
         let (_, keys) = fresh_keys();
-        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon(), None);
+        let token = signed(&keys, &b("buyer"), &e("evt"), 0, soon(), None);
         let claims = keys
             .verify(&token, &e("evt"), &b("buyer"))
             .expect("verifies");
@@ -147,7 +242,7 @@ mod tests {
     #[test]
     fn tampered_expired_unsigned_foreign_and_garbage_tokens_are_refused() {
         let (_, keys) = fresh_keys();
-        let token = keys.sign(&b("buyer"), &e("evt"), 0, soon(), None);
+        let token = signed(&keys, &b("buyer"), &e("evt"), 0, soon(), None);
         let parts: Vec<&str> = token.split('.').collect();
 
         let forged_claims = URL_SAFE_NO_PAD.encode(
@@ -166,7 +261,8 @@ mod tests {
             .is_none()
         );
 
-        let expired = keys.sign(
+        let expired = signed(
+            &keys,
             &b("buyer"),
             &e("evt"),
             0,
@@ -175,7 +271,8 @@ mod tests {
         );
         assert!(keys.verify(&expired, &e("evt"), &b("buyer")).is_none());
         // Review finding 14: an expiry a second behind this clock is within the leeway.
-        let just = keys.sign(
+        let just = signed(
+            &keys,
             &b("buyer"),
             &e("evt"),
             0,
@@ -185,7 +282,7 @@ mod tests {
         assert!(keys.verify(&just, &e("evt"), &b("buyer")).is_some());
 
         let (_, stranger) = fresh_keys();
-        let foreign = stranger.sign(&b("buyer"), &e("evt"), 0, soon(), None);
+        let foreign = signed(&stranger, &b("buyer"), &e("evt"), 0, soon(), None);
         assert!(
             keys.verify(&foreign, &e("evt"), &b("buyer")).is_none(),
             "unknown kid"
@@ -197,6 +294,83 @@ mod tests {
     }
 
     #[test]
+    fn a_hand_over_is_for_the_target_only_and_one_per_admission() {
+        let (_, keys) = fresh_keys();
+        let admitted = |expires_at| match keys.mint(
+            &b("buyer"),
+            &e("evt"),
+            3,
+            expires_at,
+            false,
+            None,
+            Some("https://shop.example/buy?x=1#frag"),
+        ) {
+            QueueStatus::Admitted {
+                admission_token,
+                handoff_url,
+                ..
+            } => (admission_token, handoff_url.expect("a hand-over")),
+            other => panic!("{other:?}"),
+        };
+        let until = soon();
+        let (admission, url) = admitted(until);
+        let (_, again) = admitted(until);
+        let token = |url: &str| url.rsplit_once("&anteroom_token=").unwrap().1.to_owned();
+        assert!(
+            url.starts_with("https://shop.example/buy?x=1&anteroom_token="),
+            "{url}"
+        );
+        let claims = keys.verify_handover(&token(&url)).expect("verifies");
+        assert_eq!(
+            (
+                claims.aud.as_str(),
+                claims.epc,
+                claims.until,
+                claims.exp - claims.iat
+            ),
+            ("https://shop.example", 3, until.timestamp(), HANDOFF_SECS)
+        );
+        let second = keys.verify_handover(&token(&again)).unwrap();
+        assert_eq!(
+            second.jti, claims.jti,
+            "one jti for every hand-over of one admission"
+        );
+        let (_, later) = admitted(until + chrono::Duration::seconds(1));
+        assert_ne!(
+            keys.verify_handover(&token(&later)).unwrap().jti,
+            claims.jti,
+            "another admission, another jti"
+        );
+        // Neither kind passes for the other.
+        assert!(keys.verify_handover(&admission).is_none());
+        assert!(keys.verify(&token(&url), &e("evt"), &b("buyer")).is_none());
+        // A return path stays on the target's origin.
+        let admission_claims = keys.verify(&admission, &e("evt"), &b("buyer")).unwrap();
+        let back = keys
+            .handoff_url(
+                &admission_claims,
+                "https://shop.example/buy",
+                Some("/seat/4"),
+            )
+            .unwrap();
+        assert!(
+            back.starts_with("https://shop.example/seat/4?anteroom_token="),
+            "{back}"
+        );
+        let away = keys
+            .handoff_url(
+                &admission_claims,
+                "https://shop.example/buy",
+                Some("//evil.example"),
+            )
+            .unwrap();
+        assert!(
+            away.starts_with("https://shop.example/buy?anteroom_token="),
+            "{away}"
+        );
+    }
+
+    #[test]
     fn a_rotated_out_key_keeps_verifying_until_removed() {
         let old = KeyMaterial::generate();
         let before = AdmissionKeys::new(
@@ -205,7 +379,7 @@ mod tests {
             "anteroom",
         )
         .unwrap();
-        let token = before.sign(&b("b"), &e("e"), 0, soon(), None);
+        let token = signed(&before, &b("b"), &e("e"), 0, soon(), None);
         let new = KeyMaterial::generate();
         let new_kid = new.kid.clone();
         let after = AdmissionKeys::new(&[old.public_only(), new], None, "anteroom").unwrap();
@@ -213,7 +387,7 @@ mod tests {
             after.verify(&token, &e("e"), &b("b")).is_some(),
             "old tokens still pass"
         );
-        let fresh = after.sign(&b("b"), &e("e"), 0, soon(), None);
+        let fresh = signed(&after, &b("b"), &e("e"), 0, soon(), None);
         assert_eq!(
             jsonwebtoken::decode_header(&fresh).unwrap().kid.unwrap(),
             new_kid
@@ -232,7 +406,7 @@ mod tests {
             "anteroom",
         )
         .unwrap();
-        let token = first.sign(&b("b"), &e("e"), 0, soon(), None);
+        let token = signed(&first, &b("b"), &e("e"), 0, soon(), None);
         let second = AdmissionKeys::new(
             &load_or_generate(&dir, Strictness::Refuse).unwrap(),
             None,

@@ -278,6 +278,9 @@ fn every_setting(step: u32) -> RoomUpdate {
             claim: "groups".into(),
             value: format!("presale-{step}"),
         })),
+        target_url: Some(Some(format!("https://shop{step}.example/buy"))),
+        protect: Some(vec![format!("/shop{step}"), "/api/cart/".into()]),
+        origin_probe_url: Some(Some(format!("https://shop{step}.example/health"))),
     }
 }
 

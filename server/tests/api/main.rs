@@ -14,6 +14,7 @@ mod failover;
 mod faults;
 mod forms;
 mod fuzz;
+mod gate;
 mod helpers;
 mod holds;
 mod moving;

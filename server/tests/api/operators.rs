@@ -89,6 +89,10 @@ fn expected() -> HashMap<(Method, &'static str), (Role, Option<Scope>)> {
         ((M::GET, "/api/admin/keys"), (Admin, None)),
         ((M::POST, "/api/admin/keys"), (Admin, None)),
         ((M::DELETE, "/api/admin/keys/{key_id}"), (Admin, None)),
+        (
+            (M::POST, "/api/events/{event_id}/admissions/done"),
+            (Operator, Some(AdmissionsDone)),
+        ),
     ])
 }
 
@@ -381,6 +385,8 @@ async fn dangerous_changes_need_a_recent_sign_in() {
         json!({"paused": true}),
         json!({"enabled": false}),
         json!({"seats_per_buyer": 9}),
+        // Admitted buyers sent to another site.
+        json!({"target_url": "https://elsewhere.example/"}),
     ] {
         let r = put(body.clone()).await.unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{body}");

@@ -1,0 +1,260 @@
+//! The reverse proxy's gate (`GET /api/gate/check`, API.md "The gate"): nginx `auth_request`,
+//! Traefik `forwardAuth` or Envoy `ext_authz` ask before each request to the ticketer's site
+//! whether it may pass.
+//!
+//! Invariants: a path that no room protects passes; a protected path passes only with an
+//! admission token of this deployment for the event that protects it, valid now, of the
+//! room's present epoch, for a buyer the site has not reported done (or while that room is
+//! off); everything else is 401 with where the buyer's room is. The answer comes from the
+//! token and this instance's memory: the rooms (`events::rooms`, re-read twice a second) and
+//! the reported buyers (`origin::revoked`, read at most once a second per event); no Postgres
+//! call ever, and Redis only for that once-a-second read and for a hand-over's one use. A
+//! hand-over token in the original URI (`anteroom_token`, a buyer arriving from the room at a
+//! site on another host) is used up here and answered with the admission as a cookie for that
+//! host, so the token in the address admits nobody a second time.
+
+use app::wire::{AdmissionClaims, EventId, Room};
+use axum::{
+    extract::State,
+    http::{HeaderMap, HeaderName, HeaderValue, header},
+    response::{IntoResponse, Response},
+};
+use chrono::DateTime;
+
+use crate::{
+    error::{Error, Result},
+    origin::handoff,
+    queue::state::Line,
+    tokens::{
+        cookies::{Cookie, admission_cookie_name},
+        gate::{ADMISSION_HEADER, presented},
+        jwt::HANDOFF_PARAM,
+    },
+};
+
+/// The headers the proxy may forward to the site: who passed, into which event.
+pub const BUYER_HEADER: HeaderName = HeaderName::from_static("anteroom-buyer");
+pub const EVENT_HEADER: HeaderName = HeaderName::from_static("anteroom-event");
+
+/// The request the proxy asks about: its host and its original URI.
+struct Asked<'a> {
+    host: String,
+    path: &'a str,
+    query: &'a str,
+    uri: &'a str,
+}
+
+impl<'a> Asked<'a> {
+    /// From the proxy's headers: `X-Original-URI` (nginx) or `X-Forwarded-Uri` (Traefik),
+    /// else 400; `X-Forwarded-Host` (its first value), else `Host`.
+    fn read(headers: &'a HeaderMap) -> Result<Self> {
+        let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        let uri = text("x-original-uri")
+            .or_else(|| text("x-forwarded-uri"))
+            .ok_or_else(|| {
+                Error::BadRequest(
+                    "the proxy must pass the original URI in X-Original-URI or X-Forwarded-Uri"
+                        .into(),
+                )
+            })?;
+        let host = text("x-forwarded-host")
+            .and_then(|h| h.split(',').next())
+            .or_else(|| text("host"))
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        let (path, query) = uri.split_once('?').unwrap_or((uri, ""));
+        Ok(Self {
+            host,
+            path,
+            query,
+            uri,
+        })
+    }
+
+    /// The hand-over token in the query, if any.
+    fn handover(&self) -> Option<String> {
+        form_urlencoded::parse(self.query.as_bytes())
+            .find(|(name, _)| name == HANDOFF_PARAM)
+            .map(|(_, value)| value.into_owned())
+    }
+
+    /// The original URI without a hand-over token: where the room sends the buyer back.
+    fn way_back(&self) -> String {
+        let kept: Vec<(String, String)> = form_urlencoded::parse(self.query.as_bytes())
+            .filter(|(name, _)| name != HANDOFF_PARAM)
+            .map(|(n, v)| (n.into_owned(), v.into_owned()))
+            .collect();
+        if kept.len() == form_urlencoded::parse(self.query.as_bytes()).count() {
+            return self.uri.to_owned();
+        }
+        let query = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(kept)
+            .finish();
+        if query.is_empty() {
+            self.path.to_owned()
+        } else {
+            format!("{}?{query}", self.path)
+        }
+    }
+}
+
+/// `GET /api/gate/check`.
+pub async fn check(State(state): State<Line>, headers: HeaderMap) -> Result<Response> {
+    let asked = Asked::read(&headers)?;
+    let Some((event_id, room)) = state.rooms.protecting(&asked.host, asked.path) else {
+        return Ok(passed(None, None));
+    };
+    let event_id = EventId::from(event_id);
+    if !room.enabled {
+        return Ok(passed(None, Some(&event_id)));
+    }
+    let token = presented(
+        &state.config,
+        &headers,
+        ADMISSION_HEADER,
+        &admission_cookie_name(&event_id),
+    );
+    if let Some(claims) = token.and_then(|t| admits(&state, t, &event_id, &room))
+        && !state
+            .revoked
+            .contains(&state.base, &event_id, claims.sub.as_str())
+            .await?
+    {
+        return Ok(passed(Some(&claims), Some(&event_id)));
+    }
+    if let Some(token) = asked.handover()
+        && let Some(response) = hand_over(&state, &token, &event_id, &room).await?
+    {
+        return Ok(response);
+    }
+    Err(Error::GateClosed {
+        room_url: room_url(&state, &event_id, &asked.way_back()),
+        event_id: event_id.into(),
+    })
+}
+
+/// The claims of the admission `token` if it admits to `event_id` in `room`'s epoch now.
+fn admits(state: &Line, token: &str, event_id: &EventId, room: &Room) -> Option<AdmissionClaims> {
+    state
+        .keyring
+        .current()
+        .verify_for_event(token, event_id)
+        .filter(|claims| claims.epc == room.epoch)
+}
+
+/// A buyer arriving with the hand-over `token`: passed once, with the admission as a cookie
+/// of the site's host; `None` when the token is not a good one for this event, or was used.
+async fn hand_over(
+    state: &Line,
+    token: &str,
+    event_id: &EventId,
+    room: &Room,
+) -> Result<Option<Response>> {
+    let Ok(claims) = handoff::verified(state, token).await else {
+        return Ok(None);
+    };
+    if claims.evt != *event_id
+        || claims.epc != room.epoch
+        || !handoff::first_use(state, &claims).await?
+    {
+        return Ok(None);
+    }
+    let Some(expires_at) = DateTime::from_timestamp(claims.until, 0) else {
+        return Ok(None);
+    };
+    let jkt = claims.cnf.as_ref().map(|c| c.jkt.clone());
+    let status = state.keyring.current().mint(
+        &claims.sub,
+        event_id,
+        claims.epc,
+        expires_at,
+        false,
+        jkt,
+        None,
+    );
+    let app::wire::QueueStatus::Admitted {
+        admission_token, ..
+    } = &status
+    else {
+        return Ok(None);
+    };
+    let admission = state
+        .keyring
+        .current()
+        .verify_for_event(admission_token, event_id);
+    let mut response = passed(admission.as_ref(), Some(event_id));
+    Cookie::Admission {
+        event_id,
+        token: admission_token,
+        expires_at,
+    }
+    .set(&state.config, response.headers_mut());
+    Ok(Some(response))
+}
+
+/// 200, naming the buyer and the event when there are.
+fn passed(claims: Option<&AdmissionClaims>, event_id: Option<&EventId>) -> Response {
+    let mut response = ().into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    for (name, value) in [
+        (BUYER_HEADER, claims.map(|c| c.sub.as_str())),
+        (EVENT_HEADER, event_id.map(|e| e.as_str())),
+    ] {
+        if let Some(value) = value.and_then(|v| HeaderValue::from_str(v).ok()) {
+            headers.insert(name, value);
+        }
+    }
+    response
+}
+
+/// The event's room, with the way back (`return`): absolute under the configured public URL,
+/// else a path on the proxy's own host (Anteroom behind the same proxy).
+fn room_url(state: &Line, event_id: &EventId, back: &str) -> String {
+    let base = state
+        .config
+        .public_url
+        .as_deref()
+        .unwrap_or_default()
+        .trim_end_matches('/');
+    let back: String = form_urlencoded::byte_serialize(back.as_bytes()).collect();
+    format!("{base}/events/{event_id}?return={back}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proxied(uri: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-original-uri", uri.parse().unwrap());
+        headers.insert(
+            "x-forwarded-host",
+            "Shop.Example:8443, proxy".parse().unwrap(),
+        );
+        headers
+    }
+
+    #[test]
+    fn the_proxy_names_the_host_and_the_original_uri() {
+        let headers = proxied("/shop/x?a=1&anteroom_token=t.o.k&b=2");
+        let asked = Asked::read(&headers).unwrap();
+        assert_eq!(asked.host, "shop.example:8443");
+        assert_eq!(
+            (asked.path, asked.query),
+            ("/shop/x", "a=1&anteroom_token=t.o.k&b=2")
+        );
+        assert_eq!(asked.handover().as_deref(), Some("t.o.k"));
+        assert_eq!(asked.way_back(), "/shop/x?a=1&b=2");
+
+        let headers = proxied("/shop/x?a=1");
+        let plain = Asked::read(&headers).unwrap();
+        assert_eq!(plain.handover(), None);
+        assert_eq!(plain.way_back(), "/shop/x?a=1");
+
+        let headers = proxied("/shop/x?anteroom_token=t");
+        assert_eq!(Asked::read(&headers).unwrap().way_back(), "/shop/x");
+        assert!(Asked::read(&HeaderMap::new()).is_err(), "no original URI");
+    }
+}

@@ -1,0 +1,206 @@
+//! Handing an admitted buyer over to the ticketer's site (API.md "The gate"): the address
+//! that takes a buyer there (`GET /events/{id}/continue`, for pages and forms) and the one-time
+//! redemption of a hand-over token (`POST /api/handoff/redeem`, for the site).
+//!
+//! Invariants: a hand-over is signed only for a buyer the gate admits now (`AdmittedBuyer`),
+//! for the room's target origin, for a minute; every hand-over of one admission has the same
+//! `jti`, and a `jti` is redeemed once (Redis `SET NX`, kept until the admission ends), so a
+//! copied link is worth nothing once used; a return address only ever chooses a path on the
+//! target's origin.
+
+use app::wire::{EventId, HandoverClaims, Redeem, Redeemed, landing, target_origin};
+use axum::{
+    Json,
+    extract::{Query, Request, State},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+use chrono::Utc;
+use serde::Deserialize;
+
+use crate::{
+    error::{Error, Result},
+    extract::{self, ApiJson},
+    queue::state::Line,
+    tokens::{
+        cookies::{HOST_PREFIX, admission_cookie_name},
+        gate::AdmittedBuyer,
+        state::Tokens,
+    },
+};
+
+/// `POST /api/handoff/redeem`: the claims of a hand-over token the first time it is shown,
+/// 409 after, 401 when it is not one of ours, has expired, or is not for the target its room
+/// sends buyers to now.
+pub async fn redeem(
+    State(state): State<Line>,
+    ApiJson(body): ApiJson<Redeem>,
+) -> Result<Json<Redeemed>> {
+    let claims = verified(&state, &body.token).await?;
+    if !first_use(&state, &claims).await? {
+        return Err(Error::Conflict(
+            "this hand-over was already used; a copied link admits nobody".into(),
+        ));
+    }
+    Ok(Json(Redeemed {
+        sub: claims.sub,
+        evt: claims.evt,
+        jti: claims.jti,
+        exp: claims.exp,
+        until: claims.until,
+    }))
+}
+
+/// The claims of the hand-over `token` if this deployment signed it, it has not expired, and
+/// its audience is the origin its event's room sends buyers to; else 401.
+pub async fn verified(state: &Tokens, token: &str) -> Result<HandoverClaims> {
+    let refused =
+        || Error::Unauthorized("this hand-over token is not valid (or has expired)".into());
+    let claims = state
+        .keyring
+        .current()
+        .verify_handover(token.trim())
+        .ok_or_else(refused)?;
+    let room = state
+        .rooms
+        .get(&state.db, &claims.evt)
+        .await
+        .map_err(|_| refused())?;
+    let target = room.gate.target_url.as_deref().and_then(target_origin);
+    if target.as_deref() != Some(claims.aud.as_str()) || claims.epc != room.epoch {
+        return Err(refused());
+    }
+    Ok(claims)
+}
+
+/// Marks the hand-over `claims` used; `false` when it already was. Kept until the admission
+/// behind it ends, with the buyer it handed over (what `done` reads for a `jti`).
+pub async fn first_use(state: &Tokens, claims: &HandoverClaims) -> Result<bool> {
+    let keep = (claims.until - Utc::now().timestamp()).max(claims.exp - claims.iat);
+    let set: Option<String> = redis::cmd("SET")
+        .arg(state.keys.handoff(&claims.evt, &claims.jti))
+        .arg(claims.sub.as_str())
+        .arg("NX")
+        .arg("EX")
+        .arg(keep.max(1))
+        .query_async(&mut state.redis.clone())
+        .await?;
+    Ok(set.is_some())
+}
+
+/// The query of `/events/{id}/continue`: where on the target's site to land.
+#[derive(Deserialize)]
+pub struct Continue {
+    #[serde(rename = "return")]
+    back: Option<String>,
+}
+
+/// `GET /events/{id}/continue?return=<path>`: a buyer the gate admits to a room with a target
+/// goes there (`303`) with a fresh hand-over, to `return` on the target's origin if given;
+/// with the room off, to the target without one (the room lets everyone through then). Anyone
+/// else goes back to the event's page, which says where they stand.
+pub async fn continue_handler(
+    State(state): State<Tokens>,
+    extract::EventId(event_id): extract::EventId,
+    Query(query): Query<Continue>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let page = format!("/events/{event_id}");
+    let back = query.back.as_deref();
+    let Some(buyer) = state.sessions.buyer_of(&state.config, &headers) else {
+        return see_other(&page);
+    };
+    match AdmittedBuyer::check(
+        &state,
+        buyer,
+        EventId::from(event_id),
+        (&method, uri.path()),
+        &headers,
+    )
+    .await
+    {
+        Ok(admitted) => match destination(&state, &admitted, back) {
+            Some(place) => see_other(&place),
+            None => see_other(&page),
+        },
+        Err(_) => see_other(&page),
+    }
+}
+
+/// Where `admitted` goes: the room's target (or `back` on its origin), with a hand-over while
+/// the room is on. `None`: the room has no target.
+fn destination(state: &Tokens, admitted: &AdmittedBuyer, back: Option<&str>) -> Option<String> {
+    let target = admitted.room.gate.target_url.as_deref()?;
+    match &admitted.claims {
+        Some(claims) => state.keyring.current().handoff_url(claims, target, back),
+        None => landing(target, back),
+    }
+}
+
+fn see_other(location: &str) -> Response {
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    if let Ok(value) = HeaderValue::from_str(location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    response
+}
+
+/// Middleware of the event pages: in a room with a target, a buyer the gate admits is sent on
+/// (`/events/{id}/continue`, the page's query kept, so `return` too) instead of being shown
+/// Anteroom's own seat map, whether they arrive admitted or the page's own poll admits them
+/// (the answer then sets the admission cookie, which the redirect keeps).
+pub async fn send_on(State(state): State<Tokens>, request: Request, next: Next) -> Response {
+    let event_id = match request.uri().path().split('/').collect::<Vec<_>>()[..] {
+        ["", "events", id] if request.method() == Method::GET => id.to_owned(),
+        _ => return next.run(request).await,
+    };
+    let targeted = match state.rooms.get(&state.db, &event_id).await {
+        Ok(room) => room.gate.target_url.is_some(),
+        Err(_) => false,
+    };
+    if !targeted {
+        return next.run(request).await;
+    }
+    let onward = match request.uri().query() {
+        Some(query) => format!("/events/{event_id}/continue?{query}"),
+        None => format!("/events/{event_id}/continue"),
+    };
+    if let Some(buyer) = state.sessions.buyer_of(&state.config, request.headers()) {
+        let (method, path) = (request.method(), request.uri().path());
+        let admitted = AdmittedBuyer::check(
+            &state,
+            buyer,
+            EventId::from(event_id.clone()),
+            (method, path),
+            request.headers(),
+        )
+        .await;
+        if admitted.is_ok_and(|a| a.claims.is_some()) {
+            return see_other(&onward);
+        }
+    }
+    let response = next.run(request).await;
+    let cookie = admission_cookie_name(&event_id);
+    let admits = response
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.trim_start_matches(HOST_PREFIX)
+                .starts_with(&format!("{cookie}="))
+        });
+    if !admits {
+        return response;
+    }
+    let mut onward = see_other(&onward);
+    for value in response.headers().get_all(header::SET_COOKIE) {
+        onward
+            .headers_mut()
+            .append(header::SET_COOKIE, value.clone());
+    }
+    onward
+}

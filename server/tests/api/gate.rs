@@ -1,0 +1,430 @@
+//! In front of the ticketer's own site (API.md "The gate"): the hand-over, its one use, the
+//! proxy's check and the site's done reports, against a real server, Redis and Postgres.
+
+use anteroom::admission::ticker::Ticker;
+use app::wire::{Events, Scope};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, event_body, expect_error, join, poll, put_room, spawn_app};
+
+const TARGET: &str = "http://127.0.0.1:9/shop/";
+
+/// An event whose room sends its admitted buyers to [`TARGET`] and protects `/shop` there.
+async fn gated_event(app: &TestApp) -> String {
+    let event = app
+        .create_event(event_body(
+            1,
+            10,
+            json!({"admit_rate_per_second": 10, "target_url": TARGET, "protect": ["/shop"]}),
+        ))
+        .await;
+    event["id"].as_str().unwrap().to_owned()
+}
+
+/// A new buyer admitted to `event`: (buyer id, session, the admitted answer).
+async fn admitted(app: &TestApp, event: &str) -> (String, String, Value) {
+    let (buyer, session) = app.session().await;
+    assert_eq!(join(app, event, &session).await.0, StatusCode::ACCEPTED);
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    let ticker = Ticker::new(app.state.line.clone());
+    ticker.tick(event, &room, 0).await.unwrap();
+    ticker.release(event).await.unwrap();
+    let (status, body) = poll(app, event, &session).await;
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (StatusCode::OK, Some("admitted")),
+        "{body}"
+    );
+    (buyer, session, body)
+}
+
+/// The hand-over token of an admitted answer.
+fn handover(answer: &Value) -> String {
+    let url = answer["handoff_url"].as_str().expect("a hand-over address");
+    assert!(
+        url.starts_with(&format!("{TARGET}?anteroom_token=")),
+        "{url}"
+    );
+    url.rsplit_once("anteroom_token=").unwrap().1.to_owned()
+}
+
+async fn redeem(app: &TestApp, token: &str) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/handoff/redeem"))
+        .json(&json!({ "token": token }))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The proxy's question about `uri` on the target's host, with `admission` as its header.
+async fn check(app: &TestApp, uri: &str, admission: Option<&str>) -> reqwest::Response {
+    let mut req = app
+        .client
+        .get(app.url("/api/gate/check"))
+        .header("x-original-uri", uri)
+        .header("x-forwarded-host", "127.0.0.1:9");
+    if let Some(token) = admission {
+        req = req.header("admission-token", token);
+    }
+    req.send().await.unwrap()
+}
+
+fn claims(token: &str) -> Value {
+    use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
+    let payload = token.split('.').nth(1).unwrap();
+    serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn an_admitted_buyer_is_handed_over_once_and_a_copy_is_worth_nothing() {
+    let app = spawn_app().await;
+    let event = gated_event(&app).await;
+    let (buyer, session, answer) = admitted(&app, &event).await;
+    let token = handover(&answer);
+    let c = claims(&token);
+    assert_eq!(
+        (c["sub"].as_str(), c["evt"].as_str(), c["aud"].as_str()),
+        (
+            Some(buyer.as_str()),
+            Some(event.as_str()),
+            Some("http://127.0.0.1:9")
+        )
+    );
+    assert_eq!(c["exp"].as_i64().unwrap() - c["iat"].as_i64().unwrap(), 60);
+    assert_eq!(
+        c["until"],
+        claims(answer["admission_token"].as_str().unwrap())["exp"]
+    );
+
+    // Polling again hands over again, but it is the same hand-over (one jti an admission).
+    let (_, again) = poll(&app, &event, &session).await;
+    let second = handover(&again);
+    assert_eq!(claims(&second)["jti"], c["jti"]);
+
+    let r = redeem(&app, &token).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let redeemed: Value = r.json().await.unwrap();
+    assert_eq!(
+        (
+            redeemed["sub"].as_str(),
+            redeemed["evt"].as_str(),
+            &redeemed["jti"]
+        ),
+        (Some(buyer.as_str()), Some(event.as_str()), &c["jti"])
+    );
+    expect_error(redeem(&app, &token).await, StatusCode::CONFLICT, "conflict").await;
+    expect_error(
+        redeem(&app, &second).await,
+        StatusCode::CONFLICT,
+        "conflict",
+    )
+    .await;
+
+    // Not ours, tampered, or an admission token (another audience): 401, nothing used.
+    let (head, rest) = token.split_once('.').unwrap();
+    let tampered = format!("{head}.e30{}", &rest[rest.find('.').unwrap()..]);
+    for bad in [
+        tampered.as_str(),
+        answer["admission_token"].as_str().unwrap(),
+        "not.a.token",
+        "",
+    ] {
+        expect_error(
+            redeem(&app, bad).await,
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+        )
+        .await;
+    }
+    let r = app
+        .client
+        .post(app.url("/api/handoff/redeem"))
+        .json(&json!({"token": token, "extra": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_client_error());
+}
+
+#[tokio::test]
+async fn the_proxy_passes_admitted_buyers_on_protected_paths_only() {
+    let app = spawn_app().await;
+    let event = gated_event(&app).await;
+    // A second sale on the same site protects a longer prefix: its paths are its own.
+    let vip = app
+        .create_event(event_body(
+            1,
+            10,
+            json!({"admit_rate_per_second": 10, "target_url": TARGET, "protect": ["/shop/vip/"]}),
+        ))
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (buyer, _, answer) = admitted(&app, &event).await;
+    let token = answer["admission_token"].as_str().unwrap();
+
+    // Paths no room protects pass, with nothing named; so does another host's /shop.
+    for uri in ["/", "/shopping", "/about?x=1"] {
+        let r = check(&app, uri, None).await;
+        assert_eq!(r.status(), StatusCode::OK, "{uri}");
+        assert!(r.headers().get("anteroom-buyer").is_none());
+    }
+    let r = app
+        .client
+        .get(app.url("/api/gate/check"))
+        .header("x-original-uri", "/shop/x")
+        .header("x-forwarded-host", "127.0.0.1:10")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "another host");
+
+    // Without an admission: 401, and where the room is, with the way back.
+    let r = check(&app, "/shop/seat?id=4", None).await;
+    let room = r.headers()["anteroom-room"].to_str().unwrap().to_owned();
+    let body = expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+    assert_eq!(body["queue_url"], format!("/api/events/{event}/queue"));
+    assert_eq!(
+        room,
+        format!("/events/{event}?return=%2Fshop%2Fseat%3Fid%3D4")
+    );
+
+    // With the admission: 200, naming the buyer and the event, on its event's paths only.
+    let r = check(&app, "/shop/seat?id=4", Some(token)).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["anteroom-buyer"], buyer.as_str());
+    assert_eq!(r.headers()["anteroom-event"], event.as_str());
+    let r = check(&app, "/shop/vip/box", Some(token)).await;
+    let room = r.headers()["anteroom-room"].to_str().unwrap().to_owned();
+    expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+    assert!(room.starts_with(&format!("/events/{vip}?")), "{room}");
+
+    // A room that is off lets everyone through to its paths.
+    let r = put_room(&app, &vip, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = check(&app, "/shop/vip/box", None).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["anteroom-event"], vip.as_str());
+}
+
+#[tokio::test]
+async fn the_gate_refuses_forged_foreign_and_stale_admissions_and_hands_over_once() {
+    let app = spawn_app().await;
+    let event = app
+        .create_event(event_body(
+            1,
+            10,
+            json!({"admit_rate_per_second": 10, "target_url": "http://127.0.0.1:9/", "protect": ["/only-mine"]}),
+        ))
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let other = app
+        .create_event(event_body(1, 10, json!({"admit_rate_per_second": 10})))
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (buyer, _, answer) = admitted(&app, &event).await;
+    let token = answer["admission_token"].as_str().unwrap();
+    let (_, _, foreign) = admitted(&app, &other).await;
+    let foreign = foreign["admission_token"].as_str().unwrap();
+
+    assert_eq!(
+        check(&app, "/only-mine/x", Some(token)).await.status(),
+        StatusCode::OK
+    );
+    let (head, rest) = token.split_once('.').unwrap();
+    let forged = format!("{head}.e30{}", &rest[rest.find('.').unwrap()..]);
+    for bad in [foreign, forged.as_str(), "garbage"] {
+        let r = check(&app, "/only-mine/x", Some(bad)).await;
+        expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+    }
+
+    // A hand-over in the address (a site on another host): passes once, with the admission
+    // as a cookie for that host; the same address again does not pass.
+    let handed = handover_of(&answer);
+    let uri = format!("/only-mine/x?anteroom_token={handed}");
+    let r = check(&app, &uri, None).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["anteroom-buyer"], buyer.as_str());
+    let cookie = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        cookie.starts_with(&format!("anteroom_admission_{event}=")),
+        "{cookie}"
+    );
+    let again = check(&app, &uri, None).await;
+    let room = again.headers()["anteroom-room"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        room.ends_with("?return=%2Fonly-mine%2Fx"),
+        "the token is left out: {room}"
+    );
+    expect_error(again, StatusCode::UNAUTHORIZED, "not_admitted").await;
+    // The cookie it set passes from then on.
+    let pair = cookie.split(';').next().unwrap();
+    let r = app
+        .client
+        .get(app.url("/api/gate/check"))
+        .header("x-original-uri", "/only-mine/y")
+        .header("x-forwarded-host", "127.0.0.1:9")
+        .header("cookie", pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
+    // The room turned off and on again: a new epoch, the old admission does not pass.
+    for enabled in [false, true] {
+        let r = put_room(&app, &event, json!({ "enabled": enabled })).await;
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let r = check(&app, "/only-mine/x", Some(token)).await;
+    expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+
+    // The proxy must say what it asks about.
+    let r = app
+        .client
+        .get(app.url("/api/gate/check"))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::BAD_REQUEST, "bad_request").await;
+}
+
+/// The hand-over token of an admitted answer whatever its target.
+fn handover_of(answer: &Value) -> String {
+    let url = answer["handoff_url"].as_str().expect("a hand-over address");
+    url.rsplit_once("anteroom_token=").unwrap().1.to_owned()
+}
+
+#[tokio::test]
+async fn the_site_reports_a_buyer_done_and_the_gate_closes_for_them() {
+    let app = spawn_app().await;
+    let event = gated_event(&app).await;
+    let (buyer, _, answer) = admitted(&app, &event).await;
+    let token = answer["admission_token"].as_str().unwrap();
+    let (second, _, second_answer) = admitted(&app, &event).await;
+    assert_eq!(
+        check(&app, "/shop", Some(token)).await.status(),
+        StatusCode::OK
+    );
+    let shopping = |who: String| {
+        let app = &app;
+        let event = event.clone();
+        async move {
+            let score: Option<f64> = redis::cmd("ZSCORE")
+                .arg(app.state.keys.shopping(&event))
+                .arg(who)
+                .query_async(&mut app.state.redis.clone())
+                .await
+                .unwrap();
+            score.is_some()
+        }
+    };
+    assert!(
+        shopping(buyer.clone()).await,
+        "admitted and not done: shopping"
+    );
+
+    let config = &app.state.config;
+    let key = testkit::operators::key(
+        config,
+        &[Scope::AdmissionsDone],
+        Events::Only(vec![event.clone()]),
+    )
+    .await;
+    let done = |body: Value, key: String, event: String| {
+        let app = &app;
+        async move {
+            app.client
+                .post(app.url(&format!("/api/events/{event}/admissions/done")))
+                .bearer_auth(key)
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let r = done(json!({ "sub": buyer }), key.clone(), event.clone()).await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert!(!shopping(buyer.clone()).await, "done: no longer shopping");
+    let r = check(&app, "/shop", Some(token)).await;
+    expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+    // Twice changes nothing more.
+    let r = done(json!({ "sub": buyer }), key.clone(), event.clone()).await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+
+    // By a redeemed hand-over's jti.
+    let handed = handover(&second_answer);
+    assert_eq!(redeem(&app, &handed).await.status(), StatusCode::OK);
+    let jti = claims(&handed)["jti"].as_str().unwrap().to_owned();
+    let r = done(json!({ "jti": jti }), key.clone(), event.clone()).await;
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    assert!(!shopping(second).await);
+
+    // Unknown jti: 404; neither or both: 422; another event's or no scope: 403; no key: 401.
+    let r = done(json!({ "jti": "unknown" }), key.clone(), event.clone()).await;
+    expect_error(r, StatusCode::NOT_FOUND, "not_found").await;
+    for body in [json!({}), json!({"sub": "a", "jti": "b"})] {
+        let r = done(body, key.clone(), event.clone()).await;
+        expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    }
+    let elsewhere = gated_event(&app).await;
+    let r = done(json!({ "sub": buyer }), key.clone(), elsewhere).await;
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    let reader = testkit::operators::key(config, &[Scope::StatsRead], Events::All).await;
+    let r = done(json!({ "sub": buyer }), reader, event.clone()).await;
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/admissions/done")))
+        .json(&json!({ "sub": buyer }))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+}
+
+#[tokio::test]
+async fn gate_settings_are_checked_and_a_room_without_a_target_hands_over_nothing() {
+    let app = spawn_app().await;
+    let event = gated_event(&app).await;
+    for bad in [
+        json!({"target_url": "http://shop.example/"}),
+        json!({"target_url": "https://user:pw@shop.example/"}),
+        json!({"target_url": null, "protect": ["/shop"]}),
+        json!({"protect": ["shop"]}),
+        json!({"protect": ["/a?b"]}),
+        json!({"protect": vec!["/a"; 21]}),
+        json!({"origin_probe_url": "ftp://127.0.0.1/"}),
+    ] {
+        let r = put_room(&app, &event, bad.clone()).await;
+        expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    }
+    let r = put_room(
+        &app,
+        &event,
+        json!({"target_url": null, "protect": [], "origin_probe_url": null}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let room: Value = r.json().await.unwrap();
+    assert_eq!(
+        (
+            &room["target_url"],
+            &room["protect"],
+            &room["origin_probe_url"]
+        ),
+        (&Value::Null, &json!([]), &Value::Null)
+    );
+    // Without a target, admitted buyers stay with Anteroom's seat map: no hand-over.
+    let (_, _, answer) = admitted(&app, &event).await;
+    assert!(answer.get("handoff_url").is_none(), "{answer}");
+}
