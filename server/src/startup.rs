@@ -158,6 +158,7 @@ impl Application {
             rates: Arc::default(),
             health: Arc::default(),
             revoked: Arc::default(),
+            probes: Arc::default(),
         };
         let checkout = Checkout {
             holds: HoldPath { line },

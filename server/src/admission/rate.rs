@@ -51,7 +51,23 @@ pub struct Signals {
     pub loop_lag_ms: f64,
     /// Admitted buyers still shopping (no hold yet, not lapsed, seat map opened in time).
     pub shopping: u64,
+    /// In a room in front of the ticketer's site with an `origin_probe_url`: the last probe
+    /// of the site, which the rate follows instead of the hold path (Anteroom holds nothing
+    /// for such a room).
+    pub origin: Option<OriginHealth>,
 }
+
+/// The leader's last probe of the ticketer's site (`origin::probe`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OriginHealth {
+    /// It answered with a success status in this many milliseconds.
+    Answered(f64),
+    /// It failed: an error status, no answer, or no answer within the probe's timeout.
+    Failed,
+}
+
+/// The pressure a failed probe counts as: well over the target, so the rate is cut.
+pub const FAILED_PROBE_PRESSURE: f64 = 2.0;
 
 /// What the signals are held against.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -139,8 +155,19 @@ pub fn propose(rate: u32, signals: &Signals, limits: &Limits, cooling: bool) -> 
             ),
         ),
     ];
+    let origin = signals.origin.map(|health| match health {
+        OriginHealth::Answered(ms) => (
+            ms / limits.target_hold_p99_ms,
+            format!(
+                "the site answered in {ms:.0} ms against a {:.0} ms target",
+                limits.target_hold_p99_ms
+            ),
+        ),
+        OriginHealth::Failed => (FAILED_PROBE_PRESSURE, "the site's probe failed".to_owned()),
+    });
     let (pressure, worst) = ratios
         .into_iter()
+        .chain(origin)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .expect("three signals");
     let shoppers = format!(
@@ -256,6 +283,7 @@ mod tests {
             acquire_wait_ms: Some(1.0),
             loop_lag_ms: 2.0,
             shopping,
+            origin: None,
         }
     }
 
@@ -312,6 +340,36 @@ mod tests {
             limits(Some(&seats(1_000_000, 0, 0, 0, 0))).target_shoppers,
             6000
         );
+    }
+
+    #[test]
+    fn a_slow_or_failing_site_cuts_the_rate_and_says_so() {
+        let limits = Limits {
+            target_hold_p99_ms: 200.0,
+            acquire_wait_limit_ms: 100.0,
+            loop_lag_limit_ms: 100.0,
+            target_shoppers: 1000,
+            min: 10,
+            max: 1000,
+        };
+        let with = |origin| Signals {
+            origin: Some(origin),
+            ..healthy(0)
+        };
+        let slow = propose(100, &with(OriginHealth::Answered(450.0)), &limits, false);
+        assert_eq!(slow.rate, 70);
+        assert!(slow.cut);
+        assert!(
+            slow.reason
+                .contains("the site answered in 450 ms against a 200 ms target"),
+            "{}",
+            slow.reason
+        );
+        let failed = propose(100, &with(OriginHealth::Failed), &limits, false);
+        assert_eq!((failed.rate, failed.cut), (70, true));
+        assert!(failed.reason.contains("probe failed"), "{}", failed.reason);
+        let quick = propose(100, &with(OriginHealth::Answered(20.0)), &limits, false);
+        assert!(quick.rate > 100, "{quick:?}");
     }
 
     #[test]

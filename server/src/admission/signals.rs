@@ -132,6 +132,7 @@ impl Measured {
                 acquire_wait_ms: max(s.acquire_wait_ms, m.acquire_wait_p99_ms),
                 loop_lag_ms: s.loop_lag_ms.max(m.loop_lag_ms),
                 shopping,
+                origin: None,
             },
         )
     }

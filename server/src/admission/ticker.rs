@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     admission::{
         archive, log,
-        rate::{self, InForce, Limits, Signals},
+        rate::{self, InForce, Limits, OriginHealth, Signals},
         signals::{self, Measured},
     },
     error::Result,
@@ -409,7 +409,14 @@ impl Ticker {
                 .map(|(owner, json)| (owner, serde_json::from_str::<Measured>(json).ok()))
                 .partition(|(_, m)| m.is_some_and(|m| m.at_ms >= fresh_from));
             let measured: Vec<Measured> = fresh.into_iter().filter_map(|(_, m)| m).collect();
-            let signals = Measured::combine(&measured, fresh_from, shopping);
+            let mut signals = Measured::combine(&measured, fresh_from, shopping);
+            // A room in front of the ticketer's site follows the site, not the hold path.
+            if room.auto_rate
+                && room.gate.target_url.is_some()
+                && let Some(url) = room.gate.origin_probe_url.as_deref()
+            {
+                signals.origin = self.state.probes.read_and_probe(event_id, url);
+            }
             let limits = self.limits(room, inventory.as_ref());
             let in_force = self.decide(event_id, room, &signals, &record, &limits);
             self.show_limits(&signals, &limits);
@@ -423,6 +430,14 @@ impl Ticker {
                 ("acquire_wait_ms", figure(signals.acquire_wait_ms)),
                 ("loop_lag_ms", figure(Some(signals.loop_lag_ms))),
                 ("shopping", shopping.to_string()),
+                (
+                    "origin_ms",
+                    match signals.origin {
+                        Some(OriginHealth::Answered(ms)) => figure(Some(ms)),
+                        Some(OriginHealth::Failed) => "failed".to_owned(),
+                        None => figure(None),
+                    },
+                ),
                 ("target_shoppers", limits.target_shoppers.to_string()),
             ];
             pipe.hset_multiple(keys.rate(event_id), &fields)

@@ -7,7 +7,7 @@ use std::{ops::Deref, sync::Arc};
 
 use crate::{
     admission::{rate::Board, signals::Health},
-    origin::revoked::Revoked,
+    origin::{probe::Probes, revoked::Revoked},
     queue::estimate::Bands,
     tokens::state::Tokens,
 };
@@ -24,6 +24,9 @@ pub struct Line {
     pub health: Arc<Health>,
     /// The buyers the ticketer's site reported done, as the proxy's gate reads them.
     pub revoked: Arc<Revoked>,
+    /// The leader's probes of the ticketer's sites (the automatic rate of rooms in front of
+    /// one).
+    pub probes: Arc<Probes>,
 }
 
 /// The line's state extends the [`Tokens`]: `line.sessions`, `line.rooms`, `line.db`, ...

@@ -6,7 +6,10 @@ use app::wire::{Events, Scope};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, event_body, expect_error, join, poll, put_room, spawn_app};
+use crate::helpers::{
+    TestApp, event_body, eventually, expect_error, join, poll, put_room, spawn_app, spawn_with,
+    test_config,
+};
 
 const TARGET: &str = "http://127.0.0.1:9/shop/";
 
@@ -427,4 +430,97 @@ async fn gate_settings_are_checked_and_a_room_without_a_target_hands_over_nothin
     // Without a target, admitted buyers stay with Anteroom's seat map: no hand-over.
     let (_, _, answer) = admitted(&app, &event).await;
     assert!(answer.get("handoff_url").is_none(), "{answer}");
+}
+
+/// A ticketer's site on a loopback port whose `/health` answers after `delay_ms` (or 500
+/// when it is `u64::MAX`): its base URL.
+async fn site(delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>) -> String {
+    use std::sync::atomic::Ordering;
+    let health = axum::routing::get(move || {
+        let delay = delay_ms.load(Ordering::Relaxed);
+        async move {
+            if delay == u64::MAX {
+                return StatusCode::INTERNAL_SERVER_ERROR;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+            StatusCode::OK
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(listener, axum::Router::new().route("/health", health))
+            .await
+            .unwrap();
+    });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn with_the_automatic_rate_the_room_follows_the_sites_probe() {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    };
+    let mut config = test_config();
+    // The machine running the tests is busy: the event loop's lag is not what this measures.
+    config.loop_lag_limit_ms = 60_000;
+    let app = spawn_with(config).await;
+    let delay = Arc::new(AtomicU64::new(400));
+    let site = site(delay.clone()).await;
+    let event = app
+        .create_event(event_body(
+            10,
+            10,
+            json!({"admit_rate_per_second": 50, "auto_rate": true,
+                "min_admit_rate_per_second": 5, "max_admit_rate_per_second": 100,
+                "target_hold_p99_ms": 100, "target_url": format!("{site}/shop/"),
+                "origin_probe_url": format!("{site}/health")}),
+        ))
+        .await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let ticker = Ticker::new(app.state.line.clone());
+    let steer = async || {
+        ticker.acquire(&event).await.unwrap();
+        let measured = app
+            .state
+            .health
+            .measure(chrono::Utc::now().timestamp_millis());
+        ticker.steer(&event, &room, &measured).await.unwrap()
+    };
+    // The first step starts the probe; a later one reads it: 400 ms against a 100 ms target.
+    let slowed = eventually(
+        "the slow site cuts the rate",
+        std::time::Duration::from_secs(10),
+        async || {
+            let step = steer().await;
+            (step.rate < 50).then_some(step)
+        },
+    )
+    .await;
+    assert!(
+        slowed.reason.contains("the site answered in"),
+        "{}",
+        slowed.reason
+    );
+
+    // A failing site: the rate holds after the cut (cool-down) or is cut again, and says why.
+    delay.store(u64::MAX, Ordering::Relaxed);
+    let failing = eventually(
+        "the failure is seen",
+        std::time::Duration::from_secs(10),
+        async || {
+            let step = steer().await;
+            step.reason.contains("probe failed").then_some(step)
+        },
+    )
+    .await;
+    assert!(failing.rate <= slowed.rate, "{failing:?}");
+
+    // Without the probe setting, the same room follows the hold path again.
+    let r = put_room(&app, &event, json!({"origin_probe_url": null})).await;
+    assert_eq!(r.status(), StatusCode::OK);
 }
