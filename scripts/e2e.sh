@@ -46,9 +46,13 @@ oidc=$!
 # The tests' admin calls use an API key made from the command line, as a deploy script would;
 # operators enrol passkeys from links `anteroom operators add` prints (tests/browser.js).
 ANTEROOM_ADMIN_KEY="$(./target/release/anteroom keys add --name e2e \
-  --scope stats:read,rooms:write,events:write,payments:read,audit:read --expires-in 1d | tail -n 1)"
+  --scope stats:read,rooms:write,events:write,payments:read,audit:read,admissions:done \
+  --expires-in 1d | tail -n 1)"
 export ANTEROOM_ADMIN_KEY
 export ANTEROOM_BIN="$PWD/target/release/anteroom"
+# The ticketer's example site behind nginx in the gate's tests (tests/gate.test.js).
+cargo build -q -p anteroom-verify --example origin
+export ORIGIN_BIN="$PWD/target/debug/examples/origin"
 # --dev: plain-HTTP cookies on 127.0.0.1 and the fake payment provider in-process.
 ./target/release/anteroom serve --dev >"$log" 2>&1 &
 server=$!

@@ -2,7 +2,7 @@
 # Everything `make run` and `make test` need, installed only when missing, so a second run
 # takes seconds: the wasm target, cargo-leptos, wasm-bindgen-cli at Cargo.lock's version,
 # npm packages (wasm-opt, playwright-core, oidc-provider: the tests' OpenID provider), PyJWT (the verifier in docs/), zopfli (the site's
-# gzip copies), Chromium (tests only), and Redis and Postgres
+# gzip copies), Chromium and nginx (tests only), and Redis and Postgres
 # started if they are installed but down.
 # Usage: scripts/setup.sh [--browser]
 set -euo pipefail
@@ -57,6 +57,13 @@ fi
 if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
   say "installing Debian's Chromium"
   apt_install chromium
+fi
+
+# The reverse proxy of the gate's tests (end2end/gate/): Debian's nginx, run by the tests on a
+# loopback port with their own configuration (the package's own server is not used).
+if [ "${1:-}" = "--browser" ] && [ ! -x /usr/sbin/nginx ]; then
+  say "installing Debian's nginx"
+  apt_install nginx-light
 fi
 
 # zopfli writes the site's gzip copies (scripts/build-site.sh): smaller than cargo-leptos's.

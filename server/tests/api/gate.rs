@@ -7,8 +7,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, event_body, eventually, expect_error, join, poll, put_room, spawn_app, spawn_with,
-    test_config,
+    TestApp, admitted_answer, event_body, eventually, expect_error, poll, put_room, spawn_app,
+    spawn_with, test_config,
 };
 
 const TARGET: &str = "http://127.0.0.1:9/shop/";
@@ -23,23 +23,6 @@ async fn gated_event(app: &TestApp) -> String {
         ))
         .await;
     event["id"].as_str().unwrap().to_owned()
-}
-
-/// A new buyer admitted to `event`: (buyer id, session, the admitted answer).
-async fn admitted(app: &TestApp, event: &str) -> (String, String, Value) {
-    let (buyer, session) = app.session().await;
-    assert_eq!(join(app, event, &session).await.0, StatusCode::ACCEPTED);
-    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    let ticker = Ticker::new(app.state.line.clone());
-    ticker.tick(event, &room, 0).await.unwrap();
-    ticker.release(event).await.unwrap();
-    let (status, body) = poll(app, event, &session).await;
-    assert_eq!(
-        (status, body["status"].as_str()),
-        (StatusCode::OK, Some("admitted")),
-        "{body}"
-    );
-    (buyer, session, body)
 }
 
 /// The hand-over token of an admitted answer.
@@ -84,7 +67,7 @@ fn claims(token: &str) -> Value {
 async fn an_admitted_buyer_is_handed_over_once_and_a_copy_is_worth_nothing() {
     let app = spawn_app().await;
     let event = gated_event(&app).await;
-    let (buyer, session, answer) = admitted(&app, &event).await;
+    let (buyer, session, answer) = admitted_answer(&app, &event).await;
     let token = handover(&answer);
     let c = claims(&token);
     assert_eq!(
@@ -166,7 +149,7 @@ async fn the_proxy_passes_admitted_buyers_on_protected_paths_only() {
         .as_str()
         .unwrap()
         .to_owned();
-    let (buyer, _, answer) = admitted(&app, &event).await;
+    let (buyer, _, answer) = admitted_answer(&app, &event).await;
     let token = answer["admission_token"].as_str().unwrap();
 
     // Paths no room protects pass, with nothing named; so does another host's /shop.
@@ -232,9 +215,9 @@ async fn the_gate_refuses_forged_foreign_and_stale_admissions_and_hands_over_onc
         .as_str()
         .unwrap()
         .to_owned();
-    let (buyer, _, answer) = admitted(&app, &event).await;
+    let (buyer, _, answer) = admitted_answer(&app, &event).await;
     let token = answer["admission_token"].as_str().unwrap();
-    let (_, _, foreign) = admitted(&app, &other).await;
+    let (_, _, foreign) = admitted_answer(&app, &other).await;
     let foreign = foreign["admission_token"].as_str().unwrap();
 
     assert_eq!(
@@ -311,9 +294,9 @@ fn handover_of(answer: &Value) -> String {
 async fn the_site_reports_a_buyer_done_and_the_gate_closes_for_them() {
     let app = spawn_app().await;
     let event = gated_event(&app).await;
-    let (buyer, _, answer) = admitted(&app, &event).await;
+    let (buyer, _, answer) = admitted_answer(&app, &event).await;
     let token = answer["admission_token"].as_str().unwrap();
-    let (second, _, second_answer) = admitted(&app, &event).await;
+    let (second, _, second_answer) = admitted_answer(&app, &event).await;
     assert_eq!(
         check(&app, "/shop", Some(token)).await.status(),
         StatusCode::OK
@@ -428,7 +411,7 @@ async fn gate_settings_are_checked_and_a_room_without_a_target_hands_over_nothin
         (&Value::Null, &json!([]), &Value::Null)
     );
     // Without a target, admitted buyers stay with Anteroom's seat map: no hand-over.
-    let (_, _, answer) = admitted(&app, &event).await;
+    let (_, _, answer) = admitted_answer(&app, &event).await;
     assert!(answer.get("handoff_url").is_none(), "{answer}");
 }
 

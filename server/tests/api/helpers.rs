@@ -598,3 +598,22 @@ pub fn key_file(dir: &std::path::Path) -> std::path::PathBuf {
         .find(|p| p.extension().is_some_and(|e| e == "key"))
         .expect("a .key file")
 }
+
+/// A new buyer of `event` (room on) admitted by one tick of a ticker of `app`: (buyer id,
+/// session, the poll's admitted answer).
+pub async fn admitted_answer(app: &TestApp, event: &str) -> (String, String, Value) {
+    let (buyer, session) = app.session().await;
+    assert_eq!(join(app, event, &session).await.0, StatusCode::ACCEPTED);
+    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    let ticker = anteroom::admission::ticker::Ticker::new(app.state.line.clone());
+    ticker.tick(event, &room, 0).await.unwrap();
+    // So that the next call's ticker ticks at once.
+    ticker.release(event).await.unwrap();
+    let (status, body) = poll(app, event, &session).await;
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (StatusCode::OK, Some("admitted")),
+        "{body}"
+    );
+    (buyer, session, body)
+}

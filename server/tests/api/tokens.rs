@@ -236,19 +236,7 @@ fn kid_of(token: &str) -> String {
 
 /// An admission token for a new buyer of `event` (room on), minted by `app`.
 async fn admitted_on(app: &TestApp, event: &str) -> (String, String) {
-    let (_, session) = app.session().await;
-    assert_eq!(join(app, event, &session).await.0, StatusCode::ACCEPTED);
-    let room = app.state.rooms.get(&app.state.db, event).await.unwrap();
-    let ticker = Ticker::new(app.state.line.clone());
-    ticker.tick(event, &room, 0).await.unwrap();
-    // So that the next call's ticker ticks at once.
-    ticker.release(event).await.unwrap();
-    let (status, body) = poll(app, event, &session).await;
-    assert_eq!(
-        (status, body["status"].as_str()),
-        (StatusCode::OK, Some("admitted")),
-        "{body}"
-    );
+    let (_, session, body) = crate::helpers::admitted_answer(app, event).await;
     (
         session,
         body["admission_token"].as_str().unwrap().to_owned(),
