@@ -507,3 +507,88 @@ async fn with_the_automatic_rate_the_room_follows_the_sites_probe() {
     let r = put_room(&app, &event, json!({"origin_probe_url": null})).await;
     assert_eq!(r.status(), StatusCode::OK);
 }
+
+/// `GET path` as a browser with `cookie`, redirects not followed.
+async fn browse(app: &TestApp, path: &str, cookie: &str) -> reqwest::Response {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(app.url(path))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn without_javascript_the_event_page_sends_an_admitted_buyer_on_to_the_site() {
+    let app = spawn_app().await;
+    let event = gated_event(&app).await;
+    let (_, session, answer) = admitted_answer(&app, &event).await;
+    let token = answer["admission_token"].as_str().unwrap();
+    let cookie = format!("anteroom_session={session}; anteroom_admission_{event}={token}");
+
+    // The event page (the way back from the proxy kept) sends the admitted buyer on...
+    let r = browse(
+        &app,
+        &format!("/events/{event}?return=%2Fshop%2Fseat%2F4"),
+        &cookie,
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let onward = r.headers()["location"].to_str().unwrap().to_owned();
+    assert_eq!(
+        onward,
+        format!("/events/{event}/continue?return=%2Fshop%2Fseat%2F4")
+    );
+    // ...and on to the return path on the target's origin, with a hand-over.
+    let r = browse(&app, &onward, &cookie).await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let landing = r.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        landing.starts_with("http://127.0.0.1:9/shop/seat/4?anteroom_token="),
+        "{landing}"
+    );
+    let handed = landing.rsplit_once("anteroom_token=").unwrap().1;
+    assert_eq!(claims(handed)["jti"], claims(&handover(&answer))["jti"]);
+    // A return address off the target's origin lands on the target itself.
+    let r = browse(
+        &app,
+        &format!("/events/{event}/continue?return=%2F%2Fevil.example%2F"),
+        &cookie,
+    )
+    .await;
+    let landing = r.headers()["location"].to_str().unwrap();
+    assert!(
+        landing.starts_with(&format!("{TARGET}?anteroom_token=")),
+        "{landing}"
+    );
+
+    // Not admitted (no admission cookie): the page itself, and continue leads back to it.
+    let waiting = format!("anteroom_session={session}");
+    let (_, other) = app.session().await;
+    let r = browse(
+        &app,
+        &format!("/events/{event}/continue"),
+        &format!("anteroom_session={other}"),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(r.headers()["location"], format!("/events/{event}").as_str());
+    let r = browse(&app, &format!("/events/{event}"), &waiting).await;
+    // The page's own poll finds the admission: sent on, with the admission cookie set.
+    assert_eq!(r.status(), StatusCode::SEE_OTHER, "{:?}", r.headers());
+    assert_eq!(
+        r.headers()["location"],
+        format!("/events/{event}/continue").as_str()
+    );
+    assert!(
+        r.headers().get_all("set-cookie").iter().any(|v| v
+            .to_str()
+            .unwrap()
+            .starts_with(&format!("anteroom_admission_{event}="))),
+        "{:?}",
+        r.headers()
+    );
+}
