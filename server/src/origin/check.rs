@@ -11,7 +11,8 @@
 //! call ever, and Redis only for that once-a-second read and for a hand-over's one use. A
 //! hand-over token in the original URI (`anteroom_token`, a buyer arriving from the room at a
 //! site on another host) is used up here and answered with the admission as a cookie for that
-//! host, so the token in the address admits nobody a second time.
+//! host, so the token in the address admits nobody a second time. Every answer is counted by
+//! its outcome (`anteroom_gate_checks_total`).
 
 use app::wire::{AdmissionClaims, EventId, Room};
 use axum::{
@@ -99,39 +100,59 @@ impl<'a> Asked<'a> {
     }
 }
 
-/// `GET /api/gate/check`.
+/// `GET /api/gate/check`, counted by outcome (`anteroom_gate_checks_total`).
 pub async fn check(State(state): State<Line>, headers: HeaderMap) -> Result<Response> {
-    let asked = Asked::read(&headers)?;
+    let (outcome, answer) = decide(&state, &headers).await;
+    state
+        .metrics
+        .gate_checks
+        .with_label_values(&[outcome])
+        .inc();
+    answer
+}
+
+/// The gate's answer to the proxy's question in `headers`, and its outcome's name.
+async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Response>) {
+    let asked = match Asked::read(headers) {
+        Ok(asked) => asked,
+        Err(e) => return ("bad_request", Err(e)),
+    };
     let Some((event_id, room)) = state.rooms.protecting(&asked.host, asked.path) else {
-        return Ok(passed(None, None));
+        return ("unprotected", Ok(passed(None, None)));
     };
     let event_id = EventId::from(event_id);
     if !room.enabled {
-        return Ok(passed(None, Some(&event_id)));
+        return ("room_off", Ok(passed(None, Some(&event_id))));
     }
     let token = presented(
         &state.config,
-        &headers,
+        headers,
         ADMISSION_HEADER,
         &admission_cookie_name(&event_id),
     );
-    if let Some(claims) = token.and_then(|t| admits(&state, t, &event_id, &room))
-        && !state
+    if let Some(claims) = token.and_then(|t| admits(state, t, &event_id, &room)) {
+        match state
             .revoked
             .contains(&state.base, &event_id, claims.sub.as_str())
-            .await?
-    {
-        return Ok(passed(Some(&claims), Some(&event_id)));
+            .await
+        {
+            Ok(false) => return ("passed", Ok(passed(Some(&claims), Some(&event_id)))),
+            Ok(true) => {}
+            Err(e) => return ("error", Err(e)),
+        }
     }
-    if let Some(token) = asked.handover()
-        && let Some(response) = hand_over(&state, &token, &event_id, &room).await?
-    {
-        return Ok(response);
+    if let Some(token) = asked.handover() {
+        match hand_over(state, &token, &event_id, &room).await {
+            Ok(Some(response)) => return ("handed_over", Ok(response)),
+            Ok(None) => {}
+            Err(e) => return ("error", Err(e)),
+        }
     }
-    Err(Error::GateClosed {
-        room_url: room_url(&state, &event_id, &asked.way_back()),
+    let refusal = Error::GateClosed {
+        room_url: room_url(state, &event_id, &asked.way_back()),
         event_id: event_id.into(),
-    })
+    };
+    ("refused", Err(refusal))
 }
 
 /// The claims of the admission `token` if it admits to `event_id` in `room`'s epoch now.

@@ -23,6 +23,9 @@ pub struct Metrics {
     /// DPoP proofs checked in rooms that bind tokens, by outcome: ok, missing, invalid,
     /// replayed.
     pub proofs: IntCounterVec,
+    /// The proxy's gate (`origin::check`) by outcome: passed, handed_over (a hand-over used
+    /// at the gate), refused, unprotected (no room protects the path), room_off.
+    pub gate_checks: IntCounterVec,
     /// Buyers admitted by this instance's ticker, per event.
     pub admissions: IntCounterVec,
     /// The line's length per event, as the last tick saw it.
@@ -140,6 +143,12 @@ impl Metrics {
             "DPoP proofs checked in rooms that bind tokens",
             &["outcome"],
         );
+        let gate_checks = counter_vec(
+            &registry,
+            "gate_checks_total",
+            "The reverse proxy's questions to the gate, by outcome",
+            &["outcome"],
+        );
         let admissions = counter_vec(&registry, "admissions_total", "Buyers admitted", &["event"]);
         let queue_length = gauge_vec(&registry, "queue_length", "Buyers in line", &["event"]);
         let ticker_lock_held = gauge_vec(
@@ -201,6 +210,7 @@ impl Metrics {
             shed,
             queue_calls,
             proofs,
+            gate_checks,
             admissions,
             queue_length,
             ticker_lock_held,

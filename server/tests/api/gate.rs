@@ -194,6 +194,26 @@ async fn the_proxy_passes_admitted_buyers_on_protected_paths_only() {
     let r = check(&app, "/shop/vip/box", None).await;
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(r.headers()["anteroom-event"], vip.as_str());
+
+    // Each answer counted by its outcome, for the on-call engineer.
+    let metrics = app.metrics_text().await;
+    for (outcome, at_least) in [
+        ("unprotected", 4),
+        ("refused", 2),
+        ("passed", 1),
+        ("room_off", 1),
+    ] {
+        let line = metrics
+            .lines()
+            .find(|l| {
+                l.starts_with(&format!(
+                    "anteroom_gate_checks_total{{outcome=\"{outcome}\"}}"
+                ))
+            })
+            .unwrap_or_else(|| panic!("no {outcome} count"));
+        let count: u64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        assert!(count >= at_least, "{line}");
+    }
 }
 
 #[tokio::test]
