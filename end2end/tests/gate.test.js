@@ -111,7 +111,15 @@ function expiredToken(event, buyer, epoch) {
   const input = `${b64({ alg: 'EdDSA', kid, typ: 'JWT' })}.${b64({
     sub: buyer, evt: event, aud: 'anteroom', iat: now - 600, exp: now - 60, jti: 'expired', epc: epoch,
   })}`;
-  const signature = sign(null, Buffer.from(input), createPrivateKey(readFileSync(join(keys, file))));
+  // The key file is a PKCS#8 v2 document (with the public key), which Node's OpenSSL does
+  // not read: the 32-byte seed is taken out and wrapped as the plain v1 form.
+  const pem = readFileSync(join(keys, file), 'utf8');
+  const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  const at = der.indexOf(Buffer.from([0x04, 0x22, 0x04, 0x20]));
+  const seed = der.subarray(at + 4, at + 36);
+  const v1 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seed]);
+  const key = createPrivateKey({ key: v1, format: 'der', type: 'pkcs8' });
+  const signature = sign(null, Buffer.from(input), key);
   return `${input}.${signature.toString('base64url')}`;
 }
 

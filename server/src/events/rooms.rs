@@ -250,30 +250,37 @@ impl Rooms {
             .collect()
     }
 
-    /// The event whose room protects `path` on `host` (API.md "The gate": its target's host
-    /// and one of its `protect` prefixes), with its room; where two do, the longest prefix.
-    /// From memory only: the proxy's gate asks before every request of the protected site.
-    pub fn protecting(&self, host: &str, path: &str) -> Option<(String, Room)> {
+    /// The events whose rooms protect `path` on `host` (API.md "The gate": their target's
+    /// host and one of their `protect` prefixes), with their rooms: those of the longest such
+    /// prefix, rooms that are on first, then by id. From memory only: the proxy's gate asks
+    /// before every request of the protected site.
+    pub fn protecting(&self, host: &str, path: &str) -> Vec<(String, Room)> {
         let map = self.map.read().expect("not poisoned");
-        map.iter()
+        let mut found: Vec<(usize, &String, &Room)> = map
+            .iter()
             .filter_map(|(id, k)| {
-                let gate = &k.event.room.gate;
-                let target = gate.target_url.as_deref()?;
-                if gate.protect.is_empty()
-                    || app::wire::target_host(target).is_none_or(|h| h != host)
-                {
+                let room = &k.event.room;
+                let target = room.gate.target_url.as_deref()?;
+                if app::wire::target_host(target).is_none_or(|h| h != host) {
                     return None;
                 }
-                let longest = gate
+                let longest = room
+                    .gate
                     .protect
                     .iter()
                     .filter(|p| app::wire::Gate::prefix_covers(p, path))
                     .map(String::len)
                     .max()?;
-                Some((longest, id))
+                Some((longest, id, room))
             })
-            .max_by_key(|(longest, _)| *longest)
-            .map(|(_, id)| (id.clone(), map[id].event.room.clone()))
+            .collect();
+        let longest = found.iter().map(|(len, _, _)| *len).max().unwrap_or(0);
+        found.retain(|(len, _, _)| *len == longest);
+        found.sort_by_key(|(_, id, room)| (!room.enabled, id.as_str()));
+        found
+            .into_iter()
+            .map(|(_, id, room)| (id.clone(), room.clone()))
+            .collect()
     }
 
     fn matching(&self, wanted: impl Fn(&Room) -> bool) -> Vec<(String, Room)> {

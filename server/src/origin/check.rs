@@ -3,7 +3,8 @@
 //! whether it may pass.
 //!
 //! Invariants: a path that no room protects passes; a protected path passes only with an
-//! admission token of this deployment for the event that protects it, valid now, of the
+//! admission token of this deployment for an event that protects it (where two sales protect
+//! the same path, either's admission), valid now, of the
 //! room's present epoch, for a buyer the site has not reported done (or while that room is
 //! off); everything else is 401 with where the buyer's room is. The answer comes from the
 //! token and this instance's memory: the rooms (`events::rooms`, re-read twice a second) and
@@ -117,40 +118,45 @@ async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Resp
         Ok(asked) => asked,
         Err(e) => return ("bad_request", Err(e)),
     };
-    let Some((event_id, room)) = state.rooms.protecting(&asked.host, asked.path) else {
+    let rooms = state.rooms.protecting(&asked.host, asked.path);
+    let Some((first, _)) = rooms.first() else {
         return ("unprotected", Ok(passed(None, None)));
     };
-    let event_id = EventId::from(event_id);
-    if !room.enabled {
-        return ("room_off", Ok(passed(None, Some(&event_id))));
-    }
-    let token = presented(
-        &state.config,
-        headers,
-        ADMISSION_HEADER,
-        &admission_cookie_name(&event_id),
-    );
-    if let Some(claims) = token.and_then(|t| admits(state, t, &event_id, &room)) {
-        match state
-            .revoked
-            .contains(&state.base, &event_id, claims.sub.as_str())
-            .await
-        {
-            Ok(false) => return ("passed", Ok(passed(Some(&claims), Some(&event_id)))),
-            Ok(true) => {}
-            Err(e) => return ("error", Err(e)),
+    let refused_to = EventId::from(first.clone());
+    // Where two sales protect the same path, an admission to either passes.
+    for (event_id, room) in rooms {
+        let event_id = EventId::from(event_id);
+        if !room.enabled {
+            return ("room_off", Ok(passed(None, Some(&event_id))));
         }
-    }
-    if let Some(token) = asked.handover() {
-        match hand_over(state, &token, &event_id, &room).await {
-            Ok(Some(response)) => return ("handed_over", Ok(response)),
-            Ok(None) => {}
-            Err(e) => return ("error", Err(e)),
+        let token = presented(
+            &state.config,
+            headers,
+            ADMISSION_HEADER,
+            &admission_cookie_name(&event_id),
+        );
+        if let Some(claims) = token.and_then(|t| admits(state, t, &event_id, &room)) {
+            match state
+                .revoked
+                .contains(&state.base, &event_id, claims.sub.as_str())
+                .await
+            {
+                Ok(false) => return ("passed", Ok(passed(Some(&claims), Some(&event_id)))),
+                Ok(true) => {}
+                Err(e) => return ("error", Err(e)),
+            }
+        }
+        if let Some(token) = asked.handover() {
+            match hand_over(state, &token, &event_id, &room).await {
+                Ok(Some(response)) => return ("handed_over", Ok(response)),
+                Ok(None) => {}
+                Err(e) => return ("error", Err(e)),
+            }
         }
     }
     let refusal = Error::GateClosed {
-        room_url: room_url(state, &event_id, &asked.way_back()),
-        event_id: event_id.into(),
+        room_url: room_url(state, &refused_to, &asked.way_back()),
+        event_id: refused_to.into(),
     };
     ("refused", Err(refusal))
 }

@@ -188,6 +188,25 @@ async fn the_proxy_passes_admitted_buyers_on_protected_paths_only() {
     expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
     assert!(room.starts_with(&format!("/events/{vip}?")), "{room}");
 
+    // A second sale protecting the very same path: an admission to either passes, each
+    // named as its own; a refusal names the first of them by id.
+    let same = gated_event(&app).await;
+    let (twin, _, twin_answer) = admitted_answer(&app, &same).await;
+    let r = check(&app, "/shop/seat", twin_answer["admission_token"].as_str()).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(r.headers()["anteroom-buyer"], twin.as_str());
+    assert_eq!(r.headers()["anteroom-event"], same.as_str());
+    let r = check(&app, "/shop/seat", Some(token)).await;
+    assert_eq!(r.headers()["anteroom-event"], event.as_str());
+    let r = check(&app, "/shop/seat", None).await;
+    let first = event.as_str().min(same.as_str());
+    assert!(
+        r.headers()["anteroom-room"]
+            .to_str()
+            .unwrap()
+            .starts_with(&format!("/events/{first}?"))
+    );
+
     // A room that is off lets everyone through to its paths.
     let r = put_room(&app, &vip, json!({"enabled": false})).await;
     assert_eq!(r.status(), StatusCode::OK);
