@@ -20,6 +20,8 @@ bench:
 	cargo run -q --release -p loadtest --bin bench -- line | tee bench-results/line.txt
 	cargo run -q --release -p loadtest --bin bench -- holds | tee bench-results/holds.txt
 	cargo run -q --release -p loadtest --bin bench -- gated | tee bench-results/gated.txt
+	cargo build -q --release -p anteroom-verify --example origin
+	cargo run -q --release -p loadtest --bin bench -- gate | tee bench-results/gate.txt
 	cargo run -q --release -p loadtest --bin bench -- inventory | tee bench-results/inventory.txt
 	cargo build -p frontend --example pow_rate --target wasm32-unknown-unknown \
 		--profile wasm-release

@@ -11,6 +11,9 @@
 //!               first admission tick after it.
 //! `bench inventory` what the ticker's leader pays each tick to count an event's seats for
 //!               the line (sold out, the outlook), on a large event after many holds.
+//! `bench gate`  what the reverse proxy's gate costs the ticketer's site: nginx straight to
+//!               the site beside nginx asking Anteroom first, admitted and refused, and the
+//!               check alone (`gate_bench`).
 //! `bench pow`   what the join's proof of work costs a browser (the same search compiled to
 //!               WebAssembly as the page's bundle is, timed in V8, Chromium's engine) and a
 //!               native attacker, per place and for 1,000 places.
@@ -40,6 +43,8 @@ use loadtest::{
 };
 use serde_json::json;
 use testkit::{deployment::Deployment, device::DeviceKey};
+
+mod gate_bench;
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of Anteroom's hot paths against raw Redis and Postgres")]
@@ -79,6 +84,20 @@ enum What {
         /// Alternating rounds (unbound, bound, bound, unbound...).
         #[arg(long, default_value_t = 4)]
         rounds: usize,
+    },
+    /// What the reverse proxy's gate costs: nginx straight to the ticketer's example site
+    /// against the same nginx asking Anteroom's `/api/gate/check` first (admitted, refused),
+    /// and the check alone.
+    Gate {
+        /// Requests per path and round.
+        #[arg(long, default_value_t = 20_000)]
+        requests: usize,
+        /// Alternating rounds (direct, admitted, refused, check; then backwards...).
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        /// The example site: `cargo build --release -p anteroom-verify --example origin`.
+        #[arg(long, default_value = "target/release/examples/origin")]
+        origin: PathBuf,
     },
     /// The draw of a pre-queue at the opening, and the first admissions after it.
     Draw {
@@ -913,6 +932,11 @@ async fn main() {
         } => bench_line(cli.concurrency, requests, line, rounds).await,
         What::Holds { requests } => bench_holds(cli.concurrency, requests).await,
         What::Gated { requests, rounds } => bench_gated(cli.concurrency, requests, rounds).await,
+        What::Gate {
+            requests,
+            rounds,
+            origin,
+        } => gate_bench::bench_gate(cli.concurrency, requests, rounds, &origin).await,
         What::Draw { entrants, rounds } => bench_draw(entrants, rounds).await,
         What::Inventory {
             seats,
