@@ -1,0 +1,56 @@
+// No buyer page is wider than a phone's screen (WCAG 2.1, 1.4.10 Reflow; issue 38): at 320
+// and 390 CSS px, with and without JavaScript, the page never scrolls sideways; a seat map
+// wider than the screen scrolls inside its own section. The demo's hall (3 sections of 10 rows
+// of 20 seats) once widened the whole page to 703 px. axe-core does not test reflow, so this
+// measures it: the document's scroll width against the viewport's.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { ARTIFACTS, BASE, admin, openBrowser, waitForServer } from './browser.js';
+
+const WIDTHS = [320, 390];
+
+before(async () => { await waitForServer(); });
+
+/** A hall like the demo's, its room off (the seat map open to everyone at once). */
+async function hall() {
+  const event = await admin('POST', '/api/admin/events', {
+    name: 'Reflow Hall',
+    starts_at: '2027-03-01T19:00:00Z',
+    sections: ['Stalls', 'Circle', 'Balcony'].map((name, i) => ({
+      name, rows: 10, seats_per_row: 20, price_cents: 3000 + 1000 * i,
+    })),
+    room: { enabled: false },
+  });
+  return event.id;
+}
+
+/** How far `page` scrolls sideways, and how far its widest seat section does inside itself. */
+function overflow(page) {
+  return page.evaluate(() => ({
+    page: document.documentElement.scrollWidth - window.innerWidth,
+    section: Math.max(0, ...[...document.querySelectorAll('.section')]
+      .map((s) => s.scrollWidth - s.clientWidth)),
+  }));
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  test(`the seat map on a phone ${javaScriptEnabled ? 'with' : 'without'} JavaScript scrolls in its section, never the page`, async () => {
+    const id = await hall();
+    const browser = await openBrowser({ javaScriptEnabled });
+    try {
+      const page = await browser.context.newPage();
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${BASE}/events/${id}`);
+        await page.locator('[data-seat-id]').first().waitFor({ timeout: 20_000 });
+        const shot = `${ARTIFACTS}/reflow-${width}-${javaScriptEnabled ? 'js' : 'nojs'}.png`;
+        await page.screenshot({ path: shot, fullPage: true });
+        const { page: sideways, section } = await overflow(page);
+        assert.ok(sideways <= 0, `${width} px: the page scrolls ${sideways} px sideways`);
+        assert.ok(section > 0, `${width} px: a row of 20 seats is wider than the screen, so its section scrolls`);
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+}
