@@ -1,5 +1,6 @@
 // No buyer page is wider than a phone's screen (WCAG 2.1, 1.4.10 Reflow; issue 38): at 320
-// and 390 CSS px, with and without JavaScript, the page never scrolls sideways; a seat map
+// and 390 CSS px, with and without JavaScript, the waiting room, the seat map, the hold and the
+// confirmation never scroll sideways; a seat map
 // wider than the screen scrolls inside its own section. The demo's hall (3 sections of 10 rows
 // of 20 seats) once widened the whole page to 703 px. axe-core does not test reflow, so this
 // measures it: the document's scroll width against the viewport's.
@@ -33,6 +34,36 @@ function overflow(page) {
   }));
 }
 
+/** `page` as it is, at each width: no sideways scroll. */
+async function fits(page, stage, javaScriptEnabled) {
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.screenshot({ path: `${ARTIFACTS}/reflow-${stage}-${width}-${javaScriptEnabled ? 'js' : 'nojs'}.png`, fullPage: true });
+    const { page: sideways } = await overflow(page);
+    assert.ok(sideways <= 0, `${stage} at ${width} px: the page scrolls ${sideways} px sideways`);
+  }
+}
+
+for (const javaScriptEnabled of [true, false]) {
+  test(`the waiting room on a phone ${javaScriptEnabled ? 'with' : 'without'} JavaScript fits the screen`, async () => {
+    const event = await admin('POST', '/api/admin/events', {
+      name: 'Reflow Line',
+      starts_at: '2027-03-01T19:00:00Z',
+      sections: [{ name: 'Stalls', rows: 1, seats_per_row: 4, price_cents: 3000 }],
+      room: { paused: true },
+    });
+    const browser = await openBrowser({ javaScriptEnabled });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${BASE}/events/${event.id}`);
+      await page.locator('.place').waitFor({ timeout: 20_000 });
+      await fits(page, 'waiting', javaScriptEnabled);
+    } finally {
+      await browser.close();
+    }
+  });
+}
+
 for (const javaScriptEnabled of [true, false]) {
   test(`the seat map on a phone ${javaScriptEnabled ? 'with' : 'without'} JavaScript scrolls in its section, never the page`, async () => {
     const id = await hall();
@@ -49,6 +80,14 @@ for (const javaScriptEnabled of [true, false]) {
         assert.ok(sideways <= 0, `${width} px: the page scrolls ${sideways} px sideways`);
         assert.ok(section > 0, `${width} px: a row of 20 seats is wider than the screen, so its section scrolls`);
       }
+      // The hold and the confirmation fit too.
+      await page.locator('[data-seat-id]').first().click();
+      await page.getByRole('button', { name: /^Hold/ }).first().click();
+      await page.getByRole('heading', { name: 'Your seats are held' }).waitFor({ timeout: 20_000 });
+      await fits(page, 'hold', javaScriptEnabled);
+      await page.getByRole('button', { name: /^Pay / }).first().click();
+      await page.getByRole('heading', { name: 'You are going!' }).waitFor({ timeout: 20_000 });
+      await fits(page, 'confirmation', javaScriptEnabled);
     } finally {
       await browser.close();
     }
