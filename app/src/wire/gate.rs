@@ -177,19 +177,20 @@ impl Gate {
         Ok(())
     }
 
-    /// Whether `path` (without its query) falls under one of the protected prefixes: the
-    /// prefix itself, or below it (`/shop` covers `/shop`, `/shop/` and `/shop/x`, never
-    /// `/shopping`), unless the prefix ends with `/`.
-    pub fn covers(&self, path: &str) -> bool {
+    /// The length of the longest protected prefix that covers `path` (without its query), if
+    /// one does: the prefix itself, or below it (`/shop` covers `/shop`, `/shop/` and `/shop/x`,
+    /// never `/shopping`), unless the prefix ends with `/`. Where two rooms protect one path,
+    /// the longer prefix is the more precise.
+    pub fn covers(&self, path: &str) -> Option<usize> {
         self.protect
             .iter()
-            .any(|prefix| Self::prefix_covers(prefix, path))
-    }
-
-    /// Whether the one prefix `prefix` covers `path` (as [`Gate::covers`] says).
-    pub fn prefix_covers(prefix: &str, path: &str) -> bool {
-        path.strip_prefix(prefix)
-            .is_some_and(|rest| prefix.ends_with('/') || rest.is_empty() || rest.starts_with('/'))
+            .filter(|prefix| {
+                path.strip_prefix(prefix.as_str()).is_some_and(|rest| {
+                    prefix.ends_with('/') || rest.is_empty() || rest.starts_with('/')
+                })
+            })
+            .map(String::len)
+            .max()
     }
 }
 
@@ -271,11 +272,16 @@ mod tests {
             origin_probe_url: None,
         };
         assert!(gate.validate().is_ok());
-        for yes in ["/shop", "/shop/", "/shop/x", "/api/cart/1"] {
-            assert!(gate.covers(yes), "{yes}");
+        for (yes, longest) in [
+            ("/shop", 5),
+            ("/shop/", 5),
+            ("/shop/x", 5),
+            ("/api/cart/1", 10),
+        ] {
+            assert_eq!(gate.covers(yes), Some(longest), "{yes}");
         }
         for no in ["/", "/shopping", "/api/cart", "/api/other", "/x/shop"] {
-            assert!(!gate.covers(no), "{no}");
+            assert_eq!(gate.covers(no), None, "{no}");
         }
     }
 

@@ -260,18 +260,11 @@ impl Rooms {
             .iter()
             .filter_map(|(id, k)| {
                 let room = &k.event.room;
+                // The path first: a room without `protect` is passed over without parsing its
+                // target's address.
+                let longest = room.gate.covers(path)?;
                 let target = room.gate.target_url.as_deref()?;
-                if app::wire::target_host(target).is_none_or(|h| h != host) {
-                    return None;
-                }
-                let longest = room
-                    .gate
-                    .protect
-                    .iter()
-                    .filter(|p| app::wire::Gate::prefix_covers(p, path))
-                    .map(String::len)
-                    .max()?;
-                Some((longest, id, room))
+                (app::wire::target_host(target)? == host).then_some((longest, id, room))
             })
             .collect();
         let longest = found.iter().map(|(len, _, _)| *len).max().unwrap_or(0);

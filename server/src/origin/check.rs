@@ -15,7 +15,7 @@
 //! host, so the token in the address admits nobody a second time. Every answer is counted by
 //! its outcome (`anteroom_gate_checks_total`).
 
-use app::wire::{AdmissionClaims, EventId, Room};
+use app::wire::{AdmissionClaims, EventId, HandoverClaims, Room};
 use axum::{
     extract::State,
     http::{HeaderMap, HeaderName, HeaderValue, header},
@@ -83,15 +83,14 @@ impl<'a> Asked<'a> {
 
     /// The original URI without a hand-over token: where the room sends the buyer back.
     fn way_back(&self) -> String {
-        let kept: Vec<(String, String)> = form_urlencoded::parse(self.query.as_bytes())
-            .filter(|(name, _)| name != HANDOFF_PARAM)
-            .map(|(n, v)| (n.into_owned(), v.into_owned()))
-            .collect();
-        if kept.len() == form_urlencoded::parse(self.query.as_bytes()).count() {
+        if self.handover().is_none() {
             return self.uri.to_owned();
         }
         let query = form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(kept)
+            .extend_pairs(
+                form_urlencoded::parse(self.query.as_bytes())
+                    .filter(|(name, _)| name != HANDOFF_PARAM),
+            )
             .finish();
         if query.is_empty() {
             self.path.to_owned()
@@ -124,8 +123,8 @@ async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Resp
     };
     let refused_to = EventId::from(first.clone());
     // Where two sales protect the same path, an admission to either passes.
-    for (event_id, room) in rooms {
-        let event_id = EventId::from(event_id);
+    for (event_id, room) in &rooms {
+        let event_id = EventId::from(event_id.as_str());
         if !room.enabled {
             return ("room_off", Ok(passed(None, Some(&event_id))));
         }
@@ -135,7 +134,7 @@ async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Resp
             ADMISSION_HEADER,
             &admission_cookie_name(&event_id),
         );
-        if let Some(claims) = token.and_then(|t| admits(state, t, &event_id, &room)) {
+        if let Some(claims) = token.and_then(|t| admits(state, t, &event_id, room)) {
             match state
                 .revoked
                 .contains(&state.base, &event_id, claims.sub.as_str())
@@ -146,12 +145,19 @@ async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Resp
                 Err(e) => return ("error", Err(e)),
             }
         }
-        if let Some(token) = asked.handover() {
-            match hand_over(state, &token, &event_id, &room).await {
-                Ok(Some(response)) => return ("handed_over", Ok(response)),
-                Ok(None) => {}
-                Err(e) => return ("error", Err(e)),
-            }
+    }
+    // A buyer from a room on another host: the hand-over of one of these sales, used here.
+    let handover = asked
+        .handover()
+        .and_then(|token| state.keyring.current().verify_handover(&token));
+    if let Some(claims) = handover
+        && let Some((_, room)) = rooms.iter().find(|(id, _)| *id == claims.evt.as_str())
+        && handoff::fits(&claims, room)
+    {
+        match handoff::first_use(state, &claims).await {
+            Ok(true) => return ("handed_over", Ok(hand_over(state, &claims))),
+            Ok(false) => {}
+            Err(e) => return ("error", Err(e)),
         }
     }
     let refusal = Error::GateClosed {
@@ -170,54 +176,20 @@ fn admits(state: &Line, token: &str, event_id: &EventId, room: &Room) -> Option<
         .filter(|claims| claims.epc == room.epoch)
 }
 
-/// A buyer arriving with the hand-over `token`: passed once, with the admission as a cookie
-/// of the site's host; `None` when the token is not a good one for this event, or was used.
-async fn hand_over(
-    state: &Line,
-    token: &str,
-    event_id: &EventId,
-    room: &Room,
-) -> Result<Option<Response>> {
-    let Ok(claims) = handoff::verified(state, token).await else {
-        return Ok(None);
-    };
-    if claims.evt != *event_id
-        || claims.epc != room.epoch
-        || !handoff::first_use(state, &claims).await?
-    {
-        return Ok(None);
+/// The pass of a buyer whose hand-over `claims` was just used: the admission behind it as the
+/// cookie of the site's host.
+fn hand_over(state: &Line, claims: &HandoverClaims) -> Response {
+    let (token, admission) = state.keyring.current().reissue(claims);
+    let mut response = passed(Some(&admission), Some(&admission.evt));
+    if let Some(expires_at) = DateTime::from_timestamp(claims.until, 0) {
+        Cookie::Admission {
+            event_id: &admission.evt,
+            token: &token,
+            expires_at,
+        }
+        .set(&state.config, response.headers_mut());
     }
-    let Some(expires_at) = DateTime::from_timestamp(claims.until, 0) else {
-        return Ok(None);
-    };
-    let jkt = claims.cnf.as_ref().map(|c| c.jkt.clone());
-    let status = state.keyring.current().mint(
-        &claims.sub,
-        event_id,
-        claims.epc,
-        expires_at,
-        false,
-        jkt,
-        None,
-    );
-    let app::wire::QueueStatus::Admitted {
-        admission_token, ..
-    } = &status
-    else {
-        return Ok(None);
-    };
-    let admission = state
-        .keyring
-        .current()
-        .verify_for_event(admission_token, event_id);
-    let mut response = passed(admission.as_ref(), Some(event_id));
-    Cookie::Admission {
-        event_id,
-        token: admission_token,
-        expires_at,
-    }
-    .set(&state.config, response.headers_mut());
-    Ok(Some(response))
+    response
 }
 
 /// 200, naming the buyer and the event when there are.

@@ -8,23 +8,24 @@
 //! copied link is worth nothing once used; a return address only ever chooses a path on the
 //! target's origin.
 
-use app::wire::{EventId, HandoverClaims, Redeem, Redeemed, landing, target_origin};
+use app::wire::{EventId, HandoverClaims, Redeem, Redeemed, Room, landing, target_origin};
 use axum::{
     Json,
     extract::{Query, Request, State},
-    http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header},
+    http::{HeaderMap, Method, Uri, header},
     middleware::Next,
-    response::{IntoResponse, Response},
+    response::Response,
 };
 use chrono::Utc;
 use serde::Deserialize;
 
 use crate::{
+    accounts::routes::see_other,
     error::{Error, Result},
     extract::{self, ApiJson},
     queue::state::Line,
     tokens::{
-        cookies::{HOST_PREFIX, admission_cookie_name},
+        cookies::{self, admission_cookie_name},
         gate::AdmittedBuyer,
         state::Tokens,
     },
@@ -53,8 +54,8 @@ pub async fn redeem(
 }
 
 /// The claims of the hand-over `token` if this deployment signed it, it has not expired, and
-/// its audience is the origin its event's room sends buyers to; else 401.
-pub async fn verified(state: &Tokens, token: &str) -> Result<HandoverClaims> {
+/// it [`fits`] its event's room; else 401.
+async fn verified(state: &Tokens, token: &str) -> Result<HandoverClaims> {
     let refused =
         || Error::Unauthorized("this hand-over token is not valid (or has expired)".into());
     let claims = state
@@ -67,11 +68,14 @@ pub async fn verified(state: &Tokens, token: &str) -> Result<HandoverClaims> {
         .get(&state.db, &claims.evt)
         .await
         .map_err(|_| refused())?;
+    fits(&claims, &room).then_some(claims).ok_or_else(refused)
+}
+
+/// Whether the hand-over `claims` is one `room` gives now: for its target's origin, in its
+/// epoch.
+pub fn fits(claims: &HandoverClaims, room: &Room) -> bool {
     let target = room.gate.target_url.as_deref().and_then(target_origin);
-    if target.as_deref() != Some(claims.aud.as_str()) || claims.epc != room.epoch {
-        return Err(refused());
-    }
-    Ok(claims)
+    target.as_deref() == Some(claims.aud.as_str()) && claims.epc == room.epoch
 }
 
 /// Marks the hand-over `claims` used; `false` when it already was. Kept until the admission
@@ -109,25 +113,31 @@ pub async fn continue_handler(
     headers: HeaderMap,
 ) -> Response {
     let page = format!("/events/{event_id}");
-    let back = query.back.as_deref();
-    let Some(buyer) = state.sessions.buyer_of(&state.config, &headers) else {
-        return see_other(&page);
-    };
-    match AdmittedBuyer::check(
-        &state,
+    let place = admitted(&state, &event_id, &method, uri.path(), &headers)
+        .await
+        .and_then(|admitted| destination(&state, &admitted, query.back.as_deref()));
+    see_other(place.as_deref().unwrap_or(&page))
+}
+
+/// The buyer of the session in `headers`, if the gate admits them to `event_id` for this
+/// `method` request of `path`.
+async fn admitted(
+    state: &Tokens,
+    event_id: &str,
+    method: &Method,
+    path: &str,
+    headers: &HeaderMap,
+) -> Option<AdmittedBuyer> {
+    let buyer = state.sessions.buyer_of(&state.config, headers)?;
+    AdmittedBuyer::check(
+        state,
         buyer,
         EventId::from(event_id),
-        (&method, uri.path()),
-        &headers,
+        (method, path),
+        headers,
     )
     .await
-    {
-        Ok(admitted) => match destination(&state, &admitted, back) {
-            Some(place) => see_other(&place),
-            None => see_other(&page),
-        },
-        Err(_) => see_other(&page),
-    }
+    .ok()
 }
 
 /// Where `admitted` goes: the room's target (or `back` on its origin), with a hand-over while
@@ -138,14 +148,6 @@ fn destination(state: &Tokens, admitted: &AdmittedBuyer, back: Option<&str>) -> 
         Some(claims) => state.keyring.current().handoff_url(claims, target, back),
         None => landing(target, back),
     }
-}
-
-fn see_other(location: &str) -> Response {
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    if let Ok(value) = HeaderValue::from_str(location) {
-        response.headers_mut().insert(header::LOCATION, value);
-    }
-    response
 }
 
 /// Middleware of the event pages: in a room with a target, a buyer the gate admits is sent on
@@ -168,32 +170,19 @@ pub async fn send_on(State(state): State<Tokens>, request: Request, next: Next) 
         Some(query) => format!("/events/{event_id}/continue?{query}"),
         None => format!("/events/{event_id}/continue"),
     };
-    if let Some(buyer) = state.sessions.buyer_of(&state.config, request.headers()) {
-        let (method, path) = (request.method(), request.uri().path());
-        let admitted = AdmittedBuyer::check(
-            &state,
-            buyer,
-            EventId::from(event_id.clone()),
-            (method, path),
-            request.headers(),
-        )
-        .await;
-        if admitted.is_ok_and(|a| a.claims.is_some()) {
-            return see_other(&onward);
-        }
+    let (method, path) = (request.method(), request.uri().path());
+    if admitted(&state, &event_id, method, path, request.headers())
+        .await
+        .is_some_and(|a| a.claims.is_some())
+    {
+        return see_other(&onward);
     }
     let response = next.run(request).await;
-    let cookie = admission_cookie_name(&event_id);
-    let admits = response
-        .headers()
-        .get_all(header::SET_COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| {
-            v.trim_start_matches(HOST_PREFIX)
-                .starts_with(&format!("{cookie}="))
-        });
-    if !admits {
+    if !cookies::sets(
+        &state.config,
+        response.headers(),
+        &admission_cookie_name(&event_id),
+    ) {
         return response;
     }
     let mut onward = see_other(&onward);

@@ -420,11 +420,10 @@ fn answer(
             status: state.keyring.current().mint(
                 buyer,
                 event_id,
-                room.epoch,
+                room,
                 expires_at,
                 restored,
                 proof.device.clone(),
-                room.gate.target_url.as_deref(),
             ),
             receipt: None,
         }),
@@ -534,15 +533,10 @@ async fn admitted_now(
         .admission_ttl_seconds
         .min(ROOM_OFF_ADMISSION_SECS);
     let expires_at = Utc::now() + chrono::Duration::seconds(i64::from(ttl));
-    state.keyring.current().mint(
-        buyer,
-        event_id,
-        room.epoch,
-        expires_at,
-        false,
-        None,
-        room.gate.target_url.as_deref(),
-    )
+    state
+        .keyring
+        .current()
+        .mint(buyer, event_id, room, expires_at, false, None)
 }
 
 /// The life of an admission handed out at once while the room is off.

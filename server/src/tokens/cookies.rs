@@ -7,7 +7,8 @@
 //! `__Host-` prefix, and only that name is read: a browser accepts such a cookie only from
 //! this very host over HTTPS, so a sibling subdomain or a plain-HTTP page cannot plant a
 //! session of its choosing. These are decided here and nowhere else: [`Cookie::header`] is the
-//! only place a `Set-Cookie` is written, [`read`] the only place one is read.
+//! only place a `Set-Cookie` is written, [`read`] the only place one is read, [`sets`] the only
+//! place a response's are looked at.
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use chrono::{DateTime, Utc};
@@ -126,7 +127,7 @@ impl Cookie<'_> {
 
 /// The name prefix of every cookie outside `--dev`: the browser keeps a `__Host-` cookie only
 /// if it is `Secure`, has `Path=/` and no `Domain`, and came from a secure origin.
-pub const HOST_PREFIX: &str = "__Host-";
+const HOST_PREFIX: &str = "__Host-";
 
 /// The value of our cookie `name` (as [`Cookie::header`] names it under `config`) in the
 /// request's headers.
@@ -136,6 +137,21 @@ pub fn read<'a>(config: &Config, headers: &'a HeaderMap, name: &str) -> Option<&
     } else {
         cookie(headers, &format!("{HOST_PREFIX}{name}"))
     }
+}
+
+/// Whether the response `headers` set the cookie `name` (under its `__Host-` name outside
+/// `--dev`, as [`Cookie::header`] writes it).
+pub fn sets(config: &Config, headers: &HeaderMap, name: &str) -> bool {
+    let name = if config.dev {
+        format!("{name}=")
+    } else {
+        format!("{HOST_PREFIX}{name}=")
+    };
+    headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.starts_with(&name))
 }
 
 /// The value of cookie `name`, exactly so named, in the request's `Cookie` headers.
@@ -153,6 +169,30 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_response_sets_a_cookie_under_the_name_it_was_written_with() {
+        let soon = Utc::now() + chrono::Duration::seconds(600);
+        for dev in [true, false] {
+            let config = Config {
+                dev,
+                ..Config::defaults()
+            };
+            let mut headers = HeaderMap::new();
+            Cookie::Admission {
+                event_id: "e",
+                token: "t",
+                expires_at: soon,
+            }
+            .set(&config, &mut headers);
+            assert!(sets(&config, &headers, "anteroom_admission_e"), "dev {dev}");
+            assert!(
+                !sets(&config, &headers, "anteroom_admission_f"),
+                "dev {dev}"
+            );
+            assert!(!sets(&config, &headers, "anteroom_admission_"), "dev {dev}");
+        }
+    }
 
     #[test]
     fn every_cookie_is_http_only_and_secure_and_host_only_outside_dev() {

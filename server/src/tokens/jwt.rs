@@ -10,11 +10,15 @@
 //! admitted the buyer (the ticker, the room off, a place put back after a failover).
 
 use app::wire::{
-    AdmissionClaims, BuyerId, Confirmation, EventId, HandoverClaims, QueueStatus, landing,
+    AdmissionClaims, BuyerId, Confirmation, EventId, HandoverClaims, QueueStatus, Room, landing,
     target_origin,
 };
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
-use serde::Serialize;
+use chrono::{DateTime, Utc};
+use jsonwebtoken::{Algorithm, Header, Validation};
+use serde::{Serialize, de::DeserializeOwned};
+
+use crate::{ids, tokens::keys::AdmissionKeys};
 
 /// How far past its `exp` a token still verifies here: its expiry is set on Redis's clock and
 /// cut to whole seconds, and is read on this instance's clock, which may run a little ahead.
@@ -23,45 +27,68 @@ pub const LEEWAY_SECS: u64 = 2;
 pub const HANDOFF_SECS: i64 = 60;
 /// The query parameter that carries a hand-over token to the target.
 pub const HANDOFF_PARAM: &str = "anteroom_token";
-use chrono::{DateTime, Utc};
-use jsonwebtoken::{Algorithm, Header, Validation};
-
-use crate::{ids, tokens::keys::AdmissionKeys};
 
 impl AdmissionKeys {
-    /// The answer that admits `buyer` to `event` until `expires_at`, in the room's `epoch`,
-    /// with its fresh token; `recovered` when the line had lost the admission and marked it
-    /// again; `jkt`, in a room that binds tokens, the thumbprint of the device key the place
-    /// is bound to (the token's `cnf`); `target`, in a room in front of the ticketer's site
-    /// (its `target_url`), where the answer's hand-over sends the buyer.
-    #[allow(clippy::too_many_arguments)]
+    /// The answer that admits `buyer` to `event` in `room` until `expires_at`, with its fresh
+    /// token (of the room's epoch); `recovered` when the line had lost the admission and
+    /// marked it again; `jkt`, in a room that binds tokens, the thumbprint of the device key
+    /// the place is bound to (the token's `cnf`); in a room in front of the ticketer's site,
+    /// the hand-over to its `target_url`.
     pub fn mint(
         &self,
         buyer: &BuyerId,
         event: &EventId,
-        epoch: u32,
+        room: &Room,
         expires_at: DateTime<Utc>,
         recovered: bool,
         jkt: Option<String>,
-        target: Option<&str>,
     ) -> QueueStatus {
-        let cnf = jkt.map(|jkt| Confirmation { jkt });
-        let claims = AdmissionClaims {
-            sub: buyer.clone(),
-            evt: event.clone(),
-            aud: self.audience.clone(),
-            iat: Utc::now().timestamp(),
-            exp: expires_at.timestamp(),
-            jti: ids::random_id(12),
-            epc: epoch,
-            cnf,
-        };
+        let claims = self.admission(buyer, event, room.epoch, expires_at.timestamp(), jkt);
         QueueStatus::Admitted {
             admitted: true,
             admission_token: self.sign(&claims),
             expires_at,
             recovered,
-            handoff_url: target.and_then(|target| self.handoff_url(&claims, target, None)),
+            handoff_url: room
+                .gate
+                .target_url
+                .as_deref()
+                .and_then(|target| self.handoff_url(&claims, target, None)),
+        }
+    }
+
+    /// The admission behind the hand-over `handover`, signed again for this deployment (the
+    /// proxy's gate sets it as the cookie of the site's host): its token and claims.
+    pub fn reissue(&self, handover: &HandoverClaims) -> (String, AdmissionClaims) {
+        let jkt = handover.cnf.as_ref().map(|c| c.jkt.clone());
+        let claims = self.admission(
+            &handover.sub,
+            &handover.evt,
+            handover.epc,
+            handover.until,
+            jkt,
+        );
+        (self.sign(&claims), claims)
+    }
+
+    /// Fresh admission claims (the only place they are made).
+    fn admission(
+        &self,
+        buyer: &BuyerId,
+        event: &EventId,
+        epoch: u32,
+        exp: i64,
+        jkt: Option<String>,
+    ) -> AdmissionClaims {
+        AdmissionClaims {
+            sub: buyer.clone(),
+            evt: event.clone(),
+            aud: self.audience.clone(),
+            iat: Utc::now().timestamp(),
+            exp,
+            jti: ids::random_id(12),
+            epc: epoch,
+            cnf: jkt.map(|jkt| Confirmation { jkt }),
         }
     }
 
@@ -103,22 +130,7 @@ impl AdmissionKeys {
         }
     }
 
-    /// The claims of the hand-over `token` if this deployment signed it and it has not
-    /// expired (its audience is the target's, which the caller compares).
-    pub fn verify_handover(&self, token: &str) -> Option<HandoverClaims> {
-        let mut validation = self.validation(token)?;
-        validation.validate_aud = false;
-        validation.set_required_spec_claims(&["exp", "sub"]);
-        let key = self.key_of(token)?;
-        jsonwebtoken::decode::<HandoverClaims>(token, key, &validation)
-            .ok()
-            .map(|data| data.claims)
-            // An admission token is not a hand-over, whatever its audience.
-            .filter(|claims| claims.aud != self.audience)
-    }
-
-    /// `claims` signed with the signing key, its `kid` in the header (only through
-    /// [`Self::mint`] and the hand-over).
+    /// `claims` signed with the signing key, its `kid` in the header.
     fn sign(&self, claims: &impl Serialize) -> String {
         let mut header = Header::new(Algorithm::EdDSA);
         header.kid = Some(self.signing_kid.clone());
@@ -126,35 +138,43 @@ impl AdmissionKeys {
             .expect("signing with a loaded Ed25519 key cannot fail")
     }
 
-    /// The key that verifies `token`, by its `kid`, if its header names EdDSA (nothing else is
-    /// tried).
-    fn key_of(&self, token: &str) -> Option<&jsonwebtoken::DecodingKey> {
+    /// The claims of `token` if one of our keys signed it (its header read once: EdDSA and a
+    /// `kid` we hold, nothing else tried) and it has not expired beyond the leeway; its
+    /// audience ours when `ours`, else anything but ours (a hand-over's, which the caller
+    /// compares with the room's target).
+    fn decode<T: DeserializeOwned>(&self, token: &str, ours: bool) -> Option<T> {
         let header = jsonwebtoken::decode_header(token).ok()?;
         if header.alg != Algorithm::EdDSA {
             return None;
         }
-        self.verifying.get(header.kid.as_deref()?)
-    }
-
-    /// The checks every token of ours passes: EdDSA, not expired beyond the leeway.
-    fn validation(&self, token: &str) -> Option<Validation> {
-        self.key_of(token)?;
+        let key = self.verifying.get(header.kid.as_deref()?)?;
         let mut validation = Validation::new(Algorithm::EdDSA);
         validation.leeway = LEEWAY_SECS;
-        Some(validation)
+        if ours {
+            validation.set_audience(&[&self.audience]);
+            validation.set_required_spec_claims(&["exp", "aud", "sub"]);
+        } else {
+            validation.validate_aud = false;
+            validation.set_required_spec_claims(&["exp", "sub"]);
+        }
+        jsonwebtoken::decode::<T>(token, key, &validation)
+            .ok()
+            .map(|data| data.claims)
+    }
+
+    /// The claims of the hand-over `token` if this deployment signed it and it has not
+    /// expired (its audience is the target's, which the caller compares).
+    pub fn verify_handover(&self, token: &str) -> Option<HandoverClaims> {
+        self.decode::<HandoverClaims>(token, false)
+            // An admission token is not a hand-over.
+            .filter(|claims| claims.aud != self.audience)
     }
 
     /// The claims of the admission `token` if it admits somebody to `event` now (whom: its
     /// `sub`; the proxy's gate asks without a session).
     pub fn verify_for_event(&self, token: &str, event: &EventId) -> Option<AdmissionClaims> {
-        let mut validation = self.validation(token)?;
-        validation.set_audience(&[&self.audience]);
-        validation.set_required_spec_claims(&["exp", "aud", "sub"]);
-        let claims =
-            jsonwebtoken::decode::<AdmissionClaims>(token, self.key_of(token)?, &validation)
-                .ok()?
-                .claims;
-        (claims.evt == *event).then_some(claims)
+        self.decode::<AdmissionClaims>(token, true)
+            .filter(|claims| claims.evt == *event)
     }
 
     /// The claims of `token` if it admits `buyer` to `event` now.
@@ -168,8 +188,9 @@ impl AdmissionKeys {
 mod tests {
     use std::fs;
 
-    use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD};
     use serde_json::json;
+
+    use app::wire::{DEFAULT_ROOM, Gate};
 
     use super::*;
     use crate::{
@@ -205,7 +226,11 @@ mod tests {
         expires_at: DateTime<Utc>,
         jkt: Option<String>,
     ) -> String {
-        match keys.mint(buyer, event, epoch, expires_at, false, jkt, None) {
+        let room = Room {
+            epoch,
+            ..DEFAULT_ROOM
+        };
+        match keys.mint(buyer, event, &room, expires_at, false, jkt) {
             QueueStatus::Admitted {
                 admission_token, ..
             } => admission_token,
@@ -296,22 +321,23 @@ mod tests {
     #[test]
     fn a_hand_over_is_for_the_target_only_and_one_per_admission() {
         let (_, keys) = fresh_keys();
-        let admitted = |expires_at| match keys.mint(
-            &b("buyer"),
-            &e("evt"),
-            3,
-            expires_at,
-            false,
-            None,
-            Some("https://shop.example/buy?x=1#frag"),
-        ) {
-            QueueStatus::Admitted {
-                admission_token,
-                handoff_url,
-                ..
-            } => (admission_token, handoff_url.expect("a hand-over")),
-            other => panic!("{other:?}"),
+        let room = Room {
+            epoch: 3,
+            gate: Gate {
+                target_url: Some("https://shop.example/buy?x=1#frag".into()),
+                ..Gate::default()
+            },
+            ..DEFAULT_ROOM
         };
+        let admitted =
+            |expires_at| match keys.mint(&b("buyer"), &e("evt"), &room, expires_at, false, None) {
+                QueueStatus::Admitted {
+                    admission_token,
+                    handoff_url,
+                    ..
+                } => (admission_token, handoff_url.expect("a hand-over")),
+                other => panic!("{other:?}"),
+            };
         let until = soon();
         let (admission, url) = admitted(until);
         let (_, again) = admitted(until);
