@@ -6,17 +6,14 @@
 
 use std::time::{Duration, Instant};
 
-use anteroom::admission::{
-    rate::InForce,
-    ticker::{Tick, Ticker},
-};
+use anteroom::admission::ticker::{Tick, Ticker};
 use app::wire::Room;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
     JsonBody, TestApp, event_body, eventually, expect_error, hold_admitted, hold_body, join, poll,
-    put_room, seat_ids, spawn_app, spawn_with, test_config,
+    put_room, seat_ids, spawn_app, spawn_with, steer, test_config,
 };
 
 async fn room(app: &TestApp, event: &str) -> Room {
@@ -32,18 +29,6 @@ async fn tick(ticker: &Ticker, event: &str, room: &Room) -> u64 {
         Tick::Admitted { count, .. } => count,
         other => panic!("not admitted: {other:?}"),
     }
-}
-
-/// One steering step as the ticker loop makes it once a second, with this instance's
-/// measurements of now, keeping the lock if this ticker holds it (the loop's ticks do that
-/// between steps).
-async fn steer(app: &TestApp, ticker: &Ticker, event: &str, room: &Room) -> InForce {
-    ticker.acquire(event).await.unwrap();
-    let measured = app
-        .state
-        .health
-        .measure(chrono::Utc::now().timestamp_millis());
-    ticker.steer(event, room, &measured).await.unwrap()
 }
 
 async fn stats(app: &TestApp, event: &str) -> Value {

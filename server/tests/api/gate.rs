@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{
     TestApp, admitted_answer, event_body, eventually, expect_error, poll, put_room, spawn_app,
-    spawn_with, test_config,
+    spawn_with, steer, test_config,
 };
 
 const TARGET: &str = "http://127.0.0.1:9/shop/";
@@ -492,20 +492,12 @@ async fn with_the_automatic_rate_the_room_follows_the_sites_probe() {
     .await;
     let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
     let ticker = Ticker::new(app.state.line.clone());
-    let steer = async || {
-        ticker.acquire(&event).await.unwrap();
-        let measured = app
-            .state
-            .health
-            .measure(chrono::Utc::now().timestamp_millis());
-        ticker.steer(&event, &room, &measured).await.unwrap()
-    };
     // The first step starts the probe; a later one reads it: 400 ms against a 100 ms target.
     let slowed = eventually(
         "the slow site cuts the rate",
         std::time::Duration::from_secs(10),
         async || {
-            let step = steer().await;
+            let step = steer(&app, &ticker, &event, &room).await;
             (step.rate < 50).then_some(step)
         },
     )
@@ -522,7 +514,7 @@ async fn with_the_automatic_rate_the_room_follows_the_sites_probe() {
         "the failure is seen",
         std::time::Duration::from_secs(10),
         async || {
-            let step = steer().await;
+            let step = steer(&app, &ticker, &event, &room).await;
             step.reason.contains("probe failed").then_some(step)
         },
     )

@@ -617,3 +617,20 @@ pub async fn admitted_answer(app: &TestApp, event: &str) -> (String, String, Val
     );
     (buyer, session, body)
 }
+
+/// One steering step as the ticker loop makes it once a second, with this instance's
+/// measurements of now, keeping the lock if this ticker holds it (the loop's ticks do that
+/// between steps).
+pub async fn steer(
+    app: &TestApp,
+    ticker: &anteroom::admission::ticker::Ticker,
+    event: &str,
+    room: &app::wire::Room,
+) -> anteroom::admission::rate::InForce {
+    ticker.acquire(event).await.unwrap();
+    let measured = app
+        .state
+        .health
+        .measure(chrono::Utc::now().timestamp_millis());
+    ticker.steer(event, room, &measured).await.unwrap()
+}
