@@ -204,7 +204,7 @@ impl PageBackend {
             Some(QueueStatus::Admitted { .. }) if !bound => {
                 // As the cache holds it: the page reads it where it shows it, and the data it
                 // hydrates from carries the text as it is (not read, then written again).
-                let json = seatmap::read(state, event_id).await?;
+                let json = seatmap::read(state, event_id, seatmap::Form::Runs).await?;
                 let map = serde_json::value::RawValue::from_string(json)
                     .map_err(|e| Error::Internal(format!("seat map JSON: {e}")))?;
                 Some(Deferred::Raw(map))

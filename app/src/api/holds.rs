@@ -2,14 +2,14 @@
 //! idempotency key, so that a retried press holds (or pays) once.
 
 use super::{Api, binding::device_headers, call};
-use crate::wire::{Deferred, ErrorBody, Hold, HoldRequest, Order, SeatMap};
+use crate::wire::{Deferred, ErrorBody, Hold, HoldRequest, Order, SeatRuns};
 
 impl Api {
-    /// The seat map, unread: the turn's stages read it ([`Deferred`]).
-    pub async fn seats(&self, event_id: &str) -> Result<Deferred<SeatMap>, ErrorBody> {
+    /// The seat map in runs, unread: the turn's stages read it ([`Deferred`]).
+    pub async fn seats(&self, event_id: &str) -> Result<Deferred<SeatRuns>, ErrorBody> {
         let path = format!("/api/events/{event_id}/seats");
         let device = device_headers(event_id, "GET", &path, true).await?;
-        call("GET", &path, None::<&()>, &device).await
+        call("GET", &format!("{path}?form=runs"), None::<&()>, &device).await
     }
 
     pub async fn hold(

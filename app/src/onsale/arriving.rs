@@ -34,7 +34,7 @@ pub(super) fn GettingPlace(
     /// The page's forms (the claim form's token), as the server renders them.
     forms: Option<PageForms>,
 ) -> impl IntoView {
-    let PageQuery { claim, note } = query;
+    let PageQuery { claim, note, .. } = query;
     // Without JavaScript a code in the address is claimed by a form, not by a reload (a room
     // that binds tokens takes no claim without the device's proof).
     let claim_by_form = StoredValue::new(claim.clone().filter(|_| !bound));
@@ -76,7 +76,7 @@ pub(super) fn GettingPlace(
     });
     view! {
         {move || match (entry.get(), failed.get()) {
-            (Some((entry, notice)), _) => view! { <OnSale entry claim=None notice/> }.into_any(),
+            (Some((entry, notice)), _) => view! { <OnSale entry claim=None notice section=None/> }.into_any(),
             (None, Some(e)) if e.error == "no_device_key" => {
                 set_title("Anteroom");
                 one_sentence("needs-device", NEEDS_DEVICE.into())

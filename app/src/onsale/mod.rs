@@ -107,8 +107,8 @@ pub fn EventPage(
                         view! { <GettingPlace event_id=event_id() asked=None bound query=query.get_value() forms/> }.into_any()
                     }
                     Ok(entry) => {
-                        let PageQuery { claim, note } = query.get_value();
-                        view! { <OnSale entry claim notice=note/> }.into_any()
+                        let PageQuery { claim, note, section } = query.get_value();
+                        view! { <OnSale entry claim notice=note section/> }.into_any()
                     }
                     Err(ErrorBody { proof: Some(asked), .. }) => {
                         view! { <GettingPlace event_id=event_id() asked=Some(*asked) bound=false query=query.get_value() forms=None/> }.into_any()
@@ -160,6 +160,9 @@ pub(crate) struct PageQuery {
     /// A form posted without JavaScript comes back with a note (`?note=`, and `?retry=` in
     /// seconds): a fixed code, so only one of our sentences can show. Here as that sentence.
     pub note: Option<String>,
+    /// The section of the seat map to open (`?section=`, counted from 1): one section a page
+    /// without JavaScript.
+    pub section: Option<usize>,
 }
 
 impl PageQuery {
@@ -171,6 +174,7 @@ impl PageQuery {
             note: get("note")
                 .and_then(|code| Note::from_code(&code))
                 .map(|n| n.sentence(retry)),
+            section: get("section").and_then(|s| s.parse().ok()),
         }
     }
 }
@@ -207,6 +211,8 @@ fn OnSale(
     claim: Option<String>,
     /// A sentence for the page to start with.
     notice: Option<String>,
+    /// The seat map's section to open first (`?section=`, from 1).
+    section: Option<usize>,
 ) -> impl IntoView {
     let event = entry.event.clone();
     provide_context(Venue {
@@ -360,7 +366,7 @@ fn OnSale(
             Stage::Admitted => one_sentence("admitted", SEATS_COMING.into()),
             Stage::Moved(at) => one_sentence("moved", place_moved(at, &Venue::here().zone)),
             turn @ (Stage::Choosing(_) | Stage::Holding(_) | Stage::Confirmed(..)) => {
-                let page = Turn { event_id: event_id.get_value(), limit, stage, message, forms: forms.get_value() };
+                let page = Turn { event_id: event_id.get_value(), limit, section, stage, message, forms: forms.get_value() };
                 view! {
                     <div data-split=TURN_SPLIT>
                         <Suspense fallback=|| one_sentence("admitted", SEATS_COMING.into())>
@@ -382,6 +388,8 @@ struct Turn {
     event_id: String,
     /// Seats per buyer.
     limit: u32,
+    /// The seat map's section to open first (`?section=`, from 1).
+    section: Option<usize>,
     stage: RwSignal<Stage>,
     message: RwSignal<Option<String>>,
     forms: Option<PageForms>,
@@ -399,6 +407,7 @@ fn turn_stage(at: Stage, page: Turn) -> AnyView {
     let Turn {
         event_id,
         limit,
+        section,
         stage,
         message,
         forms,
@@ -407,7 +416,8 @@ fn turn_stage(at: Stage, page: Turn) -> AnyView {
         Ok(match at {
             Stage::Choosing(map) => {
                 let map = read(map)?;
-                view! { <SeatPicker map event_id limit stage message forms/> }.into_any()
+                let map = map.map();
+                view! { <SeatPicker map event_id limit section stage message forms/> }.into_any()
             }
             Stage::Holding(hold) => {
                 let hold = read(hold)?;

@@ -1,8 +1,21 @@
-//! The buyer's turn, choosing: the seat map with the seats to tick (up to the room's limit), and
-//! the best available in a section. A hold refused because seats were just taken shows the map
-//! again as it is now, naming the seats that went.
+//! The buyer's turn, choosing: an overview of the sections (their shape, prices and seats left)
+//! that opens one section at a time, the seats of that section to tick (up to the room's
+//! limit), and the best available in a section. A hold refused because seats were just taken
+//! shows the map again as it is now, naming the seats that went.
+//!
+//! Invariants:
+//! - the page is never wider than the screen: the open section pans inside its own frame, at
+//!   the seat size the buyer picks (small, 16 CSS px, to see a whole block; medium and large,
+//!   28 and 44 px, both at least the 24 px a tap needs); pinch-zoom stays the browser's own;
+//! - only the open section's seats are in the page, so an arena of 20,000 seats builds a
+//!   section's worth of elements, not the hall's;
+//! - without JavaScript a section is a page of its own (`?section=`, the overview's links)
+//!   with the same checkboxes and forms; with it, a seat chosen stays chosen while the buyer
+//!   looks at another section, and the chosen seats and the hold button stay in view;
+//! - every seat is a labelled checkbox ("Stalls row 4 seat 12, 45.00 EUR, available"), reached
+//!   by Tab, and the arrow keys move between seats (along a row, and to the next row's seat).
 
-use leptos::prelude::*;
+use leptos::{prelude::*, web_sys};
 
 use super::{
     Stage, Venue, back_to_line,
@@ -11,7 +24,7 @@ use super::{
 };
 use crate::{
     api::Api,
-    wire::{Deferred, HoldRequest, PageForms, SeatMap, SeatStatus},
+    wire::{Deferred, HoldRequest, PageForms, SeatMap, SeatStatus, SectionSummary, SectionView},
     words::Note,
 };
 
@@ -26,11 +39,35 @@ fn seat_label(map: &SeatMap, id: &str) -> String {
     format!("seat {id}")
 }
 
+/// The section to open first: the one asked for (counted from 1) if the map has it, else the
+/// first with a seat available, else the first.
+fn first_open(map: &SeatMap, asked: Option<usize>) -> usize {
+    asked
+        .and_then(|n| n.checked_sub(1))
+        .filter(|i| *i < map.sections.len())
+        .or_else(|| map.sections.iter().position(|s| s.summary().available > 0))
+        .unwrap_or(0)
+}
+
+/// What a section's tile in the overview says of its seats left.
+fn seats_left(summary: &SectionSummary) -> String {
+    match summary.available {
+        0 => "None free now".to_owned(),
+        1 => "1 seat left".to_owned(),
+        n => format!("{n} seats left"),
+    }
+}
+
+/// The seat sizes a buyer picks from (the CSS gives each its size).
+const SIZES: [(&str, &str); 3] = [("small", "Small"), ("medium", "Medium"), ("large", "Large")];
+
 #[component]
 pub(super) fn SeatPicker(
     map: SeatMap,
     event_id: String,
     limit: u32,
+    /// The section to open first (`?section=`, from 1).
+    section: Option<usize>,
     stage: RwSignal<Stage>,
     message: RwSignal<Option<String>>,
     forms: Option<PageForms>,
@@ -39,12 +76,23 @@ pub(super) fn SeatPicker(
     let selected = RwSignal::new(Vec::<String>::new());
     let busy = RwSignal::new(false);
     let venue = StoredValue::new(Venue::here());
+    let open = RwSignal::new(first_open(&map, section));
+    let summaries: Vec<(String, SectionSummary)> = map
+        .sections
+        .iter()
+        .map(|s| (s.name.clone(), s.summary()))
+        .collect();
     let map = StoredValue::new(map);
-    let event_id = StoredValue::new(event_id);
-    let sections: Vec<String> =
-        map.with_value(|m| m.sections.iter().map(|s| s.name.clone()).collect());
-    let best_section = RwSignal::new(sections.first().cloned().unwrap_or_default());
+    let sections: Vec<String> = summaries.iter().map(|(name, _)| name.clone()).collect();
+    let best_section = RwSignal::new(
+        sections
+            .get(open.get_untracked())
+            .cloned()
+            .unwrap_or_default(),
+    );
     let best_quantity = RwSignal::new(2u32.min(limit));
+    let page = format!("/events/{event_id}");
+    let event_id = StoredValue::new(event_id);
 
     let request_hold = move |request: HoldRequest| {
         busy.set(true);
@@ -63,9 +111,10 @@ pub(super) fn SeatPicker(
                     let taken = e.seat_ids.clone().unwrap_or_default();
                     match api.seats(&event_id).await.and_then(read) {
                         Ok(fresh) => {
+                            let fresh_map = fresh.map();
                             let words = if e.error == "seat_unavailable" && !taken.is_empty() {
                                 let names: Vec<String> =
-                                    taken.iter().map(|id| seat_label(&fresh, id)).collect();
+                                    taken.iter().map(|id| seat_label(&fresh_map, id)).collect();
                                 format!(
                                     "Someone just took {}. The map now shows what is left; choose again.",
                                     names.join(", ")
@@ -107,6 +156,19 @@ pub(super) fn SeatPicker(
         });
         taken || !on
     };
+    // One listener for the section's seats (a section has hundreds).
+    let ticked = move |ev: leptos::ev::Event| {
+        let seat = event_target::<web_sys::HtmlInputElement>(&ev);
+        if seat.name() != "seat" {
+            return;
+        }
+        if !choose(seat.value(), seat.checked()) {
+            seat.set_checked(false);
+            message.set(Some(format!(
+                "You may hold up to {limit} seats; untick one to choose another."
+            )));
+        }
+    };
     let hold_chosen = move || {
         if selected.with(Vec::is_empty) {
             message.set(Some(Note::NoSeats.sentence(None)));
@@ -117,74 +179,95 @@ pub(super) fn SeatPicker(
             });
         }
     };
+    let chosen_names = move || {
+        selected.with(|s| {
+            map.with_value(|m| s.iter().map(|id| seat_label(m, id)).collect::<Vec<_>>())
+                .join(", ")
+        })
+    };
     let best_action = hold_action.clone();
+
+    let tiles = summaries
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, summary))| {
+            let price = venue.with_value(|v| {
+                if summary.min_price_cents == summary.max_price_cents {
+                    v.money(summary.min_price_cents)
+                } else {
+                    format!(
+                        "{} to {}",
+                        v.money(summary.min_price_cents),
+                        v.money(summary.max_price_cents)
+                    )
+                }
+            });
+            let share = u64::from(summary.available) * 100 / u64::from(summary.seats.max(1));
+            let shape = format!(
+                "aspect-ratio: {} / {}; --left: {share}%",
+                summary.widest.max(1),
+                summary.rows.max(1)
+            );
+            let chosen_name = name.clone();
+            view! {
+                <li>
+                    <a class="tile" href=format!("{page}?section={}", i + 1) rel="external"
+                        aria-current=move || (open.get() == i).then_some("true")
+                        on:click=move |ev| {
+                            ev.prevent_default();
+                            open.set(i);
+                            best_section.set(chosen_name.clone());
+                        }>
+                        <span class="shape" aria-hidden="true" style=shape></span>
+                        <strong>{name}</strong>
+                        <span class="muted">{price}</span>
+                        <span>{seats_left(&summary)}</span>
+                    </a>
+                </li>
+            }
+        })
+        .collect_view();
 
     view! {
         <section class="card picker">
             <p class="eyebrow admitted">"You're in: it is your turn."</p>
             <h2>"Choose your seats"</h2>
-            <p class="muted">{format!("Up to {limit} seats. Tick seats to choose them, or let us find the best ones together.")}</p>
-            <ul class="legend">
-                <li><span class="swatch available"></span>"Available"</li>
-                <li><span class="swatch chosen"></span>"Your choice"</li>
-                <li><span class="swatch held"></span>"Held"</li>
-                <li><span class="swatch sold"></span>"Sold"</li>
-            </ul>
+            <p class="muted">{format!("Up to {limit} seats. Open a section and tick seats to choose them, or let us find the best ones together.")}</p>
+            <nav class="overview" aria-label="Sections">
+                <ul>{tiles}</ul>
+            </nav>
+            <div class="map-tools">
+                <ul class="legend">
+                    <li><span class="swatch available"></span>"Available"</li>
+                    <li><span class="swatch chosen"></span>"Your choice"</li>
+                    <li><span class="swatch held"></span>"Held"</li>
+                    <li><span class="swatch sold"></span>"Sold"</li>
+                </ul>
+                <fieldset class="zoom">
+                    <legend>"Seat size"</legend>
+                    {SIZES.into_iter().map(|(value, words)| view! {
+                        <label>
+                            <input type="radio" name="seat-size" id=format!("size-{value}") value=value
+                                checked=value == "medium"/>
+                            {words}
+                        </label>
+                    }).collect_view()}
+                </fieldset>
+            </div>
             <form method="post" action=hold_action class="chosen-seats"
-                on:submit=move |ev| by_script(ev, hold_chosen)>
+                on:submit=move |ev| by_script(ev, hold_chosen)
+                on:change=ticked>
                 {hidden_fields(&forms, Some("seats"))}
-                <div class="stage-mark">"Stage"</div>
-                {map.with_value(|m| m.sections.clone()).into_iter().map(|section| view! {
-                    <fieldset class="section">
-                        <legend>{section.name.clone()}</legend>
-                        {section.rows.into_iter().map(|row| {
-                            let section_name = section.name.clone();
-                            view! {
-                                <div class="row" role="group" aria-label=format!("{} row {}", section_name, row.label)>
-                                    <span class="row-label" aria-hidden="true">{row.label.clone()}</span>
-                                    {row.seats.into_iter().map(|seat| {
-                                        let id = seat.id.clone();
-                                        let id_for_class = id.clone();
-                                        let id_for_checked = id.clone();
-                                        let available = seat.status == SeatStatus::Available;
-                                        let status = match seat.status {
-                                            SeatStatus::Available => "available",
-                                            SeatStatus::Held => "held",
-                                            SeatStatus::Sold => "sold",
-                                        };
-                                        let label = format!("{} row {} seat {}, {}, {}", section_name, row.label, seat.number, venue.with_value(|v| v.money(seat.price_cents)), status);
-                                        let title = label.clone();
-                                        view! {
-                                            <label
-                                                class=move || {
-                                                    let chosen = selected.with(|s| s.contains(&id_for_class));
-                                                    format!("seat {status}{}", if chosen { " chosen" } else { "" })
-                                                }
-                                                data-seat-id=seat.id.clone()
-                                                title=title
-                                            >
-                                                <input type="checkbox" name="seat" value=seat.id.clone()
-                                                    aria-label=label
-                                                    disabled=!available
-                                                    prop:checked=move || selected.with(|s| s.contains(&id_for_checked))
-                                                    on:change=move |ev| {
-                                                        let on = event_target_checked(&ev);
-                                                        if !choose(id.clone(), on) {
-                                                            event_target::<leptos::web_sys::HtmlInputElement>(&ev).set_checked(false);
-                                                            message.set(Some(format!("You may hold up to {limit} seats; untick one to choose another.")));
-                                                        }
-                                                    }
-                                                />
-                                                <span aria-hidden="true">{seat.number}</span>
-                                            </label>
-                                        }
-                                    }).collect_view()}
-                                </div>
-                            }
-                        }).collect_view()}
-                    </fieldset>
-                }).collect_view()}
+                <div class="frame" on:keydown=arrow>
+                    <div class="stage-mark">"Stage"</div>
+                    {move || {
+                        let at = open.get();
+                        map.with_value(|m| m.sections.get(at).cloned())
+                            .map(|section| section_seats(section, &venue.get_value(), &selected))
+                    }}
+                </div>
                 <div class="actions">
+                    <p class="chosen" aria-live="polite">{chosen_names}</p>
                     <button type="submit" class="button" disabled=move || busy.get()>
                         {move || match selected.with(Vec::len) {
                             0 => "Hold the seats I ticked".to_owned(),
@@ -192,9 +275,10 @@ pub(super) fn SeatPicker(
                             n => format!("Hold {n} seats"),
                         }}
                     </button>
+                    <a href="#best">"Or: best available"</a>
                 </div>
             </form>
-            <form method="post" action=best_action class="best"
+            <form method="post" action=best_action class="best" id="best"
                 on:submit=move |ev| by_script(ev, move || request_hold(HoldRequest {
                     section: Some(best_section.get()),
                     quantity: Some(best_quantity.get()),
@@ -203,8 +287,11 @@ pub(super) fn SeatPicker(
                 {hidden_fields(&forms, Some("best"))}
                 <h3>"Or: best available"</h3>
                 <label>"Section "
-                    <select name="section" on:change=move |ev| best_section.set(event_target_value(&ev))>
-                        {sections.iter().map(|s| view! { <option value=s.clone()>{s.clone()}</option> }).collect_view()}
+                    <select name="section" prop:value=move || best_section.get()
+                        on:change=move |ev| best_section.set(event_target_value(&ev))>
+                        {sections.iter().map(|s| view! {
+                            <option value=s.clone() selected=*s == best_section.get_untracked()>{s.clone()}</option>
+                        }).collect_view()}
                     </select>
                 </label>
                 <label>" Seats "
@@ -217,5 +304,165 @@ pub(super) fn SeatPicker(
                 </button>
             </form>
         </section>
+    }
+}
+
+/// The seats of one section: a row a line, a seat a labelled checkbox (ticked when the buyer
+/// chose it before). Nothing here reacts to a tick: the CSS shows a ticked seat as chosen, and
+/// the form's one listener counts it.
+fn section_seats(
+    section: SectionView,
+    venue: &Venue,
+    selected: &RwSignal<Vec<String>>,
+) -> impl IntoView + use<> {
+    let name = section.name;
+    let rows = section
+        .rows
+        .into_iter()
+        .map(|row| {
+            let seats = row
+                .seats
+                .into_iter()
+                .map(|seat| {
+                    let status = seat.status.word();
+                    let label = format!(
+                        "{name} row {} seat {}, {}, {status}",
+                        row.label,
+                        seat.number,
+                        venue.money(seat.price_cents)
+                    );
+                    let chosen = selected.with_untracked(|s| s.contains(&seat.id));
+                    let (id, title) = (seat.id.clone(), label.clone());
+                    view! {
+                        <label class=format!("seat {status}") data-seat-id=id title=title>
+                            <input type="checkbox" name="seat" value=seat.id aria-label=label
+                                disabled=seat.status != SeatStatus::Available checked=chosen/>
+                            <span aria-hidden="true">{seat.number}</span>
+                        </label>
+                    }
+                })
+                .collect_view();
+            view! {
+                <div class="row" role="group" aria-label=format!("{name} row {}", row.label)>
+                    <span class="row-label" aria-hidden="true">{row.label.clone()}</span>
+                    {seats}
+                </div>
+            }
+        })
+        .collect_view();
+    view! {
+        <fieldset class="section">
+            <legend>{name.clone()}</legend>
+            {rows}
+        </fieldset>
+    }
+}
+
+/// The arrow keys on a seat: left and right along its row, up and down to the seat at the
+/// same place in the row before or after (the row's last one if that row is shorter).
+#[cfg(feature = "hydrate")]
+fn arrow(ev: leptos::ev::KeyboardEvent) {
+    use leptos::wasm_bindgen::JsCast;
+    let (rows, seats): (i32, i32) = match ev.key().as_str() {
+        "ArrowLeft" => (0, -1),
+        "ArrowRight" => (0, 1),
+        "ArrowUp" => (-1, 0),
+        "ArrowDown" => (1, 0),
+        _ => return,
+    };
+    let Some(here) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    let Some(row) = here.closest(".row").ok().flatten() else {
+        return;
+    };
+    let inputs = |row: &web_sys::Element| {
+        let list = row.query_selector_all(".seat input").ok();
+        let len = list.as_ref().map_or(0, |l| l.length());
+        (0..len)
+            .filter_map(|i| {
+                list.as_ref()?
+                    .item(i)?
+                    .dyn_into::<web_sys::HtmlElement>()
+                    .ok()
+            })
+            .collect::<Vec<_>>()
+    };
+    let in_row = inputs(&row);
+    let Some(at) = in_row.iter().position(|i| **i == here) else {
+        return;
+    };
+    let other = match rows {
+        -1 => row.previous_element_sibling(),
+        1 => row.next_element_sibling(),
+        _ => Some(row),
+    }
+    .filter(|r| r.class_list().contains("row"));
+    let Some(other) = other else {
+        return;
+    };
+    let to = inputs(&other);
+    let index = (at as i32 + seats).clamp(0, to.len() as i32 - 1);
+    if let Some(seat) = usize::try_from(index).ok().and_then(|i| to.get(i)) {
+        ev.prevent_default();
+        let _ = seat.focus();
+    }
+}
+
+/// The server renders the keys' listener, which only a browser runs.
+#[cfg(not(feature = "hydrate"))]
+fn arrow(_: leptos::ev::KeyboardEvent) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::{Seat, SeatRuns};
+
+    fn hall(free: &[bool]) -> SeatMap {
+        let mut runs = SeatRuns::new("e");
+        for (i, free) in free.iter().enumerate() {
+            let status = if *free {
+                SeatStatus::Available
+            } else {
+                SeatStatus::Sold
+            };
+            let seat = Seat {
+                id: i as i64 + 1,
+                number: 1,
+                price_cents: 4500,
+                status,
+            };
+            runs.push(&format!("S{i}"), "1", seat);
+        }
+        runs.map()
+    }
+
+    #[test]
+    fn the_section_asked_for_opens_else_the_first_with_a_seat_free() {
+        let map = hall(&[false, true, true]);
+        assert_eq!(first_open(&map, Some(3)), 2);
+        assert_eq!(first_open(&map, Some(1)), 0, "asked for, even sold out");
+        assert_eq!(first_open(&map, None), 1);
+        assert_eq!(first_open(&map, Some(4)), 1, "no such section");
+        assert_eq!(first_open(&map, Some(0)), 1, "counted from 1");
+        assert_eq!(first_open(&hall(&[false, false]), None), 0);
+        assert_eq!(first_open(&hall(&[]), None), 0);
+    }
+
+    #[test]
+    fn a_tile_says_the_seats_left() {
+        let left = |available| {
+            seats_left(&SectionSummary {
+                available,
+                ..SectionSummary::default()
+            })
+        };
+        assert_eq!(
+            [left(0), left(1), left(120)],
+            ["None free now", "1 seat left", "120 seats left"]
+        );
     }
 }

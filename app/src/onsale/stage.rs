@@ -15,7 +15,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::wire::{Deferred, EventEntry, Hold, Order, Outlook, QueueStatus, SeatMap};
+use crate::wire::{Deferred, EventEntry, Hold, Order, Outlook, QueueStatus, SeatRuns};
 
 /// Where the buyer is.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +48,7 @@ pub(super) enum Stage {
     Moved(DateTime<Utc>),
     /// The buyer's turn: the seat map, the hold, the order. Read by the turn's own code
     /// ([`super::turn_stage`]), so the line's code does not carry their JSON readers.
-    Choosing(Deferred<SeatMap>),
+    Choosing(Deferred<SeatRuns>),
     Holding(Deferred<Hold>),
     Confirmed(Deferred<Order>, Deferred<Hold>),
 }
@@ -267,11 +267,8 @@ mod tests {
         }
     }
 
-    fn map() -> Deferred<SeatMap> {
-        Deferred::Ready(SeatMap {
-            event_id: "e1".into(),
-            sections: Vec::new(),
-        })
+    fn map() -> Deferred<SeatRuns> {
+        Deferred::Ready(SeatRuns::new("e1"))
     }
 
     fn hold() -> Deferred<Hold> {

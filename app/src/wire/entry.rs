@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{Event, Hold, Order, QueueStatus, SeatMap, rfc3339};
+use super::{Event, Hold, Order, QueueStatus, SeatRuns, rfc3339};
 
 /// What the event page starts from: the event, the buyer's place in its line (joined while
 /// rendering), the seat map once admitted, and the time it was answered.
@@ -14,7 +14,7 @@ pub struct EventEntry {
     /// `None` before the sale's pre-queue opens (the join answered `not_open`; nothing is
     /// stored): the page counts down to the opening in `event.room`.
     pub queue: Option<QueueStatus>,
-    pub seats: Option<Deferred<SeatMap>>,
+    pub seats: Option<Deferred<SeatRuns>>,
     /// The server's clock when it answered: the page's countdowns run from it, so the server's
     /// rendering and the hydrated page say the same, and a browser whose clock is wrong still
     /// counts down to the server's opening.

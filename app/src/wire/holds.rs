@@ -1,4 +1,4 @@
-//! The buyer's turn: the seat map, a hold request and what it chooses, the hold, and the order
+//! The buyer's turn: a hold request and what it chooses, the hold, and the order
 //! its checkout makes. A hold request is checked here ([`HoldRequest::choice`]) so that the
 //! server locks seats only for a well-formed one.
 
@@ -6,43 +6,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::{ErrorBody, rfc3339, unprocessable};
-
-/// A seat's state on the map.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SeatStatus {
-    Available,
-    Held,
-    Sold,
-}
-
-/// One seat of `GET /api/events/{id}/seats`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeatView {
-    pub id: String,
-    pub number: u32,
-    pub price_cents: i64,
-    pub status: SeatStatus,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RowView {
-    pub label: String,
-    pub seats: Vec<SeatView>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SectionView {
-    pub name: String,
-    pub rows: Vec<RowView>,
-}
-
-/// `GET /api/events/{id}/seats`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeatMap {
-    pub event_id: String,
-    pub sections: Vec<SectionView>,
-}
 
 /// `POST /api/events/{id}/holds` body: either `seat_ids` (chosen seats) or `section` and
 /// `quantity` (the best available). [`HoldRequest::choice`] tells which, or why neither.

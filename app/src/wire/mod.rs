@@ -5,7 +5,7 @@
 //! By resource, each file with its own checks and tests: `ids` (typed ids, the admission
 //! token's claims, the error body), `event` (events, rooms, their settings and ranges),
 //! `queue` (the line's answers, the estimate and its band, sessions, moving a place),
-//! `holds` (seat map, holds, orders), `entry` (what the event page starts from),
+//! `seats` (the seat map, and the same map in runs), `holds` (hold requests, holds, orders), `entry` (what the event page starts from),
 //! `operator` (stats, nights, payments, audit, draw), `staff` (operators, their roles,
 //! sessions and API keys), `gate` (in front of the ticketer's site: the gate settings, the
 //! hand-over) and `report`. Everything is
@@ -19,6 +19,7 @@ mod ids;
 mod operator;
 mod queue;
 mod report;
+mod seats;
 mod staff;
 
 pub use entry::*;
@@ -29,6 +30,7 @@ pub use ids::*;
 pub use operator::*;
 pub use queue::*;
 pub use report::*;
+pub use seats::*;
 pub use staff::*;
 
 /// Times are read as strict RFC 3339, the form the server writes them in

@@ -262,6 +262,11 @@ impl Keys {
         self.event(event_id, "seatmap")
     }
 
+    /// The cached seat map in runs (`?form=runs`), beside [`Keys::seatmap`] and like it.
+    pub fn seatmap_runs(&self, event_id: &str) -> String {
+        self.event(event_id, "seatmap:runs")
+    }
+
     /// Bumped by every change of a seat, so a rebuild that raced a change is not stored.
     pub fn seatmap_generation(&self, event_id: &str) -> String {
         self.event(event_id, "seatmap:gen")

@@ -5,18 +5,22 @@
 //! it ran (no stale copy outlives a change); a miss is rebuilt by the one request that takes
 //! the rebuild lock while the others wait for its copy (no stampede of identical queries); a
 //! copy within 5 s of its logical expiry is served while one background rebuild refreshes it.
+//! The map is kept in both its forms (`app::wire::SeatMap`, API.md's, and `SeatRuns`, which
+//! the buyer's page reads: `?form=runs`), built from one query and stored together, so the two
+//! never tell different states.
 
 use std::time::Duration;
 
-use app::wire::{RowView, SeatMap, SeatStatus, SeatView, SectionView};
+use app::wire::{Seat, SeatRuns, SeatStatus};
 use axum::{
     Router,
-    extract::State,
+    extract::{Query, State, rejection::QueryRejection},
     http::header,
     response::{IntoResponse, Response},
     routing::get,
 };
 use chrono::Utc;
+use serde::Deserialize;
 
 use crate::{
     error::{Error, Result},
@@ -48,7 +52,39 @@ where
     Router::new().route("/api/events/{event_id}/seats", get(seats))
 }
 
-async fn seats(State(state): State<Tokens>, admitted: AdmittedBuyer) -> Result<Response> {
+/// Which form of the map a reader asks for (`?form=`): API.md's (the default) or the runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Form {
+    #[default]
+    Full,
+    Runs,
+}
+
+impl Form {
+    fn key(self, keys: &Keys, event_id: &str) -> String {
+        match self {
+            Self::Full => keys.seatmap(event_id),
+            Self::Runs => keys.seatmap_runs(event_id),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeatsQuery {
+    #[serde(default)]
+    form: Form,
+}
+
+async fn seats(
+    State(state): State<Tokens>,
+    admitted: AdmittedBuyer,
+    query: std::result::Result<Query<SeatsQuery>, QueryRejection>,
+) -> Result<Response> {
+    let Query(SeatsQuery { form }) = query.map_err(|_| {
+        Error::Unprocessable("the seat map's only parameter is form=full or form=runs".into())
+    })?;
     if let Some(claims) = &admitted.claims {
         shops(
             &state,
@@ -58,7 +94,7 @@ async fn seats(State(state): State<Tokens>, admitted: AdmittedBuyer) -> Result<R
         )
         .await;
     }
-    let json = read(&state, &admitted.event_id).await?;
+    let json = read(&state, &admitted.event_id, form).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
 
@@ -87,10 +123,10 @@ async fn shops(state: &Tokens, event_id: &str, buyer: &str, exp: i64) {
     }
 }
 
-/// The seat map of `event_id` as JSON, from the cache when it can.
-pub async fn read(state: &Tokens, event_id: &str) -> Result<String> {
+/// The seat map of `event_id` as JSON in `form`, from the cache when it can.
+pub async fn read(state: &Tokens, event_id: &str, form: Form) -> Result<String> {
     let mut redis = state.redis.clone();
-    let key = state.keys.seatmap(event_id);
+    let key = form.key(&state.keys, event_id);
     let started = tokio::time::Instant::now();
     loop {
         let cached: Option<String> = redis::cmd("GET").arg(&key).query_async(&mut redis).await?;
@@ -100,19 +136,19 @@ pub async fn read(state: &Tokens, event_id: &str) -> Result<String> {
                 let state = state.clone();
                 let event_id = event_id.to_owned();
                 tokio::spawn(async move {
-                    if let Err(e) = rebuild_if_first(&state, &event_id).await {
+                    if let Err(e) = rebuild_if_first(&state, &event_id, form).await {
                         tracing::warn!(event = %event_id, error = %e, "seat map refresh failed");
                     }
                 });
             }
             return Ok(json.to_owned());
         }
-        if let Some(json) = rebuild_if_first(state, event_id).await? {
+        if let Some(json) = rebuild_if_first(state, event_id, form).await? {
             return Ok(json);
         }
         if started.elapsed() > WAIT_FOR_REBUILD {
             // The rebuilder is stuck or gone; answer from Postgres rather than fail.
-            return build(state, event_id).await;
+            return Ok(build(state, event_id).await?.of(form));
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -123,8 +159,9 @@ fn parse_entry(entry: &str) -> Option<(i64, &str)> {
     Some((expires.parse().ok()?, json))
 }
 
-/// Rebuilds and stores the copy if this call takes the rebuild lock; `None` if another holds it.
-async fn rebuild_if_first(state: &Tokens, event_id: &str) -> Result<Option<String>> {
+/// Rebuilds and stores the copies if this call takes the rebuild lock, and answers the one in
+/// `form`; `None` if another holds the lock.
+async fn rebuild_if_first(state: &Tokens, event_id: &str, form: Form) -> Result<Option<String>> {
     let mut redis = state.redis.clone();
     let keys = &state.keys;
     let lock = Lock::new(keys.seatmap_lock(event_id));
@@ -136,12 +173,13 @@ async fn rebuild_if_first(state: &Tokens, event_id: &str) -> Result<Option<Strin
         .query_async(&mut redis)
         .await?;
     let built = build(state, event_id).await;
-    if let Ok(json) = &built {
+    if let Ok(copies) = &built {
         let expires = Utc::now().timestamp_millis() + LOGICAL_TTL.as_millis() as i64;
         let _: i64 = SetIfGeneration {
             event_id,
             generation: generation.as_deref(),
-            value: &format!("{expires}\n{json}"),
+            full: &format!("{expires}\n{}", copies.full),
+            runs: &format!("{expires}\n{}", copies.runs),
             ttl: LOGICAL_TTL + GRACE,
         }
         .invocation(&state.scripts, keys)
@@ -149,7 +187,7 @@ async fn rebuild_if_first(state: &Tokens, event_id: &str) -> Result<Option<Strin
         .await?;
     }
     lock.release(&redis).await?;
-    built.map(Some)
+    built.map(|copies| Some(copies.of(form)))
 }
 
 /// Adds to `pipe` what forgets the cached copy after a commit that changed seats of
@@ -161,6 +199,8 @@ pub fn invalidate(pipe: &mut redis::Pipeline, keys: &Keys, event_id: &str) {
         .pexpire(&generation, GENERATION_TTL.as_millis() as i64)
         .ignore()
         .del(keys.seatmap(event_id))
+        .ignore()
+        .del(keys.seatmap_runs(event_id))
         .ignore();
 }
 
@@ -175,9 +215,24 @@ struct SeatRow {
     hold_expired: bool,
 }
 
+/// The map of one build, in both forms.
+struct Copies {
+    full: String,
+    runs: String,
+}
+
+impl Copies {
+    fn of(self, form: Form) -> String {
+        match form {
+            Form::Full => self.full,
+            Form::Runs => self.runs,
+        }
+    }
+}
+
 /// The seat map from Postgres: sections in layout order, rows and seats by number. A seat
 /// whose hold expired shows as available (a new hold may take it at once).
-async fn build(state: &Tokens, event_id: &str) -> Result<String> {
+async fn build(state: &Tokens, event_id: &str) -> Result<Copies> {
     state.metrics.seatmap_builds.inc();
     let rows: Vec<SeatRow> = sqlx::query_as(
         "select s.id, s.section, s.row_label, s.number, s.price_cents, s.status, \
@@ -189,44 +244,24 @@ async fn build(state: &Tokens, event_id: &str) -> Result<String> {
     .bind(event_id)
     .fetch_all(&state.db)
     .await?;
-    let mut map = SeatMap {
-        event_id: event_id.to_owned(),
-        sections: Vec::new(),
-    };
+    let mut runs = SeatRuns::new(event_id);
     for r in rows {
         let status = match r.status.as_str() {
             "sold" => SeatStatus::Sold,
             "held" if !r.hold_expired => SeatStatus::Held,
             _ => SeatStatus::Available,
         };
-        if map.sections.last().is_none_or(|s| s.name != r.section) {
-            map.sections.push(SectionView {
-                name: r.section.clone(),
-                rows: Vec::new(),
-            });
-        }
-        let section = map.sections.last_mut().expect("pushed above");
-        if section
-            .rows
-            .last()
-            .is_none_or(|row| row.label != r.row_label)
-        {
-            section.rows.push(RowView {
-                label: r.row_label.clone(),
-                seats: Vec::new(),
-            });
-        }
-        section
-            .rows
-            .last_mut()
-            .expect("pushed above")
-            .seats
-            .push(SeatView {
-                id: r.id.to_string(),
-                number: r.number.max(0) as u32,
-                price_cents: r.price_cents,
-                status,
-            });
+        let seat = Seat {
+            id: r.id,
+            number: r.number.max(0) as u32,
+            price_cents: r.price_cents,
+            status,
+        };
+        runs.push(&r.section, &r.row_label, seat);
     }
-    serde_json::to_string(&map).map_err(|e| Error::Internal(format!("seat map JSON: {e}")))
+    let json = |e: serde_json::Error| Error::Internal(format!("seat map JSON: {e}"));
+    Ok(Copies {
+        full: serde_json::to_string(&runs.map()).map_err(json)?,
+        runs: serde_json::to_string(&runs).map_err(json)?,
+    })
 }

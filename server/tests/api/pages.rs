@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{event_body, join, page, poll, put_room, spawn_app};
+use crate::helpers::{event_body, join, page, poll, put_room, seat_ids, spawn_app};
 
 #[tokio::test]
 async fn the_events_page_is_rendered_on_the_server_and_issues_a_session_cookie() {
@@ -141,16 +141,35 @@ async fn an_admitted_buyer_gets_the_seat_map_and_the_admission_cookie() {
         .await;
     let id = event["id"].as_str().unwrap();
     let (html, cookies) = page(&app, &format!("/events/{id}"), None).await;
-    assert_eq!(
-        html.matches("data-seat-id").count(),
-        8,
-        "both sections drawn"
-    );
     assert!(
         cookies
             .iter()
             .any(|c| c.starts_with(&format!("anteroom_admission_{id}=")))
     );
+    // One section a page: the first with seats free, and the overview's links to each.
+    let ids = seat_ids(&app, id).await;
+    let drawn = |html: &str| -> Vec<i64> {
+        ids.iter()
+            .copied()
+            .filter(|s| html.contains(&format!("data-seat-id=\"{s}\"")))
+            .collect()
+    };
+    assert_eq!(drawn(&html), ids[..4], "section A only");
+    for n in [1, 2] {
+        assert!(
+            html.contains(&format!("href=\"/events/{id}?section={n}\"")),
+            "the overview links section {n}"
+        );
+    }
+    let cookie = cookies.join("; ");
+    let (second, _) = page(&app, &format!("/events/{id}?section=2"), Some(&cookie)).await;
+    assert_eq!(drawn(&second), ids[4..], "section B only");
+    let open =
+        |n| format!("href=\"/events/{id}?section={n}\" rel=\"external\" aria-current=\"true\"");
+    assert!(second.contains(&open(2)) && !second.contains(&open(1)));
+    // A section the hall does not have opens the first with seats free.
+    let (none, _) = page(&app, &format!("/events/{id}?section=9"), Some(&cookie)).await;
+    assert_eq!(drawn(&none), ids[..4]);
 }
 
 #[tokio::test]

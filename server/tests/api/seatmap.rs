@@ -14,6 +14,7 @@ on_single_and_cluster!(
     a_hold_and_a_release_show_in_the_next_read,
     fifty_concurrent_reads_on_a_cold_cache_run_one_rebuild,
     a_rebuild_that_raced_a_change_is_not_stored,
+    the_runs_tell_the_same_map_before_and_after_a_change,
 );
 
 async fn seat_map(app: &TestApp, event: &str, session: &str) -> Value {
@@ -112,8 +113,9 @@ async fn a_rebuild_that_raced_a_change_is_not_stored(backend: Backend) {
     let stored: i64 = SetIfGeneration {
         event_id: &event,
         generation: generation_before.as_deref(),
-        value: "0\n{}",
+        full: "0\n{}",
         ttl: Duration::from_secs(60),
+        runs: "0\n{}",
     }
     .invocation(&app.state.scripts, &app.state.keys)
     .invoke_async(&mut app.state.redis.clone())
@@ -124,6 +126,54 @@ async fn a_rebuild_that_raced_a_change_is_not_stored(backend: Backend) {
         status_of(&seat_map(&app, &event, &session).await, ids[0]),
         "held"
     );
+    assert_eq!(
+        status_of(&runs(&app, &event, &session).await, ids[0]),
+        "held"
+    );
+}
+
+/// The map in runs (`?form=runs`, what the buyer's page reads), as API.md's map.
+async fn runs(app: &TestApp, event: &str, session: &str) -> Value {
+    let r = app
+        .get(&format!("/api/events/{event}/seats?form=runs"), session)
+        .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let runs: app::wire::SeatRuns = r.json().await.unwrap();
+    serde_json::to_value(runs.map()).unwrap()
+}
+
+async fn the_runs_tell_the_same_map_before_and_after_a_change(backend: Backend) {
+    let app = spawn_on(backend).await;
+    let (event, ids) = open_event(&app, 3, 4).await;
+    let (_, session) = app.session().await;
+    // Cold, then warm (each form from its own copy), then after a hold.
+    for _ in 0..2 {
+        assert_eq!(
+            runs(&app, &event, &session).await,
+            seat_map(&app, &event, &session).await
+        );
+    }
+    let r = app
+        .get(&format!("/api/events/{event}/seats?form=runs"), &session)
+        .await;
+    let text = r.text().await.unwrap();
+    assert!(
+        text.contains(&format!("[{},1,5000,\"aaaa\"]", ids[0])),
+        "a row is one run: {text}"
+    );
+    hold(&app, &event, &session, "k", hold_body(&[ids[1]])).await;
+    let after = runs(&app, &event, &session).await;
+    assert_eq!(status_of(&after, ids[1]), "held");
+    assert_eq!(after, seat_map(&app, &event, &session).await);
+    // Any other form, or another parameter, is refused and changes nothing.
+    for query in ["form=compact", "form=", "section=1", "form=runs&x=1"] {
+        let r = app
+            .get(&format!("/api/events/{event}/seats?{query}"), &session)
+            .await;
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{query}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"], "unprocessable", "{query}");
+    }
 }
 
 /// Rows come in their real order: row 10 after row 9, not between rows 1 and 2.
