@@ -2,7 +2,7 @@
 # Everything `make run` and `make test` need, installed only when missing, so a second run
 # takes seconds: the wasm target, cargo-leptos, wasm-bindgen-cli at Cargo.lock's version,
 # npm packages (wasm-opt, playwright-core, oidc-provider: the tests' OpenID provider), PyJWT (the verifier in docs/), zopfli (the site's
-# gzip copies), Chromium and nginx (tests only), and Redis and Postgres
+# gzip copies), Chromium, nginx and promtool (tests only), and Redis and Postgres
 # started if they are installed but down.
 # Usage: scripts/setup.sh [--browser]
 set -euo pipefail
@@ -64,6 +64,13 @@ fi
 if [ "${1:-}" = "--browser" ] && [ ! -x /usr/sbin/nginx ]; then
   say "installing Debian's nginx"
   apt_install nginx-light
+fi
+
+# promtool checks and unit-tests the alerting rules (ops/prometheus/): Debian's prometheus,
+# whose own server is kept off. scripts/promtool.sh installs it (and says so), as `make test`
+# runs it.
+if [ "${1:-}" = "--browser" ] && ! command -v promtool >/dev/null 2>&1; then
+  scripts/promtool.sh --install
 fi
 
 # zopfli writes the site's gzip copies (scripts/build-site.sh): smaller than cargo-leptos's.

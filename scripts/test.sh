@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: set up, then format, lints, the Rust tests, and the browser tests.
+# `make test`: set up, then format, lints, the alerting rules, the Rust tests, and the browser
+# tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --browser
@@ -12,6 +13,8 @@ step "clippy (server, app, native)"
 cargo clippy --workspace --exclude frontend --all-targets -- -D warnings
 step "clippy (frontend, wasm32)"
 cargo clippy -p frontend --target wasm32-unknown-unknown -- -D warnings
+step "Prometheus rules: promtool check, and unit tests where every alert fires and stays quiet"
+scripts/promtool.sh
 step "Rust tests"
 cargo test --workspace --exclude frontend
 step "on-sale smoke: 300 buyers who are accounts on two devices and make a proof of work to join, 0 FIFO inversions, 0 oversold seats, 0 failed joins, one place per account"
