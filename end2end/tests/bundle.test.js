@@ -29,9 +29,13 @@ const PKG = new URL('../../target/site/pkg/', import.meta.url).pathname;
  * 256,485 (245,207 as served) without a byte of their code in the main WASM: the growth is its
  * data segment (+10,816 raw: the operator pages' strings and the JSON names of their types,
  * which wasm-split leaves in the main module) and its function table (+1,522). The ceiling holds
- * that until the operator's pages are a WASM of their own.
+ * that until the operator's pages are a WASM of their own. The gate's hand-over took it to
+ * 256,865. The seat map on a phone (issue 38: the overview of sections, seat sizes, the frame,
+ * the sticky hold bar) took it to 258,894: +414 of CSS, the rest the picker's strings (its HTML
+ * of a section, the overview's words), which wasm-split leaves in the main module's data
+ * segment though the picker's code is in the turn's chunk (2026-12-02).
  */
-const BUYER_CEILING_GZIP = 257_000;
+const BUYER_CEILING_GZIP = 259_500;
 const BUYER_GOAL_GZIP = 250_000;
 
 before(async () => { await waitForServer(); });
