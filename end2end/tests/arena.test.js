@@ -51,6 +51,7 @@ test('the seat map in bytes: both forms at 2,000 and 20,000 seats', async () => 
       assert.ok(Buffer.byteLength(runs) * 10 < Buffer.byteLength(full), 'the runs are a tenth of the map or less');
     }
   } finally {
+    if (browser.consoleErrors.length) console.log(`# console errors: ${browser.consoleErrors.join(' | ')}`);
     await browser.close();
   }
 });
@@ -104,6 +105,7 @@ test('an arena of 20,000 seats on a slowed phone: one block opens, a tap chooses
       + `longest task ${longest(tasks.slice(before, beforeSwitch))} ms; another block opened in `
       + `${Math.round(switched - chosen)} ms, longest task ${longest(tasks.slice(beforeSwitch))} ms`);
   } finally {
+    if (browser.consoleErrors.length) console.log(`# console errors: ${browser.consoleErrors.join(' | ')}`);
     await browser.close();
   }
 });

@@ -68,6 +68,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.locator('.place').waitFor({ timeout: 20_000 });
       await fits(page, 'waiting', javaScriptEnabled);
     } finally {
+      if (browser.consoleErrors.length) console.log(`# console errors: ${browser.consoleErrors.join(' | ')}`);
       await browser.close();
     }
   });
@@ -126,6 +127,7 @@ for (const javaScriptEnabled of [true, false]) {
       await page.getByRole('heading', { name: 'You are going!' }).waitFor({ timeout: 20_000 });
       await fits(page, 'confirmation', javaScriptEnabled);
     } finally {
+      if (browser.consoleErrors.length) console.log(`# console errors: ${browser.consoleErrors.join(' | ')}`);
       await browser.close();
     }
   });
