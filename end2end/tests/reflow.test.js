@@ -30,7 +30,7 @@ async function hall() {
 function overflow(page) {
   return page.evaluate(() => ({
     page: document.documentElement.scrollWidth - window.innerWidth,
-    section: Math.max(0, ...[...document.querySelectorAll('.frame')]
+    frame: Math.max(0, ...[...document.querySelectorAll('.frame')]
       .map((s) => s.scrollWidth - s.clientWidth)),
   }));
 }
@@ -86,10 +86,10 @@ for (const javaScriptEnabled of [true, false]) {
         await page.locator('[data-seat-id]').first().waitFor({ timeout: 20_000 });
         const shot = `${ARTIFACTS}/reflow-${width}-${javaScriptEnabled ? 'js' : 'nojs'}.png`;
         await page.screenshot({ path: shot, fullPage: true });
-        const { page: sideways, section } = await overflow(page);
+        const { page: sideways, frame } = await overflow(page);
         assert.ok(sideways <= 0, `${width} px: the page scrolls ${sideways} px sideways`);
         if (width < 1280) {
-          assert.ok(section > 0, `${width} px: a row of 20 seats is wider than the screen, so its frame pans`);
+          assert.ok(frame > 0, `${width} px: a row of 20 seats is wider than the screen, so its frame pans`);
         }
         assert.equal(await page.locator('.section legend').textContent(), 'Stalls', 'one section a page');
       }

@@ -39,13 +39,14 @@ fn seat_label(map: &SeatMap, id: &str) -> String {
     format!("seat {id}")
 }
 
-/// The section to open first: the one asked for (counted from 1) if the map has it, else the
-/// first with a seat available, else the first.
-fn first_open(map: &SeatMap, asked: Option<usize>) -> usize {
+/// The section to open first, of the sections `summaries` sum up (the overview's, counted once):
+/// the one asked for (counted from 1) if there is one, else the first with a seat available,
+/// else the first.
+fn first_open(summaries: &[(String, SectionSummary)], asked: Option<usize>) -> usize {
     asked
         .and_then(|n| n.checked_sub(1))
-        .filter(|i| *i < map.sections.len())
-        .or_else(|| map.sections.iter().position(|s| s.summary().available > 0))
+        .filter(|i| *i < summaries.len())
+        .or_else(|| summaries.iter().position(|(_, s)| s.available > 0))
         .unwrap_or(0)
 }
 
@@ -76,7 +77,6 @@ pub(super) fn SeatPicker(
     let selected = RwSignal::new(Vec::<String>::new());
     let busy = RwSignal::new(false);
     let venue = StoredValue::new(Venue::here());
-    let open = RwSignal::new(first_open(&map, section));
     let summaries: Vec<(String, SectionSummary)> = map
         .sections
         .iter()
@@ -84,6 +84,7 @@ pub(super) fn SeatPicker(
         .collect();
     let map = StoredValue::new(map);
     let sections: Vec<String> = summaries.iter().map(|(name, _)| name.clone()).collect();
+    let open = RwSignal::new(first_open(&summaries, section));
     let best_section = RwSignal::new(
         sections
             .get(open.get_untracked())
@@ -443,7 +444,7 @@ mod tests {
     use super::*;
     use crate::wire::{Seat, SeatRuns};
 
-    fn hall(free: &[bool]) -> SeatMap {
+    fn hall(free: &[bool]) -> Vec<(String, SectionSummary)> {
         let mut runs = SeatRuns::new("e");
         for (i, free) in free.iter().enumerate() {
             let status = if *free {
@@ -459,7 +460,11 @@ mod tests {
             };
             runs.push(&format!("S{i}"), "1", seat);
         }
-        runs.map()
+        let map = runs.map();
+        map.sections
+            .iter()
+            .map(|s| (s.name.clone(), s.summary()))
+            .collect()
     }
 
     #[test]

@@ -147,12 +147,18 @@ async fn the_runs_tell_the_same_map_before_and_after_a_change(backend: Backend) 
     let (event, ids) = open_event(&app, 3, 4).await;
     let (_, session) = app.session().await;
     // Cold, then warm (each form from its own copy), then after a hold.
+    let before = app.state.metrics.seatmap_builds.get();
     for _ in 0..2 {
         assert_eq!(
             runs(&app, &event, &session).await,
             seat_map(&app, &event, &session).await
         );
     }
+    assert_eq!(
+        app.state.metrics.seatmap_builds.get() - before,
+        1,
+        "one build stores both forms"
+    );
     let r = app
         .get(&format!("/api/events/{event}/seats?form=runs"), &session)
         .await;
