@@ -248,6 +248,22 @@ impl Seats {
         Some(Range::measured(came, done).within(0.05, 1.0))
     }
 
+    /// The record of the seats (what [`Seats::from_record`] reads, as `locate.lua` writes it).
+    pub fn record(&self) -> String {
+        format!(
+            "{}:{}:{}:{}:{}:{}:{}:{}:{}",
+            self.shopping,
+            self.available,
+            self.held,
+            self.sold,
+            self.holds,
+            self.hold_seats,
+            self.back_from,
+            self.back_until,
+            self.admitted
+        )
+    }
+
     /// The seats of a record's seat part: `shopping:available:held:sold:holds:hold_seats:
     /// back_from:back_until:admitted` (a record made before the admissions were part of it
     /// has no `admitted`).
@@ -500,6 +516,15 @@ impl Model {
         } else {
             Outlook::Uncertain
         })
+    }
+
+    /// The model's record (what [`Model::from_record`] reads): the band's, then `/` and the
+    /// seats' when they are known. `now_ms` is not in it: whoever keeps a record keeps its time.
+    pub fn record(&self) -> String {
+        match &self.seats {
+            Some(seats) => format!("{}/{}", self.band.record(), seats.record()),
+            None => self.band.record(),
+        }
     }
 
     /// The record of a join: the band's, then `/` and the seats' when they are known
@@ -870,6 +895,7 @@ mod tests {
                 prop_assert!(low <= estimate && estimate <= high);
                 prop_assert!(model.wait(position + 1).0 >= estimate);
                 prop_assert_eq!(Band::from_record(&band.record()), Some(band));
+                prop_assert_eq!(Model::from_record(&model.record()), Some((band, seats)));
             }
         }
     }

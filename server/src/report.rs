@@ -15,6 +15,12 @@
 //! an admission is counted in `back_from_away`, and is neither an inversion (FIFO holds among
 //! the buyers present) nor an estimate sample (their wait includes the time they were gone).
 //!
+//! The estimate a minute before admission (`estimate_60s_before`): for an admission whose
+//! buyer had joined at least [`LEAD_MS`] before it, the model the ticker's leader kept in the
+//! second `admitted_at - LEAD_MS` (`night_second.model`), read at the place the buyer had then
+//! (1 + the admissions of earlier arrivals in between, [`places_ahead`]), against that lead; a
+//! second without a kept model gives no sample.
+//!
 //! The outlook's calibration: of the buyers told each outlook at joining (recomputed from the
 //! line's record of the joining, `app::estimate::Model`), how many were admitted (the log
 //! keeps the outlook and the buyer, who is never published) and how many bought; the places
@@ -36,7 +42,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::wire::{AdmissionEntry, AdmissionLog, EstimateReport, OutlookReport, Report, Told};
+use app::{
+    estimate::Model,
+    wire::{AdmissionEntry, AdmissionLog, EstimateReport, OutlookReport, Report, Told},
+};
 use axum::{
     Json, Router,
     body::Bytes,
@@ -189,8 +198,33 @@ pub async fn compute(state: &Public, event_id: &str) -> Result<Report> {
     .fetch_all(&state.db)
     .await?;
     let mut tally = Tally::default();
-    for (arrival, back_from_away, admitted_at, joined_at, estimate, low, high) in rows {
+    let times: Vec<(i64, i64)> = rows.iter().map(|r| (r.0, r.2.timestamp_millis())).collect();
+    let ahead = places_ahead(&times, LEAD_MS);
+    let models = models(state, event_id, &rows).await?;
+    for (i, (arrival, back_from_away, admitted_at, joined_at, estimate, low, high)) in
+        rows.into_iter().enumerate()
+    {
         let told = joined_at.zip(estimate).zip(low.zip(high));
+        let admitted_ms = admitted_at.timestamp_millis();
+        // A minute before the admission, for a buyer who had joined by then.
+        let before = joined_at
+            .filter(|j| admitted_ms - j.timestamp_millis() >= LEAD_MS)
+            .and_then(|_| {
+                let then_ms = admitted_ms - LEAD_MS;
+                let record = models.get(&then_ms.div_euclid(1000))?;
+                let (band, seats) = Model::from_record(record)?;
+                let model = Model {
+                    band,
+                    seats,
+                    now_ms: then_ms,
+                };
+                let (estimate, [low, high]) = model.wait(ahead[i]);
+                Some(Sample {
+                    real_seconds: LEAD_MS as f64 / 1000.0,
+                    estimate: estimate as f64,
+                    range: [low as f64, high as f64],
+                })
+            });
         tally.add(
             arrival,
             back_from_away,
@@ -199,11 +233,76 @@ pub async fn compute(state: &Public, event_id: &str) -> Result<Report> {
                 estimate: estimate as f64,
                 range: [low as f64, high as f64],
             }),
+            before,
         );
     }
     let mut report = tally.report(joined.unwrap_or(0) + joined_before.max(0) as u64, event_id);
     report.outlook = calibration(state, event_id).await?;
     Ok(report)
+}
+
+/// How long before an admission the second estimate the report checks was given.
+pub const LEAD_MS: i64 = 60_000;
+
+/// The models the ticker's leader kept each second of the night (`night_second.model`), by
+/// unix second, over the seconds a lead before the admissions of `rows`.
+async fn models(state: &Public, event_id: &str, rows: &[Row]) -> Result<HashMap<i64, String>> {
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return Ok(HashMap::new());
+    };
+    let lead = chrono::Duration::milliseconds(LEAD_MS + 1000);
+    let seconds: Vec<(i64, String)> = sqlx::query_as(
+        "select floor(extract(epoch from t))::bigint, model from night_second \
+         where event_id = $1 and model is not null and t between $2 and $3",
+    )
+    .bind(event_id)
+    .bind(first.2 - lead)
+    .bind(last.2)
+    .fetch_all(&state.db)
+    .await?;
+    Ok(seconds.into_iter().collect())
+}
+
+/// For each admission of `admissions` (`(arrival, admitted_ms)` in log order), the place its
+/// buyer had `lead_ms` before it: 1 + the admissions of earlier arrivals in between (a buyer
+/// ahead who left the line in that time is not counted: the log does not know them). One pass,
+/// counting the arrivals in the window in a Fenwick tree over their ranks.
+pub fn places_ahead(admissions: &[(i64, i64)], lead_ms: i64) -> Vec<u64> {
+    let mut ranks: Vec<i64> = admissions.iter().map(|a| a.0).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    let rank = |arrival: i64| ranks.partition_point(|&r| r < arrival);
+    let mut tree = vec![0i64; ranks.len() + 1];
+    let add = |tree: &mut Vec<i64>, at: usize, by: i64| {
+        let mut i = at + 1;
+        while i < tree.len() {
+            tree[i] += by;
+            i += i & i.wrapping_neg();
+        }
+    };
+    // The count of arrivals in the window with a rank below `at`.
+    let below = |tree: &Vec<i64>, at: usize| {
+        let (mut i, mut sum) = (at, 0);
+        while i > 0 {
+            sum += tree[i];
+            i -= i & i.wrapping_neg();
+        }
+        sum
+    };
+    let mut from = 0;
+    admissions
+        .iter()
+        .enumerate()
+        .map(|(i, &(arrival, admitted_ms))| {
+            while from < i && admissions[from].1 <= admitted_ms - lead_ms {
+                add(&mut tree, rank(admissions[from].0), -1);
+                from += 1;
+            }
+            let ahead = below(&tree, rank(arrival)).max(0) as u64 + 1;
+            add(&mut tree, rank(arrival), 1);
+            ahead
+        })
+        .collect()
 }
 
 /// The most places still in line whose outlook a report reads (a line longer than this is
@@ -282,6 +381,36 @@ impl Sample {
     }
 }
 
+/// The errors of one kind of estimate, sample by sample.
+#[derive(Debug, Default)]
+struct Errors {
+    errors: Vec<f64>,
+    within: u64,
+}
+
+impl Errors {
+    fn add(&mut self, sample: Sample) {
+        self.errors
+            .push((sample.estimate - sample.real_seconds).abs());
+        self.within += u64::from(sample.within());
+    }
+
+    fn report(mut self) -> EstimateReport {
+        self.errors.sort_by(f64::total_cmp);
+        let samples = self.errors.len() as u64;
+        let rank = |p: f64| -> Option<f64> {
+            let i = ((p * self.errors.len() as f64).ceil() as usize).max(1) - 1;
+            self.errors.get(i).map(|e| (e * 1000.0).round() / 1000.0)
+        };
+        EstimateReport {
+            samples,
+            median_abs_error_seconds: rank(0.5),
+            p90_abs_error_seconds: rank(0.9),
+            within_range_share: (samples > 0).then(|| self.within as f64 / samples as f64),
+        }
+    }
+}
+
 /// The report's figures, added up admission by admission in log order.
 #[derive(Debug, Default)]
 pub struct Tally {
@@ -289,12 +418,20 @@ pub struct Tally {
     inversions: u64,
     back_from_away: u64,
     latest_arrival: Option<i64>,
-    errors: Vec<f64>,
-    within: u64,
+    at_joining: Errors,
+    before: Errors,
 }
 
 impl Tally {
-    pub fn add(&mut self, arrival: i64, back_from_away: bool, sample: Option<Sample>) {
+    /// One admission: `told` the estimate at joining against the real wait, `before` the
+    /// estimate a [`LEAD_MS`] before the admission against that lead.
+    pub fn add(
+        &mut self,
+        arrival: i64,
+        back_from_away: bool,
+        told: Option<Sample>,
+        before: Option<Sample>,
+    ) {
         self.admitted += 1;
         if back_from_away {
             self.back_from_away += 1;
@@ -304,32 +441,23 @@ impl Tally {
             self.inversions += 1;
         }
         self.latest_arrival = self.latest_arrival.max(Some(arrival));
-        if let Some(sample) = sample {
-            self.errors
-                .push((sample.estimate - sample.real_seconds).abs());
-            self.within += u64::from(sample.within());
+        if let Some(sample) = told {
+            self.at_joining.add(sample);
+        }
+        if let Some(sample) = before {
+            self.before.add(sample);
         }
     }
 
-    pub fn report(mut self, joined: u64, event_id: &str) -> Report {
-        self.errors.sort_by(f64::total_cmp);
-        let samples = self.errors.len() as u64;
-        let rank = |p: f64| -> Option<f64> {
-            let i = ((p * self.errors.len() as f64).ceil() as usize).max(1) - 1;
-            self.errors.get(i).map(|e| (e * 1000.0).round() / 1000.0)
-        };
+    pub fn report(self, joined: u64, event_id: &str) -> Report {
         Report {
             joined,
             admitted: self.admitted,
             fifo_inversions: self.inversions,
             back_from_away: self.back_from_away,
             outlook: OutlookReport::default(),
-            estimate: EstimateReport {
-                samples,
-                median_abs_error_seconds: rank(0.5),
-                p90_abs_error_seconds: rank(0.9),
-                within_range_share: (samples > 0).then(|| self.within as f64 / samples as f64),
-            },
+            estimate: self.at_joining.report(),
+            estimate_60s_before: self.before.report(),
             admission_log_url: format!("/api/events/{event_id}/report/admissions"),
         }
     }
@@ -439,7 +567,7 @@ mod tests {
     fn an_admission_behind_a_later_arrival_is_one_inversion() {
         let mut tally = Tally::default();
         for arrival in [1, 2, 5, 3, 4, 6] {
-            tally.add(arrival, false, None);
+            tally.add(arrival, false, None, None);
         }
         let report = tally.report(6, "e");
         assert_eq!((report.admitted, report.fifo_inversions), (6, 2));
@@ -450,12 +578,12 @@ mod tests {
     #[test]
     fn a_buyer_back_from_away_is_counted_apart_and_others_behind_them_still_invert() {
         let mut tally = Tally::default();
-        tally.add(1, false, None);
-        tally.add(4, false, None);
+        tally.add(1, false, None, None);
+        tally.add(4, false, None, None);
         // Back from away: before 4, by design; and not an estimate sample.
-        tally.add(2, true, sample(100.0, 5.0, [4.0, 6.0]));
+        tally.add(2, true, sample(100.0, 5.0, [4.0, 6.0]), None);
         // Present all along and admitted after 4: still an inversion.
-        tally.add(3, false, None);
+        tally.add(3, false, None, None);
         let report = tally.report(4, "e");
         assert_eq!((report.fifo_inversions, report.back_from_away), (1, 1));
         assert_eq!(report.estimate.samples, 0);
@@ -464,15 +592,54 @@ mod tests {
     #[test]
     fn errors_are_ranked_and_the_band_counts_in_whole_seconds() {
         let mut tally = Tally::default();
-        tally.add(1, false, sample(9.5, 10.0, [10.0, 10.0]));
-        tally.add(2, false, sample(12.0, 10.0, [9.0, 11.0]));
-        tally.add(3, false, sample(10.0, 10.0, [10.0, 12.0]));
-        tally.add(4, false, sample(7.0, 10.0, [8.0, 12.0]));
+        tally.add(1, false, sample(9.5, 10.0, [10.0, 10.0]), None);
+        tally.add(2, false, sample(12.0, 10.0, [9.0, 11.0]), None);
+        tally.add(3, false, sample(10.0, 10.0, [10.0, 12.0]), None);
+        tally.add(4, false, sample(7.0, 10.0, [8.0, 12.0]), None);
         let report = tally.report(4, "e");
         assert_eq!(report.estimate.samples, 4);
         assert_eq!(report.estimate.median_abs_error_seconds, Some(0.5));
         assert_eq!(report.estimate.p90_abs_error_seconds, Some(3.0));
         assert_eq!(report.estimate.within_range_share, Some(0.5));
+    }
+
+    #[test]
+    fn the_estimate_before_is_tallied_apart_from_the_one_at_joining() {
+        let mut tally = Tally::default();
+        tally.add(
+            1,
+            false,
+            sample(90.0, 30.0, [20.0, 40.0]),
+            sample(60.0, 58.0, [50.0, 70.0]),
+        );
+        tally.add(2, false, sample(5.0, 5.0, [5.0, 5.0]), None);
+        let report = tally.report(2, "e");
+        assert_eq!(report.estimate.samples, 2);
+        assert_eq!(report.estimate_60s_before.samples, 1);
+        assert_eq!(
+            report.estimate_60s_before.median_abs_error_seconds,
+            Some(2.0)
+        );
+        assert_eq!(report.estimate_60s_before.within_range_share, Some(1.0));
+    }
+
+    #[test]
+    fn the_place_a_lead_before_counts_the_earlier_arrivals_admitted_since() {
+        // (arrival, admitted ms): one a second, then arrival 3 admitted after 5 and 4.
+        let log = [
+            (1, 0),
+            (2, 1_000),
+            (5, 2_000),
+            (4, 3_000),
+            (3, 4_000),
+            (6, 5_000),
+        ];
+        // A lead of 2.5 s: the admissions strictly after `t - 2500` and before this one.
+        assert_eq!(places_ahead(&log, 2_500), vec![1, 2, 3, 2, 1, 3]);
+        // A lead longer than the night: every earlier arrival admitted before.
+        assert_eq!(places_ahead(&log, 60_000), vec![1, 2, 3, 3, 3, 6]);
+        // Nothing ahead in a lead of nothing.
+        assert_eq!(places_ahead(&log, 0), vec![1; 6]);
     }
 
     #[test]

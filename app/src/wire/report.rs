@@ -20,6 +20,12 @@ pub struct Report {
     #[serde(default)]
     pub back_from_away: u64,
     pub estimate: EstimateReport,
+    /// The estimate a buyer was given a minute before their admission against that minute
+    /// (additive): over the buyers who waited at least that long, the model as the ticker
+    /// kept it that second, at the place they then had (1 + the earlier arrivals admitted in
+    /// that minute). What the page showed once the line had measured its buyers.
+    #[serde(default)]
+    pub estimate_60s_before: EstimateReport,
     /// The outlook's calibration: of the buyers told each outlook at joining, how many were
     /// admitted and how many bought (additive).
     #[serde(default)]
@@ -46,7 +52,7 @@ pub struct Told {
 }
 
 /// How the estimates given at joining compare with the waits the buyers really had.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EstimateReport {
     /// Admissions whose buyer was given an estimate at joining.
     pub samples: u64,

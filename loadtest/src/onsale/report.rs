@@ -564,6 +564,15 @@ impl Report {
                 n.outlook.unlikely.told,
                 n.outlook.unlikely.bought
             );
+            let b = &n.estimate_60s_before;
+            println!(
+                "  a minute before        estimate: median |error| {}   p90 {}   within the band {}   ({} samples: the buyers who waited a minute or more)",
+                seconds(b.median_abs_error_seconds),
+                seconds(b.p90_abs_error_seconds),
+                b.within_range_share
+                    .map_or("-".to_owned(), |s| format!("{:.1}%", s * 100.0)),
+                b.samples,
+            );
         }
         println!(
             "oversold seats           {} (Postgres: {} sold; buyers' own count {} bought, {} twice)",

@@ -9,7 +9,8 @@
 //! Invariants: the ticker's leader keeps each second once it is over ([`keep`], called by its
 //! flush every second), at most [`Counters::SERIES_SECONDS`] seconds a call (what Redis still has);
 //! writing a second again (a new leader, a repeated flush, closing a night) updates its
-//! counts and keeps the rate first written, so a second is one row whoever wrote it; the rate
+//! counts and keeps the rate and the estimate's model first written (the leader writes the
+//! model of each second into the series, `Counters::set_model`), so a second is one row whoever wrote it; the rate
 //! of a second is the one in force when it was kept (at most a flush after it); a night never
 //! overlaps the one before it.
 
@@ -35,9 +36,23 @@ pub async fn keep(
     }
     let mut pipe = ::redis::pipe();
     for t in from..=to {
-        Counters::at(&state.keys, event_id, t).read_series(&mut pipe);
+        let second = Counters::at(&state.keys, event_id, t);
+        second.read_series(&mut pipe);
+        second.read_model(&mut pipe);
     }
-    let seconds: Vec<[Option<u64>; 5]> = pipe.query_async(&mut state.redis.clone()).await?;
+    let read: Vec<([Option<u64>; 5], Option<String>)> = pipe
+        .query_async::<Vec<::redis::Value>>(&mut state.redis.clone())
+        .await?
+        .chunks(2)
+        .map(|pair| {
+            let (series, model) = (pair[0].clone(), pair.get(1).cloned());
+            Ok((
+                ::redis::from_redis_value(&series)?,
+                model.map_or(Ok(None), |m| ::redis::from_redis_value(&m))?,
+            ))
+        })
+        .collect::<std::result::Result<_, ::redis::RedisError>>()?;
+    let (seconds, models): (Vec<[Option<u64>; 5]>, Vec<Option<String>>) = read.into_iter().unzip();
     let column = |i: usize| -> Vec<i64> {
         seconds
             .iter()
@@ -56,12 +71,13 @@ pub async fn keep(
         .collect();
     sqlx::query(
         "insert into night_second as s (event_id, t, admissions, holds, checkouts, queue_length, \
-             admit_rate_per_second) \
-         select $1, t, a, h, c, q, r from unnest($2::timestamptz[], $3::bigint[], \
-             $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[]) as x (t, a, h, c, q, r) \
+             admit_rate_per_second, model) \
+         select $1, t, a, h, c, q, r, m from unnest($2::timestamptz[], $3::bigint[], \
+             $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::text[]) \
+             as x (t, a, h, c, q, r, m) \
          on conflict (event_id, t) do update set admissions = excluded.admissions, \
              holds = excluded.holds, checkouts = excluded.checkouts, \
-             queue_length = excluded.queue_length",
+             queue_length = excluded.queue_length, model = coalesce(s.model, excluded.model)",
     )
     .bind(event_id)
     .bind(&times)
@@ -70,6 +86,7 @@ pub async fn keep(
     .bind(column(2))
     .bind(column(3))
     .bind(rates)
+    .bind(models)
     .execute(&state.db)
     .await?;
     // The series' fields: admissions, holds, checkouts, queue length, then the rate.

@@ -445,11 +445,18 @@ impl Ticker {
                 .expire(keys.rate(event_id), RATE_KEEP_SECS)
                 .ignore();
             let rate = if room.paused { 0 } else { in_force.rate };
-            Counters::at(keys, event_id, now_ms.div_euclid(1000)).set(
-                &mut pipe,
-                Counter::Rate,
-                u64::from(rate),
-            );
+            let second = Counters::at(keys, event_id, now_ms.div_euclid(1000));
+            second.set(&mut pipe, Counter::Rate, u64::from(rate));
+            // The model a buyer polling in this second is told, for the night's report.
+            let band = (self.state.bands)
+                .get(&self.state, &self.state.rates, event_id, room)
+                .await;
+            let model = Model {
+                band,
+                seats: inventory.map(|i| i.seats(shopping)),
+                now_ms,
+            };
+            second.set_model(&mut pipe, &model.record());
             for (owner, _) in stale {
                 pipe.hdel(keys.health(event_id), owner).ignore();
             }

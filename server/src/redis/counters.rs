@@ -46,6 +46,9 @@ impl Counter {
     }
 }
 
+/// The field of a second's hash that keeps the estimate's model record (not a count).
+const MODEL: &str = "model";
+
 /// The counters of one event in one second.
 pub struct Counters {
     /// The second's hash, built by `Keys`.
@@ -91,6 +94,21 @@ impl Counters {
             .ignore()
             .expire(&self.key, Self::TTL_SECS)
             .ignore();
+    }
+
+    /// Adds to `pipe` what keeps the estimate's model as the ticker's leader saw it in this
+    /// second (`app::estimate::Model::record`), so that the night's report can say what a
+    /// buyer was told a minute before their admission.
+    pub fn set_model(&self, pipe: &mut Pipeline, record: &str) {
+        pipe.hset(&self.key, MODEL, record)
+            .ignore()
+            .expire(&self.key, Self::TTL_SECS)
+            .ignore();
+    }
+
+    /// Adds to `pipe` the read of this second's model record: one reply, an `Option<String>`.
+    pub fn read_model(&self, pipe: &mut Pipeline) {
+        pipe.hget(&self.key, MODEL);
     }
 
     /// Adds to `pipe` the read of this second's [`Counters::SERIES`]: one reply, an array of

@@ -5,14 +5,15 @@
 
 use std::{collections::HashMap, time::Duration};
 
-use anteroom::admission::{log, ticker::Ticker};
+use anteroom::admission::{archive, log, ticker::Ticker};
+use app::estimate::Model;
 use futures::future::join_all;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
     TestApp, app_with_fake, checkout, event_body, eventually, expect_error, hold_admitted, join,
-    poll, put_room, quick, spawn_app, test_config, two_instances_and_an_event,
+    poll, put_room, quick, spawn_app, steer, test_config, two_instances_and_an_event,
 };
 
 /// An event whose room admits `rate` a second in ticks of 100 ms.
@@ -243,6 +244,77 @@ async fn the_report_counts_by_outlook_told_at_joining_the_buyers_admitted_and_wh
             "{outlook}: {report}"
         );
     }
+}
+
+#[tokio::test]
+async fn the_leader_keeps_each_seconds_model_and_the_report_reads_it_a_minute_before_admission() {
+    let app = spawn_app().await;
+    let event = event_at(&app, 1).await;
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    // The leader's step writes the model of its second into the series; keeping the series
+    // copies it to Postgres.
+    let ticker = Ticker::new(app.state.line.clone());
+    let now = chrono::Utc::now().timestamp();
+    steer(&app, &ticker, &event, &room).await;
+    archive::keep(&app.state.line, &event, &room, now - 1, now + 1)
+        .await
+        .unwrap();
+    let kept: Vec<Option<String>> =
+        sqlx::query_scalar("select model from night_second where event_id = $1")
+            .bind(&event)
+            .fetch_all(&app.state.db)
+            .await
+            .unwrap();
+    let record = kept
+        .into_iter()
+        .flatten()
+        .next()
+        .expect("a second's model is kept");
+    let (band, _) = Model::from_record(&record).expect("a model's record");
+    assert_eq!(band.rate, 1, "the rate in force then");
+
+    // A night of 100 buyers who joined together and were admitted one a second, the model of
+    // every second that of the rate (1 a second) but one: a minute before their admission the
+    // buyers from the 60th on stood 60th, and were told 60 s.
+    let t0 = chrono::DateTime::from_timestamp(now - 3600, 0).unwrap();
+    let second = |s: i64| t0 + chrono::Duration::seconds(s);
+    let exact = app::estimate::Band::exact(1).record();
+    for s in (0..=100).filter(|s| *s != 20) {
+        sqlx::query(
+            "insert into night_second (event_id, t, model) values ($1, $2, $3) \
+             on conflict (event_id, t) do update set model = excluded.model",
+        )
+        .bind(&event)
+        .bind(second(s))
+        .bind(&exact)
+        .execute(&app.state.db)
+        .await
+        .unwrap();
+    }
+    for a in 1..=100i64 {
+        sqlx::query(
+            "insert into admission (event_id, n, arrival, admitted_at, joined_at) \
+             values ($1, $2, $2, $3, $4)",
+        )
+        .bind(&event)
+        .bind(a)
+        .bind(second(a))
+        .bind(second(0))
+        .execute(&app.state.db)
+        .await
+        .unwrap();
+    }
+    let report = report(&app, &event).await;
+    let before = &report["estimate_60s_before"];
+    // Admissions 60..=100 waited a minute; the one admitted at 80 s had no model a minute
+    // before (second 20).
+    assert_eq!(before["samples"], 40, "{report}");
+    assert_eq!(before["median_abs_error_seconds"], 0.0);
+    assert_eq!(before["within_range_share"], 1.0);
+    assert_eq!(
+        report["estimate"]["samples"], 0,
+        "nobody was told at joining here"
+    );
 }
 
 #[tokio::test]
