@@ -566,6 +566,8 @@ impl Ticker {
                 if now < *next {
                     continue;
                 }
+                (self.state.metrics.ticker_lateness)
+                    .observe(now.saturating_duration_since(*next).as_secs_f64());
                 let tick = Duration::from_millis(u64::from(room.tick_ms));
                 // Keep the cadence; after a stall, start again from now rather than catch up.
                 *next = if *next + tick > now {

@@ -1,6 +1,7 @@
 //! Operations: liveness, readiness, metrics, and the guarantee that every error of the API is
 //! JSON. Invariants: `/healthz` answers while the process runs; `/readyz` is 200 only when both
-//! Redis and Postgres answer within a second; `/metrics` is served only on the metrics address
+//! Redis and Postgres answer within a second (and `/metrics` says the same of each as
+//! `anteroom_dependency_up`, asked when scraped); `/metrics` is served only on the metrics address
 //! (`ANTEROOM_METRICS_ADDR`), never the public one; no 4xx/5xx under `/api` leaves without the
 //! `{"error", "message"}` body of API.md.
 
@@ -35,16 +36,7 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn readyz(State(state): State<AppState>) -> Response {
-    let timeout = Duration::from_secs(1);
-    let redis = tokio::time::timeout(timeout, async {
-        redis::cmd("PING")
-            .query_async::<String>(&mut state.redis.clone())
-            .await
-    });
-    let db = tokio::time::timeout(timeout, sqlx::query("select 1").execute(&state.db));
-    let (redis, db) = tokio::join!(redis, db);
-    let redis_ok = matches!(redis, Ok(Ok(_)));
-    let db_ok = matches!(db, Ok(Ok(_)));
+    let (redis_ok, db_ok) = dependencies(&state).await;
     let body = serde_json::json!({"redis": redis_ok, "postgres": db_ok});
     if redis_ok && db_ok {
         (StatusCode::OK, Json(body)).into_response()
@@ -54,6 +46,19 @@ async fn readyz(State(state): State<AppState>) -> Response {
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         r
     }
+}
+
+/// Whether Redis and Postgres each answer within a second: `(redis, postgres)`.
+async fn dependencies(state: &AppState) -> (bool, bool) {
+    let timeout = Duration::from_secs(1);
+    let redis = tokio::time::timeout(timeout, async {
+        redis::cmd("PING")
+            .query_async::<String>(&mut state.redis.clone())
+            .await
+    });
+    let db = tokio::time::timeout(timeout, sqlx::query("select 1").execute(&state.db));
+    let (redis, db) = tokio::join!(redis, db);
+    (matches!(redis, Ok(Ok(_))), matches!(db, Ok(Ok(_))))
 }
 
 /// The router of the metrics address: `/metrics` only, never on the public address.
@@ -66,6 +71,16 @@ pub fn metrics_router(state: AppState) -> Router {
 async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     state.metrics.db_connections.set(i64::from(state.db.size()));
     state.metrics.db_idle.set(state.db.num_idle() as i64);
+    let (redis_up, db_up) = dependencies(&state).await;
+    for (name, up) in [("redis", redis_up), ("postgres", db_up)] {
+        (state.metrics.dependency_up)
+            .with_label_values(&[name])
+            .set(i64::from(up));
+    }
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    if let Some(age) = state.keyring.signing_key_age(now_ms) {
+        (state.metrics.admission_key_age).set(age.as_secs() as i64);
+    }
     // Within a second, or the last figures stand: a scrape never waits out a Postgres outage.
     if let Ok(Ok(counts)) = tokio::time::timeout(
         Duration::from_secs(1),

@@ -52,6 +52,15 @@ pub struct Metrics {
     /// tenth of the acquire timeout), `loop_lag` (against `loop_lag_limit_ms`). Set once a
     /// second by the ticker loop.
     pub limit_ratio: GaugeVec,
+    /// How late each admission tick started after it was due (the ticker's lag behind its
+    /// tick: a busy loop, a slow Postgres count or Redis script).
+    pub ticker_lateness: Histogram,
+    /// 1 while a dependency answers within a second (`redis`, `postgres`), 0 when not; set
+    /// when scraped.
+    pub dependency_up: IntGaugeVec,
+    /// How long the key that signs admission tokens has been published (set when scraped):
+    /// the rotation's clock.
+    pub admission_key_age: IntGauge,
 }
 
 fn histogram(registry: &Registry, name: &str, help: &str) -> Histogram {
@@ -201,7 +210,26 @@ impl Metrics {
         registry
             .register(Box::new(limit_ratio.clone()))
             .expect("registered once");
+        let ticker_lateness = histogram(
+            &registry,
+            "ticker_lateness_seconds",
+            "How late an admission tick started after it was due",
+        );
+        let dependency_up = gauge_vec(
+            &registry,
+            "dependency_up",
+            "1 while the dependency answers within a second",
+            &["dependency"],
+        );
+        let admission_key_age = gauge(
+            &registry,
+            "admission_signing_key_age_seconds",
+            "How long the admission signing key has been published",
+        );
         Self {
+            ticker_lateness,
+            dependency_up,
+            admission_key_age,
             hold_transaction,
             db_acquire_wait,
             loop_lag,

@@ -17,7 +17,10 @@
 use std::{
     collections::HashMap,
     path::PathBuf,
-    sync::{Arc, Mutex, RwLock},
+    sync::{
+        Arc, Mutex, RwLock,
+        atomic::{AtomicI64, Ordering},
+    },
     time::Duration,
 };
 
@@ -64,6 +67,8 @@ pub struct KeyRing {
     material: Mutex<Vec<KeyMaterial>>,
     /// The keys in use; a std lock held only to clone the `Arc`.
     current: RwLock<Arc<AdmissionKeys>>,
+    /// When the signing key was first published (unix ms; 0 before the first refresh).
+    signing_since_ms: AtomicI64,
 }
 
 /// The folder of the admission keys: the configured one, else `admission-keys` in the data
@@ -114,7 +119,17 @@ impl KeyRing {
             instance: ids::random_id(9),
             material: Mutex::new(material),
             current: RwLock::new(Arc::new(current)),
+            signing_since_ms: AtomicI64::new(0),
         })
+    }
+
+    /// How long the signing key has been published, as of `now_ms`; `None` before the first
+    /// refresh.
+    pub fn signing_key_age(&self, now_ms: i64) -> Option<Duration> {
+        match self.signing_since_ms.load(Ordering::Relaxed) {
+            0 => None,
+            since => Some(Duration::from_millis((now_ms - since).max(0) as u64)),
+        }
     }
 
     /// The keys in use now.
@@ -161,6 +176,8 @@ impl KeyRing {
             let _: i64 = redis.clone().hdel(&instances, gone).await?;
         }
         let signer = self.choose(&material, &live, &first_published, now);
+        let since = first_published.get(&signer).copied().unwrap_or(now);
+        self.signing_since_ms.store(since, Ordering::Relaxed);
         let in_use = AdmissionKeys::new(&material, Some(&signer), &self.audience)
             .map_err(|e| Error::Internal(format!("admission keys: {e}")))?;
         let previous = std::mem::replace(

@@ -3,7 +3,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{event_body, expect_error, spawn_app};
+use crate::helpers::{event_body, eventually, expect_error, spawn_app, spawn_with, test_config};
 
 #[tokio::test]
 async fn health_and_readiness_answer_when_redis_and_postgres_do() {
@@ -31,6 +31,62 @@ async fn readiness_is_503_when_postgres_does_not_answer() {
 }
 
 // Readiness while Redis is down and back: faults.rs, with a Redis of the test's own.
+
+/// The figures the on-call alerts read (ops/prometheus/alerts.yml): each dependency up or
+/// down, the signing key's age, and how late the running ticker's ticks start.
+#[tokio::test]
+async fn the_metrics_say_what_the_alerts_need_and_a_dependency_that_goes_away() {
+    let mut config = test_config();
+    config.ticker = true;
+    config.room_refresh_ms = 100;
+    let app = spawn_with(config).await;
+    let value = |text: &str, series: &str| -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+    };
+    app.create_event(event_body(
+        2,
+        2,
+        json!({"admit_rate_per_second": 20, "tick_ms": 100}),
+    ))
+    .await;
+    let text = eventually(
+        "the running ticker's ticks are timed",
+        Duration::from_secs(10),
+        async || {
+            let text = app.metrics_text().await;
+            (value(&text, "anteroom_ticker_lateness_seconds_count").unwrap_or(0.0) > 0.0)
+                .then_some(text)
+        },
+    )
+    .await;
+    assert_eq!(
+        value(&text, r#"anteroom_dependency_up{dependency="redis"}"#),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        value(&text, r#"anteroom_dependency_up{dependency="postgres"}"#),
+        Some(1.0)
+    );
+    let age = value(&text, "anteroom_admission_signing_key_age_seconds").expect("the key's age");
+    assert!(
+        (0.0..3600.0).contains(&age),
+        "a key published at start: {age}"
+    );
+
+    app.state.db.close().await;
+    let text = app.metrics_text().await;
+    assert_eq!(
+        value(&text, r#"anteroom_dependency_up{dependency="postgres"}"#),
+        Some(0.0),
+        "{text}"
+    );
+    assert_eq!(
+        value(&text, r#"anteroom_dependency_up{dependency="redis"}"#),
+        Some(1.0)
+    );
+}
 
 #[tokio::test]
 async fn metrics_count_and_time_requests_per_route_template() {
