@@ -447,6 +447,13 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub night_idle_seconds: u32,
 
+    /// A room whose line has been empty, with nobody admitted by its ticks, for this many
+    /// seconds (and whose night is kept) rests: no tick, no Redis command, until the next
+    /// buyer in line wakes it (`admission::rest`). 0: rooms never rest.
+    #[arg(long, global = true, env = "ANTEROOM_REST_AFTER_SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(0..=86_400))]
+    pub rest_after_seconds: u32,
+
     /// The event-loop lag, in ms, counted as the limit of a healthy instance (the metrics'
     /// closeness to it, and the automatic rate's health signal).
     #[arg(long, global = true, env = "ANTEROOM_LOOP_LAG_LIMIT_MS", default_value_t = 100,

@@ -36,7 +36,7 @@ use tower_http::{
 
 use crate::{
     accounts, admin,
-    admission::{self, ticker::Ticker},
+    admission::{self, rest::Wakes, ticker::Ticker},
     base::{Base, Handles},
     checkout::{self, provider::Payments, state::Checkout},
     config::{Config, Secret},
@@ -152,6 +152,7 @@ impl Application {
             keyring: Arc::new(keyring),
             accounts: Arc::new(accounts),
         };
+        let wakes = Arc::new(Wakes::new(&tokens.keys, tokens.redis.clone()));
         let line = Line {
             tokens,
             bands: Arc::default(),
@@ -159,6 +160,7 @@ impl Application {
             health: Arc::default(),
             revoked: Arc::default(),
             probes: Arc::default(),
+            wakes,
         };
         let checkout = Checkout {
             holds: HoldPath { line },

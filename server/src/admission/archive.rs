@@ -152,7 +152,7 @@ pub async fn close_if_idle(
     event_id: &str,
     room: &Room,
     idle_seconds: u32,
-) -> Result<Option<Night>> {
+) -> Result<Idle> {
     let last_active: Option<DateTime<Utc>> = sqlx::query_scalar(&format!(
         "select t from night_second where event_id = $1 and {ACTIVE} \
          and t > coalesce((select max(ended_at) from night where event_id = $1), '-infinity') \
@@ -166,12 +166,24 @@ pub async fn close_if_idle(
     match last_active {
         Some(t) if t + chrono::Duration::seconds(1) <= quiet_since => {
             let mut db = state.db.acquire().await?;
-            Ok(Some(
+            Ok(Idle::Closed(
                 close(state, &mut db, event_id, room, "line_empty").await?,
             ))
         }
-        _ => Ok(None),
+        Some(_) => Ok(Idle::Open),
+        None => Ok(Idle::Nothing),
     }
+}
+
+/// What [`close_if_idle`] found.
+#[derive(Debug)]
+pub enum Idle {
+    /// Something happened within the idle time: the night goes on.
+    Open,
+    /// The line was quiet for the idle time: its night is kept now.
+    Closed(Night),
+    /// Nothing happened since the last night kept.
+    Nothing,
 }
 
 /// The nights kept of `event_id`, newest first (at most `limit`).

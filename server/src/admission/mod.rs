@@ -24,6 +24,7 @@
 pub mod archive;
 pub mod log;
 pub mod rate;
+pub mod rest;
 pub mod retire;
 pub mod signals;
 pub mod ticker;

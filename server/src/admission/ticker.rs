@@ -34,6 +34,7 @@ use crate::{
     admission::{
         archive, log,
         rate::{self, InForce, Limits, OriginHealth, Signals},
+        rest::Phase,
         signals::{self, Measured},
     },
     error::Result,
@@ -132,6 +133,8 @@ pub struct Ticker {
     /// Events whose made draw this ticker saw archived in Postgres (`opening::archive`), so
     /// that it asks once, not each tick. A std Mutex, like `heads`.
     archived: Mutex<std::collections::HashSet<String>>,
+    /// Events whose night this ticker last found kept (nothing open): a room may rest then.
+    settled: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Ticker {
@@ -144,6 +147,7 @@ impl Ticker {
             archived: Mutex::default(),
             kept: Mutex::default(),
             cuts: Mutex::default(),
+            settled: Mutex::default(),
         }
     }
 
@@ -184,14 +188,27 @@ impl Ticker {
             .expect("not poisoned")
             .insert(event_id.to_owned(), last);
         let idle = self.state.config.night_idle_seconds;
+        let settled = |ticker: &Self, settled: bool| {
+            let mut events = ticker.settled.lock().expect("not poisoned");
+            match settled {
+                true => events.insert(event_id.to_owned()),
+                false => events.remove(event_id),
+            };
+        };
         if active.is_some_and(|t| last - t < i64::from(idle)) {
             // Something happened within the idle time in the seconds just kept (the seconds
             // after it, up to `last`, are fewer than the idle time): the night goes on, no
             // need to ask Postgres.
+            settled(self, false);
             return Ok(());
         }
-        if let Some(night) = archive::close_if_idle(&self.state, event_id, room, idle).await? {
-            tracing::info!(event = %event_id, night = night.id, "the line was quiet: the night is kept");
+        match archive::close_if_idle(&self.state, event_id, room, idle).await? {
+            archive::Idle::Open => settled(self, false),
+            archive::Idle::Nothing => settled(self, true),
+            archive::Idle::Closed(night) => {
+                settled(self, true);
+                tracing::info!(event = %event_id, night = night.id, "the line was quiet: the night is kept");
+            }
         }
         Ok(())
     }
@@ -551,8 +568,15 @@ impl Ticker {
     /// locks this instance holds.
     pub async fn run(self, shutdown: CancellationToken) {
         let mut due: HashMap<String, Instant> = HashMap::new();
+        let mut phases: HashMap<String, Phase> = HashMap::new();
         let mut flushed = Instant::now();
         let mut steered = Instant::now();
+        let wakes = self.state.wakes.clone();
+        let listener = {
+            let (wakes, config, shutdown) =
+                (wakes.clone(), self.state.config.clone(), shutdown.clone());
+            tokio::spawn(async move { wakes.listen(&config, shutdown).await })
+        };
         loop {
             tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -561,7 +585,24 @@ impl Ticker {
             let now = Instant::now();
             let rooms = self.state.rooms.ticking();
             due.retain(|id, _| rooms.iter().any(|(r, _)| r == id));
+            phases.retain(|id, _| rooms.iter().any(|(r, _)| r == id));
+            // Rooms rest only while this instance hears the wakes of the others.
+            if wakes.listening() {
+                for event_id in wakes.take() {
+                    phases.insert(event_id, Phase::AWAKE);
+                }
+            } else {
+                phases.clear();
+            }
+            let resting = phases.values().filter(|p| !p.ticks(now)).count();
+            (self.state.metrics.rooms_resting).set(resting as i64);
             for (event_id, room) in rooms {
+                let phase = phases.get(&event_id).copied().unwrap_or(Phase::AWAKE);
+                if !phase.ticks(now) {
+                    // Due again from the moment it wakes (a rest is not a late tick).
+                    due.remove(&event_id);
+                    continue;
+                }
                 let next = due.entry(event_id.clone()).or_insert(now);
                 if now < *next {
                     continue;
@@ -576,8 +617,29 @@ impl Ticker {
                     now + tick
                 };
                 let unix = chrono::Utc::now().timestamp();
-                if let Err(e) = self.tick(&event_id, &room, unix).await {
-                    tracing::warn!(event = %event_id, error = %e, "admission tick failed");
+                match self.tick(&event_id, &room, unix).await {
+                    Ok(tick) if wakes.listening() => {
+                        let settled = self
+                            .settled
+                            .lock()
+                            .expect("not poisoned")
+                            .contains(&event_id);
+                        let opens_in = room
+                            .opens_at
+                            .and_then(|t| (t - chrono::Utc::now()).to_std().ok());
+                        let quiet =
+                            Duration::from_secs(self.state.config.rest_after_seconds.into());
+                        let after = phase.after(&tick, Instant::now(), settled, opens_in, quiet);
+                        if matches!(after, Phase::Resting { .. }) {
+                            tracing::debug!(event = %event_id, "the room rests");
+                        }
+                        phases.insert(event_id.clone(), after);
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        phases.insert(event_id.clone(), Phase::AWAKE);
+                        tracing::warn!(event = %event_id, error = %e, "admission tick failed");
+                    }
                 }
             }
             if steered.elapsed() >= STEER_EVERY {
@@ -586,7 +648,11 @@ impl Ticker {
                     .state
                     .health
                     .measure(chrono::Utc::now().timestamp_millis());
+                let now = Instant::now();
                 for (event_id, room) in self.state.rooms.ticking() {
+                    if phases.get(&event_id).is_some_and(|p| !p.ticks(now)) {
+                        continue;
+                    }
                     if let Err(e) = self.steer(&event_id, &room, &measured).await {
                         tracing::warn!(event = %event_id, error = %e, "could not steer the admission rate");
                     }
@@ -599,6 +665,7 @@ impl Ticker {
                 }
             }
         }
+        listener.abort();
         if let Err(e) = self.flush().await {
             tracing::warn!(error = %e, "could not keep the lines' heads in Postgres");
         }

@@ -295,6 +295,10 @@ async fn locate(
     if matches!(place, Place::Admitted { .. }) && proof.device.is_none() {
         proof.device = device::bound_to(state, room, buyer, event_id, headers, &path).await?;
     }
+    if matches!(place, Place::Waiting { .. } | Place::PreQueue { .. }) {
+        // Someone is in line: a room at rest wakes (`admission::rest`).
+        state.wakes.waiting(event_id.as_str());
+    }
     answer(state, room, buyer, event_id, place, &proof, &band)
 }
 

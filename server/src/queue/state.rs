@@ -6,7 +6,7 @@
 use std::{ops::Deref, sync::Arc};
 
 use crate::{
-    admission::{rate::Board, signals::Health},
+    admission::{rate::Board, rest::Wakes, signals::Health},
     origin::{probe::Probes, revoked::Revoked},
     queue::estimate::Bands,
     tokens::state::Tokens,
@@ -27,6 +27,8 @@ pub struct Line {
     /// The leader's probes of the ticketer's sites (the automatic rate of rooms in front of
     /// one).
     pub probes: Arc<Probes>,
+    /// The wakes of resting rooms: every waiting answer wakes its event's tickers.
+    pub wakes: Arc<Wakes>,
 }
 
 /// The line's state extends the [`Tokens`]: `line.sessions`, `line.rooms`, `line.db`, ...

@@ -21,6 +21,12 @@ impl Keys {
         &self.prefix
     }
 
+    /// The deployment's wake channel (Pub/Sub, not a key): an event's id published on it wakes
+    /// every ticker's resting room (`admission::rest`).
+    pub fn wake_channel(&self) -> String {
+        format!("{}:wake", self.prefix)
+    }
+
     /// A key of one event: `<prefix>:{<event>}:<name>`.
     pub fn event(&self, event_id: &str, name: &str) -> String {
         format!("{}:{{{}}}:{}", self.prefix, event_id, name)

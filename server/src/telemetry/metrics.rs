@@ -61,6 +61,8 @@ pub struct Metrics {
     /// How long the key that signs admission tokens has been published (set when scraped):
     /// the rotation's clock.
     pub admission_key_age: IntGauge,
+    /// Rooms on whose ticks this instance's ticker skips: at rest (`admission::rest`).
+    pub rooms_resting: IntGauge,
 }
 
 fn histogram(registry: &Registry, name: &str, help: &str) -> Histogram {
@@ -226,7 +228,13 @@ impl Metrics {
             "admission_signing_key_age_seconds",
             "How long the admission signing key has been published",
         );
+        let rooms_resting = gauge(
+            &registry,
+            "rooms_resting",
+            "Rooms on at rest: no tick, no Redis command until a buyer is in line",
+        );
         Self {
+            rooms_resting,
             ticker_lateness,
             dependency_up,
             admission_key_age,

@@ -28,6 +28,7 @@ mod places;
 mod queue;
 mod redis_lock;
 mod report;
+mod rest;
 mod seatmap;
 mod sessions;
 mod shedding;

@@ -1,0 +1,141 @@
+//! Rooms at rest (`admission::rest`): a room with nobody in line stops ticking (no Redis
+//! command, no Postgres count) and the next buyer in line wakes it, on this instance or, through
+//! the wake channel, from an instance without a ticker.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::helpers::{TestApp, eventually, join, plenty, poll, spawn_with, test_config};
+
+/// A series' value in the metrics text, if it is there.
+fn value(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// The configuration of an instance whose rooms rest after a second of quiet.
+fn resting_config() -> anteroom::config::Config {
+    let mut config = test_config();
+    config.ticker = true;
+    config.room_refresh_ms = 100;
+    config.rest_after_seconds = 1;
+    config.night_idle_seconds = 1;
+    config
+}
+
+async fn resting(app: &TestApp) -> f64 {
+    value(&app.metrics_text().await, "anteroom_rooms_resting").unwrap_or(0.0)
+}
+
+async fn ticks(app: &TestApp) -> f64 {
+    value(
+        &app.metrics_text().await,
+        "anteroom_ticker_lateness_seconds_count",
+    )
+    .unwrap_or(0.0)
+}
+
+/// A buyer joins `event` on `via` and polls there until admitted (by whichever ticker).
+async fn a_buyer_is_admitted(via: &TestApp, event: &str) {
+    let (_, token) = via.session().await;
+    let (status, body) = join(via, event, &token).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    eventually(
+        "the buyer is admitted",
+        Duration::from_secs(10),
+        async || {
+            let (_, body) = poll(via, event, &token).await;
+            body["status"] == "admitted"
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_room_with_nobody_in_line_rests_and_the_next_buyer_wakes_it() {
+    let app = spawn_with(resting_config()).await;
+    let event = app
+        .create_event(plenty(json!({"admit_rate_per_second": 10, "tick_ms": 100})))
+        .await;
+    let event = event["id"].as_str().unwrap();
+    eventually("the room rests", Duration::from_secs(15), async || {
+        resting(&app).await == 1.0
+    })
+    .await;
+    // At rest: the ticker does not tick it. Time, not a condition: this shows an absence.
+    let before = ticks(&app).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(ticks(&app).await, before, "no tick while the room rests");
+    let lock: Option<String> = redis::cmd("GET")
+        .arg(app.state.keys.ticker(event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let lease = Duration::from_millis(app.state.config.ticker_lease_ms.into());
+    if lock.is_some() {
+        // The lock is not renewed: it lapses within a lease.
+        tokio::time::sleep(lease).await;
+        let lock: Option<String> = redis::cmd("GET")
+            .arg(app.state.keys.ticker(event))
+            .query_async(&mut app.state.redis.clone())
+            .await
+            .unwrap();
+        assert_eq!(lock, None, "a resting room's lock is not renewed");
+    }
+
+    a_buyer_is_admitted(&app, event).await;
+    assert_eq!(resting(&app).await, 0.0, "awake while it admits");
+    // The rest (over a second) is not counted as a late tick: none started half a second late.
+    let text = app.metrics_text().await;
+    assert_eq!(
+        value(&text, r#"anteroom_ticker_lateness_seconds_bucket{le="0.5"}"#),
+        value(&text, "anteroom_ticker_lateness_seconds_count"),
+        "{text}"
+    );
+    // Nobody left in line: the room rests again.
+    eventually(
+        "the room rests again",
+        Duration::from_secs(15),
+        async || resting(&app).await == 1.0,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_instance_without_a_ticker_wakes_the_others_resting_rooms() {
+    let config = resting_config();
+    let ticking = spawn_with(config.clone()).await;
+    let mut api_only = config;
+    api_only.ticker = false;
+    let api_only = spawn_with(api_only).await;
+    let event = ticking
+        .create_event(plenty(json!({"admit_rate_per_second": 10, "tick_ms": 100})))
+        .await;
+    let event = event["id"].as_str().unwrap();
+    eventually("the room rests", Duration::from_secs(15), async || {
+        resting(&ticking).await == 1.0
+    })
+    .await;
+    // The buyer only ever talks to the instance without a ticker.
+    a_buyer_is_admitted(&api_only, event).await;
+}
+
+#[tokio::test]
+async fn with_rest_off_a_quiet_room_ticks_on() {
+    let mut config = resting_config();
+    config.rest_after_seconds = 0;
+    let app = spawn_with(config).await;
+    app.create_event(plenty(json!({"admit_rate_per_second": 10, "tick_ms": 100})))
+        .await;
+    let first = eventually("the room ticks", Duration::from_secs(5), async || {
+        let t = ticks(&app).await;
+        (t > 0.0).then_some(t)
+    })
+    .await;
+    // Time, not a condition: well past the quiet time, it still ticks.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(ticks(&app).await > first + 10.0);
+    assert_eq!(resting(&app).await, 0.0);
+}
