@@ -14,6 +14,8 @@
 //! `bench gate`  what the reverse proxy's gate costs the ticketer's site: nginx straight to
 //!               the site beside nginx asking Anteroom first, admitted and refused, and the
 //!               check alone (`gate_bench`).
+//! `bench rest`  rooms on with nobody in line: Redis commands and Postgres transactions a
+//!               second for 10, 100 and 1,000 rooms, at rest and with rest turned off.
 //! `bench pow`   what the join's proof of work costs a browser (the same search compiled to
 //!               WebAssembly as the page's bundle is, timed in V8, Chromium's engine) and a
 //!               native attacker, per place and for 1,000 places.
@@ -107,6 +109,20 @@ enum What {
         /// Openings measured (a new event each).
         #[arg(long, default_value_t = 3)]
         rounds: usize,
+    },
+    /// Rooms on with nobody in line: the Redis commands and Postgres transactions a second
+    /// they cost, for each number of rooms, with rooms at rest and with rest turned off.
+    Rest {
+        /// Numbers of rooms measured, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "10,100,1000")]
+        rooms: Vec<usize>,
+        /// The most rooms measured with rest turned off (ticking at rest costs so much that
+        /// this machine cannot tick many more).
+        #[arg(long, default_value_t = 100)]
+        awake_up_to: usize,
+        /// Seconds measured each time.
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
     },
     /// The proof of work at join: hashes a second natively and in V8, what a proof costs at
     /// `--bits`, and what 1,000 places cost.
@@ -777,6 +793,113 @@ async fn bench_draw(entrants: usize, rounds: usize) {
     run.stop().await;
 }
 
+/// Rooms at rest (`admission::rest`): `rooms` events each, rooms on, nobody joining, one
+/// instance with its ticker running; Redis's commands a second (its own count, less this
+/// bench's two reads) and Postgres's transactions a second on the scratch database, once every
+/// room rests, and with rest turned off (up to `awake_up_to` rooms).
+async fn bench_rest(rooms: &[usize], awake_up_to: usize, seconds: u64) {
+    println!(
+        "\nRooms on with nobody in line: what they cost a second ({seconds} s measured; ticks of 100 ms)"
+    );
+    println!(
+        "{:>7}  {:<6}  {:>14}  {:>14}  {:>12}",
+        "rooms", "rest", "Redis cmds/s", "per room", "Postgres tx/s"
+    );
+    for &n in rooms {
+        for rest in [false, true] {
+            if !rest && n > awake_up_to {
+                continue;
+            }
+            let run = Deployment::start("bench", 1, |config: &mut Config| {
+                config.ticker = true;
+                config.rest_after_seconds = if rest { 2 } else { 0 };
+                config.night_idle_seconds = 1;
+                config.room_refresh_ms = 200;
+            })
+            .await;
+            let state = run.state();
+            let client = reqwest::Client::new();
+            let room = RoomUpdate {
+                tick_ms: Some(100),
+                ..RoomUpdate::default()
+            };
+            for _ in 0..n {
+                create_event(
+                    &client,
+                    &run.bases()[0],
+                    run.admin_key(),
+                    &bench_event(1, 10, room.clone()),
+                )
+                .await
+                .expect("an event");
+            }
+            // Every room rests (or, awake, a few seconds to settle).
+            let settle = Instant::now();
+            let settled = if rest {
+                loop {
+                    let resting = state.metrics.rooms_resting.get();
+                    if resting as usize >= n || settle.elapsed() > Duration::from_secs(120) {
+                        break resting;
+                    }
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            } else {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                0
+            };
+            // The leader's last flush of each room (its log and seconds, a second after its
+            // last tick) is not the cost of a room at rest: wait it out.
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            let redis_url = state.config.redis_url.expose().to_owned();
+            let commands = || async {
+                let mut conn = redis::Client::open(redis_url.as_str())
+                    .expect("a Redis URL")
+                    .get_multiplexed_async_connection()
+                    .await
+                    .expect("Redis answers");
+                let info: String = redis::cmd("INFO")
+                    .arg("stats")
+                    .query_async(&mut conn)
+                    .await
+                    .expect("INFO");
+                info.lines()
+                    .find_map(|l| l.strip_prefix("total_commands_processed:"))
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+                    .expect("a command count")
+            };
+            let transactions = || async {
+                sqlx::query_scalar::<_, i64>(
+                    "select xact_commit + xact_rollback from pg_stat_database \
+                     where datname = current_database()",
+                )
+                .fetch_one(&state.db)
+                .await
+                .expect("Postgres answers")
+            };
+            let (c0, x0) = (commands().await, transactions().await);
+            tokio::time::sleep(Duration::from_secs(seconds)).await;
+            let (c1, x1) = (commands().await, transactions().await);
+            // Less this bench's own INFO (one of the two) and its two statistics reads.
+            let redis_rate = c1.saturating_sub(c0).saturating_sub(1) as f64 / seconds as f64;
+            let pg_rate = (x1 - x0 - 2).max(0) as f64 / seconds as f64;
+            println!(
+                "{n:>7}  {:<6}  {redis_rate:>14.1}  {:>14.2}  {pg_rate:>12.1}{}",
+                if rest { "on" } else { "off" },
+                redis_rate / n as f64,
+                if rest && (settled as usize) < n {
+                    format!("   (only {settled} of {n} rested within 120 s)")
+                } else {
+                    String::new()
+                }
+            );
+            run.stop().await;
+        }
+    }
+    println!(
+        "(Redis counts every command of this machine's Redis: run with nothing else on it. Postgres counts the scratch database's transactions.)"
+    );
+}
+
 async fn bench_inventory(seats: u32, holds: u32, ticks: usize) {
     assert!(holds * 2 <= seats, "--holds of 2 seats must fit in --seats");
     let run = start().await;
@@ -944,5 +1067,10 @@ async fn main() {
             ticks,
         } => bench_inventory(seats, holds, ticks).await,
         What::Pow { bits, wasm, hashes } => bench_pow(bits, &wasm, hashes),
+        What::Rest {
+            rooms,
+            awake_up_to,
+            seconds,
+        } => bench_rest(&rooms, awake_up_to, seconds).await,
     }
 }

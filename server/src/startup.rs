@@ -161,6 +161,7 @@ impl Application {
             revoked: Arc::default(),
             probes: Arc::default(),
             wakes,
+            progresses: Arc::default(),
         };
         let checkout = Checkout {
             holds: HoldPath { line },
@@ -321,6 +322,7 @@ pub fn router(state: AppState) -> Router {
         .merge(accounts::routes::router())
         .merge(events::router())
         .merge(queue::router())
+        .merge(queue::progress::router())
         .merge(queue::device::router())
         .merge(queue::moving::router())
         .merge(opening::router())

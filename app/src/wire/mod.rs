@@ -8,7 +8,7 @@
 //! `seats` (the seat map, and the same map in runs), `holds` (hold requests, holds, orders), `entry` (what the event page starts from),
 //! `operator` (stats, nights, payments, audit, draw), `staff` (operators, their roles,
 //! sessions and API keys), `gate` (in front of the ticketer's site: the gate settings, the
-//! hand-over) and `report`. Everything is
+//! hand-over), `progress` (the line's progress any cache may serve) and `report`. Everything is
 //! re-exported here: a type's path is `app::wire::X`, whichever file it is in.
 
 mod entry;
@@ -17,6 +17,7 @@ mod gate;
 mod holds;
 mod ids;
 mod operator;
+mod progress;
 mod queue;
 mod report;
 mod seats;
@@ -28,6 +29,7 @@ pub use gate::*;
 pub use holds::*;
 pub use ids::*;
 pub use operator::*;
+pub use progress::*;
 pub use queue::*;
 pub use report::*;
 pub use seats::*;

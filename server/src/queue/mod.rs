@@ -40,6 +40,7 @@ pub mod device;
 pub mod estimate;
 pub mod inventory;
 pub mod moving;
+pub mod progress;
 pub mod proof;
 pub mod state;
 

@@ -8,7 +8,7 @@ use std::{ops::Deref, sync::Arc};
 use crate::{
     admission::{rate::Board, rest::Wakes, signals::Health},
     origin::{probe::Probes, revoked::Revoked},
-    queue::estimate::Bands,
+    queue::{estimate::Bands, progress::Progresses},
     tokens::state::Tokens,
 };
 
@@ -29,6 +29,8 @@ pub struct Line {
     pub probes: Arc<Probes>,
     /// The wakes of resting rooms: every waiting answer wakes its event's tickers.
     pub wakes: Arc<Wakes>,
+    /// The line's progress as this instance last read it, at most once a second per event.
+    pub progresses: Arc<Progresses>,
 }
 
 /// The line's state extends the [`Tokens`]: `line.sessions`, `line.rooms`, `line.db`, ...

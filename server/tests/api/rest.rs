@@ -90,7 +90,10 @@ async fn a_room_with_nobody_in_line_rests_and_the_next_buyer_wakes_it() {
     // The rest (over a second) is not counted as a late tick: none started half a second late.
     let text = app.metrics_text().await;
     assert_eq!(
-        value(&text, r#"anteroom_ticker_lateness_seconds_bucket{le="0.5"}"#),
+        value(
+            &text,
+            r#"anteroom_ticker_lateness_seconds_bucket{le="0.5"}"#
+        ),
         value(&text, "anteroom_ticker_lateness_seconds_count"),
         "{text}"
     );

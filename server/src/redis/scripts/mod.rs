@@ -18,6 +18,7 @@ mod consume;
 mod draw;
 mod locate;
 mod offer_move;
+mod progress;
 mod rate_limit;
 mod retire;
 mod set_if_generation;
@@ -32,6 +33,7 @@ pub use consume::Consume;
 pub use draw::Draw;
 pub use locate::Locate;
 pub use offer_move::OfferMove;
+pub use progress::Progress;
 pub use rate_limit::RateLimit;
 pub use retire::Retire;
 pub use set_if_generation::SetIfGeneration;
@@ -49,6 +51,7 @@ pub struct Scripts {
     trim_log: Script,
     offer_move: Script,
     claim: Script,
+    progress: Script,
 }
 
 impl Scripts {
@@ -64,6 +67,7 @@ impl Scripts {
             trim_log: Script::new(include_str!("trim_log.lua")),
             offer_move: Script::new(include_str!("offer_move.lua")),
             claim: Script::new(include_str!("claim.lua")),
+            progress: Script::new(include_str!("progress.lua")),
         }
     }
 }
