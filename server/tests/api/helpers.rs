@@ -539,6 +539,12 @@ pub async fn page(app: &TestApp, path: &str, cookie: Option<&str>) -> (String, V
     (r.text().await.unwrap(), cookies)
 }
 
+/// The value of one series (name and labels, as written) in a metrics text, if it is there.
+pub fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
 /// What a check of [`eventually`] answers: `true`, or `Some(value)`, once its condition holds.
 pub trait Outcome {
     type Value;

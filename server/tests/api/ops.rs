@@ -3,7 +3,9 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{event_body, eventually, expect_error, spawn_app, spawn_with, test_config};
+use crate::helpers::{
+    event_body, eventually, expect_error, metric, spawn_app, spawn_with, test_config,
+};
 
 #[tokio::test]
 async fn health_and_readiness_answer_when_redis_and_postgres_do() {
@@ -40,10 +42,6 @@ async fn the_metrics_say_what_the_alerts_need_and_a_dependency_that_goes_away() 
     config.ticker = true;
     config.room_refresh_ms = 100;
     let app = spawn_with(config).await;
-    let value = |text: &str, series: &str| -> Option<f64> {
-        text.lines()
-            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-    };
     app.create_event(event_body(
         2,
         2,
@@ -55,21 +53,21 @@ async fn the_metrics_say_what_the_alerts_need_and_a_dependency_that_goes_away() 
         Duration::from_secs(10),
         async || {
             let text = app.metrics_text().await;
-            (value(&text, "anteroom_ticker_lateness_seconds_count").unwrap_or(0.0) > 0.0)
+            (metric(&text, "anteroom_ticker_lateness_seconds_count").unwrap_or(0.0) > 0.0)
                 .then_some(text)
         },
     )
     .await;
     assert_eq!(
-        value(&text, r#"anteroom_dependency_up{dependency="redis"}"#),
+        metric(&text, r#"anteroom_dependency_up{dependency="redis"}"#),
         Some(1.0),
         "{text}"
     );
     assert_eq!(
-        value(&text, r#"anteroom_dependency_up{dependency="postgres"}"#),
+        metric(&text, r#"anteroom_dependency_up{dependency="postgres"}"#),
         Some(1.0)
     );
-    let age = value(&text, "anteroom_admission_signing_key_age_seconds").expect("the key's age");
+    let age = metric(&text, "anteroom_admission_signing_key_age_seconds").expect("the key's age");
     assert!(
         (0.0..3600.0).contains(&age),
         "a key published at start: {age}"
@@ -78,12 +76,12 @@ async fn the_metrics_say_what_the_alerts_need_and_a_dependency_that_goes_away() 
     app.state.db.close().await;
     let text = app.metrics_text().await;
     assert_eq!(
-        value(&text, r#"anteroom_dependency_up{dependency="postgres"}"#),
+        metric(&text, r#"anteroom_dependency_up{dependency="postgres"}"#),
         Some(0.0),
         "{text}"
     );
     assert_eq!(
-        value(&text, r#"anteroom_dependency_up{dependency="redis"}"#),
+        metric(&text, r#"anteroom_dependency_up{dependency="redis"}"#),
         Some(1.0)
     );
 }

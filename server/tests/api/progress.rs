@@ -9,7 +9,7 @@ use futures::future::join_all;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, expect_error, join, plenty, poll, spawn_app};
+use crate::helpers::{TestApp, expect_error, join, metric, plenty, poll, spawn_app};
 
 async fn event(app: &TestApp, rate: u32) -> String {
     let event = app
@@ -31,24 +31,27 @@ async fn line_of(app: &TestApp, event: &str, n: usize) -> Vec<String> {
     tokens
 }
 
+/// `GET` the progress of `event`, with `If-None-Match: tag` when given.
+async fn progress_if(app: &TestApp, event: &str, tag: Option<&str>) -> reqwest::Response {
+    let mut request = app
+        .client
+        .get(app.url(&format!("/api/events/{event}/progress")));
+    if let Some(tag) = tag {
+        request = request.header(header::IF_NONE_MATCH, tag);
+    }
+    request.send().await.unwrap()
+}
+
 async fn progress(app: &TestApp, event: &str) -> reqwest::Response {
-    app.client
-        .get(app.url(&format!("/api/events/{event}/progress")))
-        .send()
-        .await
-        .unwrap()
+    progress_if(app, event, None).await
 }
 
 async fn progress_calls(app: &TestApp) -> f64 {
-    let text = app.metrics_text().await;
-    text.lines()
-        .find_map(|l| {
-            l.strip_prefix(r#"anteroom_queue_calls_total{call="progress"}"#)?
-                .trim()
-                .parse()
-                .ok()
-        })
-        .unwrap_or(0.0)
+    metric(
+        &app.metrics_text().await,
+        r#"anteroom_queue_calls_total{call="progress"}"#,
+    )
+    .unwrap_or(0.0)
 }
 
 #[tokio::test]
@@ -77,26 +80,14 @@ async fn the_progress_is_public_cacheable_and_answers_a_matching_tag_with_304() 
     let ranks: Vec<Value> = (0..5).map(|r| json!([r, arrivals[r]])).collect();
     assert_eq!(body["ranks"], json!(ranks));
 
-    let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/progress")))
-        .header(header::IF_NONE_MATCH, &tag)
-        .send()
-        .await
-        .unwrap();
+    let r = progress_if(&app, &event, Some(&tag)).await;
     assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
     assert_eq!(r.headers()[header::ETAG].to_str().unwrap(), tag);
     assert!(r.bytes().await.unwrap().is_empty());
     // A line that moved has another tag (once the second's read is over).
     line_of(&app, &event, 1).await;
     tokio::time::sleep(anteroom::queue::progress::FRESH).await;
-    let r = app
-        .client
-        .get(app.url(&format!("/api/events/{event}/progress")))
-        .header(header::IF_NONE_MATCH, &tag)
-        .send()
-        .await
-        .unwrap();
+    let r = progress_if(&app, &event, Some(&tag)).await;
     assert_eq!(r.status(), StatusCode::OK);
     assert_ne!(r.headers()[header::ETAG].to_str().unwrap(), tag);
 

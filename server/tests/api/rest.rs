@@ -7,13 +7,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{TestApp, eventually, join, plenty, poll, spawn_with, test_config};
-
-/// A series' value in the metrics text, if it is there.
-fn value(text: &str, series: &str) -> Option<f64> {
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
-}
+use crate::helpers::{TestApp, eventually, join, metric, plenty, poll, spawn_with, test_config};
 
 /// The configuration of an instance whose rooms rest after a second of quiet.
 fn resting_config() -> anteroom::config::Config {
@@ -26,11 +20,11 @@ fn resting_config() -> anteroom::config::Config {
 }
 
 async fn resting(app: &TestApp) -> f64 {
-    value(&app.metrics_text().await, "anteroom_rooms_resting").unwrap_or(0.0)
+    metric(&app.metrics_text().await, "anteroom_rooms_resting").unwrap_or(0.0)
 }
 
 async fn ticks(app: &TestApp) -> f64 {
-    value(
+    metric(
         &app.metrics_text().await,
         "anteroom_ticker_lateness_seconds_count",
     )
@@ -90,11 +84,11 @@ async fn a_room_with_nobody_in_line_rests_and_the_next_buyer_wakes_it() {
     // The rest (over a second) is not counted as a late tick: none started half a second late.
     let text = app.metrics_text().await;
     assert_eq!(
-        value(
+        metric(
             &text,
             r#"anteroom_ticker_lateness_seconds_bucket{le="0.5"}"#
         ),
-        value(&text, "anteroom_ticker_lateness_seconds_count"),
+        metric(&text, "anteroom_ticker_lateness_seconds_count"),
         "{text}"
     );
     // Nobody left in line: the room rests again.
