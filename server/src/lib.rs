@@ -23,6 +23,7 @@ pub mod error;
 pub mod events;
 pub mod extract;
 pub mod forms;
+pub mod fresh;
 pub mod holds;
 pub mod ids;
 pub mod net;

@@ -61,6 +61,7 @@ use crate::{
     error::{Error, Result},
     events::state::Catalog,
     extract::EventId,
+    fresh::Fresh,
 };
 
 /// How long a computed report is answered before it is computed again.
@@ -97,12 +98,10 @@ where
         .route("/api/events/{event_id}/report/admissions", get(admissions))
 }
 
-/// The reports computed lately, by event. A std Mutex for the map (never held across an
-/// await); a tokio one so that one computation runs at a time.
-#[derive(Default)]
+/// The reports computed lately, by event (at most one computation at a time, each answered
+/// for [`FRESH`]: `crate::fresh`).
 pub struct Reports {
-    cached: Mutex<HashMap<String, (Instant, Report)>>,
-    computing: tokio::sync::Mutex<()>,
+    reports: Fresh<Report>,
     /// Pages of the admission log lately read, by (event, after, limit), as the JSON answered:
     /// each is read from Postgres and written out at most once per [`PAGE_FRESH`] (a crowd
     /// asking for it costs neither a query nor a serialization each), and at most
@@ -118,15 +117,16 @@ pub const PAGE_FRESH: Duration = Duration::from_secs(1);
 /// The most pages kept: a crawl of every `after` cannot grow the map beyond it.
 pub const PAGES_MAX: usize = 1_000;
 
-impl Reports {
-    fn fresh(&self, event_id: &str) -> Option<Report> {
-        let cached = self.cached.lock().expect("not poisoned");
-        cached
-            .get(event_id)
-            .filter(|(at, _)| at.elapsed() < FRESH)
-            .map(|(_, report)| report.clone())
+impl Default for Reports {
+    fn default() -> Self {
+        Self {
+            reports: Fresh::new(FRESH),
+            pages: Mutex::default(),
+        }
     }
+}
 
+impl Reports {
     /// A page of `event_id`'s admission log read within [`PAGE_FRESH`], if any.
     fn page(&self, key: &PageKey) -> Option<Bytes> {
         let pages = self.pages.lock().expect("not poisoned");
@@ -149,20 +149,9 @@ impl Reports {
 
     /// The report of `event_id` (an event that exists), at most [`FRESH`] old.
     pub async fn get(&self, state: &Public, event_id: &str) -> Result<Report> {
-        if let Some(report) = self.fresh(event_id) {
-            return Ok(report);
-        }
-        let _one = self.computing.lock().await;
-        if let Some(report) = self.fresh(event_id) {
-            return Ok(report);
-        }
-        let report = compute(state, event_id).await?;
-        let mut cached = self.cached.lock().expect("not poisoned");
-        // Only recent reports are worth keeping: the map stays as small as the events asked
-        // about within FRESH.
-        cached.retain(|_, (at, _)| at.elapsed() < FRESH);
-        cached.insert(event_id.to_owned(), (Instant::now(), report.clone()));
-        Ok(report)
+        (self.reports)
+            .get(event_id, async || compute(state, event_id).await)
+            .await
     }
 }
 

@@ -36,7 +36,7 @@ use tower_http::{
 
 use crate::{
     accounts, admin,
-    admission::{self, rest::Wakes, ticker::Ticker},
+    admission::{self, ticker::Ticker},
     base::{Base, Handles},
     checkout::{self, provider::Payments, state::Checkout},
     config::{Config, Secret},
@@ -44,6 +44,7 @@ use crate::{
     events::{self, rooms::Rooms, state::Catalog},
     extract::BODY_LIMIT_BYTES,
     forms,
+    fresh::Fresh,
     holds::{self, state::HoldPath},
     opening,
     operators::{self, state::Staff},
@@ -152,7 +153,7 @@ impl Application {
             keyring: Arc::new(keyring),
             accounts: Arc::new(accounts),
         };
-        let wakes = Arc::new(Wakes::new(&tokens.keys, tokens.redis.clone()));
+        let wakes = Arc::new(queue::wakes::Wakes::new(&tokens.keys, tokens.redis.clone()));
         let line = Line {
             tokens,
             bands: Arc::default(),
@@ -161,7 +162,7 @@ impl Application {
             revoked: Arc::default(),
             probes: Arc::default(),
             wakes,
-            progresses: Arc::default(),
+            progresses: Arc::new(Fresh::new(queue::progress::FRESH)),
         };
         let checkout = Checkout {
             holds: HoldPath { line },

@@ -2,8 +2,8 @@
 //! admitted by its ticks and its night kept, costs no Redis command and no Postgres query per
 //! tick; it wakes within a tick of the next buyer in line.
 //!
-//! How a room wakes: every waiting answer (join, poll, pre-queue) calls [`Wakes::waiting`],
-//! which wakes this instance's ticker at once and, at most once per [`PUBLISH_EVERY`] per event
+//! How a room wakes: every waiting answer (join, poll, pre-queue) calls
+//! `queue::wakes::Wakes::waiting`, which wakes this instance's ticker at once and, at most once per `PUBLISH_EVERY` per event
 //! and instance, publishes the event on the deployment's wake channel (`Keys::wake_channel`),
 //! to which every instance's ticker listens: an instance without a ticker, or whose ticker is
 //! not the one at rest, still wakes the others. A room whose sale opens later rests until a
@@ -13,163 +13,27 @@
 //! every few seconds, and every such answer wakes every ticker, so a room with a buyer in line
 //! is awake within a tick plus one publication after the next poll, even if its leader died
 //! while everyone else rested; while this instance does not listen to the wake channel (not yet
-//! subscribed, or Redis lost the subscription), no room rests here ([`Wakes::listening`]); a
+//! subscribed, or Redis lost the subscription), no room rests here (`Wakes::listening`); a
 //! room rests only after `rest_after_seconds` (the quiet time) of ticks that admitted nobody
 //! with an empty line (never when it is 0), and once
 //! its night was kept (`archive::close_if_idle` found nothing open), so the night archive
 //! never waits on a resting room; a woken instance that cannot take the ticker lock (another
 //! leads) goes back to rest after the quiet time without a wake.
 
-use std::{
-    collections::{HashMap, HashSet},
-    sync::{
-        Mutex,
-        atomic::{AtomicBool, Ordering},
-    },
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
-
-use super::ticker::Tick;
-use crate::{
-    config::Config,
-    redis::{Keys, Redis},
-};
-
-/// How often one instance publishes a wake for one event at most.
-pub const PUBLISH_EVERY: Duration = Duration::from_secs(2);
-/// How long after losing the wake channel the listener tries again.
-const RECONNECT_EVERY: Duration = Duration::from_secs(1);
-
-/// The wakes of this instance: what its answers saw, and what the channel brought.
-pub struct Wakes {
-    channel: String,
-    redis: Redis,
-    /// When this instance last published a wake, by event.
-    published: Mutex<HashMap<String, Instant>>,
-    /// Events woken since the ticker last looked.
-    woken: Mutex<HashSet<String>>,
-    /// True while the listener is subscribed to the wake channel.
-    listening: AtomicBool,
+/// What one tick of a room found, as the rest reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// Nobody admitted, nobody in line.
+    Quiet,
+    /// Somebody admitted or in line.
+    Busy,
+    /// Another instance leads the room.
+    NotLeader,
+    /// The sale has not opened (or its draw is to be made).
+    BeforeOpening,
 }
-
-impl Wakes {
-    pub fn new(keys: &Keys, redis: Redis) -> Self {
-        Self {
-            channel: keys.wake_channel(),
-            redis,
-            published: Mutex::default(),
-            woken: Mutex::default(),
-            listening: AtomicBool::new(false),
-        }
-    }
-
-    /// A buyer is in `event_id`'s line (or its pre-queue): wake this instance's ticker, and
-    /// the others' through the channel at most once per [`PUBLISH_EVERY`].
-    pub fn waiting(&self, event_id: &str) {
-        let now = Instant::now();
-        {
-            let mut published = self.published.lock().expect("not poisoned");
-            match published.get_mut(event_id) {
-                Some(at) if now.duration_since(*at) < PUBLISH_EVERY => return,
-                Some(at) => *at = now,
-                None => {
-                    if published.len() >= MAX_EVENTS {
-                        published.retain(|_, at| now.duration_since(*at) < PUBLISH_EVERY);
-                    }
-                    published.insert(event_id.to_owned(), now);
-                }
-            }
-        }
-        self.wake(event_id);
-        let (mut redis, channel, event) = (
-            self.redis.clone(),
-            self.channel.clone(),
-            event_id.to_owned(),
-        );
-        tokio::spawn(async move {
-            let published: ::redis::RedisResult<i64> = ::redis::cmd("PUBLISH")
-                .arg(&channel)
-                .arg(&event)
-                .query_async(&mut redis)
-                .await;
-            if let Err(e) = published {
-                tracing::warn!(event = %event, error = %e, "could not publish a wake");
-            }
-        });
-    }
-
-    /// Wakes this instance's ticker for `event_id`.
-    pub fn wake(&self, event_id: &str) {
-        let mut woken = self.woken.lock().expect("not poisoned");
-        if woken.len() < MAX_EVENTS {
-            woken.insert(event_id.to_owned());
-        }
-    }
-
-    /// The events woken since the last call.
-    pub fn take(&self) -> HashSet<String> {
-        std::mem::take(&mut *self.woken.lock().expect("not poisoned"))
-    }
-
-    /// Whether this instance hears the others' wakes: a room may rest only then.
-    pub fn listening(&self) -> bool {
-        self.listening.load(Ordering::Acquire)
-    }
-
-    /// Listens to the wake channel until `shutdown`, subscribing again after a loss.
-    pub async fn listen(&self, config: &Config, shutdown: tokio_util::sync::CancellationToken) {
-        let url = config.redis_cluster_nodes.first().map_or_else(
-            || config.redis_url.expose().to_owned(),
-            |n| n.expose().to_owned(),
-        );
-        loop {
-            let subscribed = async {
-                let mut pubsub = ::redis::Client::open(url.as_str())?
-                    .get_async_pubsub()
-                    .await?;
-                pubsub.subscribe(&self.channel).await?;
-                Ok::<_, ::redis::RedisError>(pubsub)
-            };
-            let pubsub = tokio::select! {
-                _ = shutdown.cancelled() => return,
-                s = subscribed => s,
-            };
-            match pubsub {
-                Ok(pubsub) => {
-                    // While not listening no room rested here (the ticker keeps every room
-                    // awake then), so no wake published before this moment is missed.
-                    self.listening.store(true, Ordering::Release);
-                    let mut messages = pubsub.into_on_message();
-                    loop {
-                        let message = tokio::select! {
-                            _ = shutdown.cancelled() => return,
-                            m = messages.next() => m,
-                        };
-                        let Some(message) = message else { break };
-                        if let Ok(event_id) = message.get_payload::<String>() {
-                            self.wake(&event_id);
-                        }
-                    }
-                    self.listening.store(false, Ordering::Release);
-                    tracing::warn!("lost the wake channel: no room rests until it is back");
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not listen to the wake channel");
-                }
-            }
-            tokio::select! {
-                _ = shutdown.cancelled() => return,
-                _ = tokio::time::sleep(RECONNECT_EVERY) => {}
-            }
-        }
-    }
-}
-
-/// The most events the wakes remember (a bound on what requests can make us store; more
-/// events than this on one instance each still wake, their debounce is forgotten sooner).
-const MAX_EVENTS: usize = 100_000;
 
 /// One room as this instance's ticker sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,12 +62,12 @@ impl Phase {
         }
     }
 
-    /// The phase after a tick that answered `tick` at `now`: `settled` when the room's night
+    /// The phase after a tick that found `seen` at `now`: `settled` when the room's night
     /// was kept (nothing open), `opens_in` the time until the sale opens (if later), `quiet`
     /// the time with nothing to do after which a room rests (zero: never).
     pub fn after(
         self,
-        tick: &Tick,
+        seen: Seen,
         now: Instant,
         settled: bool,
         opens_in: Option<Duration>,
@@ -220,11 +84,8 @@ impl Phase {
             Self::Resting { .. } => (None, None),
         };
         let long = |since: Option<Instant>| since.is_some_and(|s| now.duration_since(s) >= quiet);
-        match tick {
-            Tick::Admitted {
-                count: 0,
-                queue_length: 0,
-            } => {
+        match seen {
+            Seen::Quiet => {
                 let quiet_since = quiet_since.or(Some(now));
                 if settled && long(quiet_since) {
                     Self::Resting { until: None }
@@ -235,8 +96,8 @@ impl Phase {
                     }
                 }
             }
-            Tick::Admitted { .. } => Self::AWAKE,
-            Tick::NotLeader => {
+            Seen::Busy => Self::AWAKE,
+            Seen::NotLeader => {
                 let follower_since = follower_since.or(Some(now));
                 if long(follower_since) {
                     Self::Resting { until: None }
@@ -247,7 +108,7 @@ impl Phase {
                     }
                 }
             }
-            Tick::BeforeOpening => match opens_in {
+            Seen::BeforeOpening => match opens_in {
                 // A tick before the opening: the draw is made on time.
                 Some(d) if d > quiet => Self::Resting {
                     until: Some(now + d - Duration::from_secs(1)),
@@ -263,26 +124,23 @@ mod tests {
     use super::*;
 
     const Q: Duration = Duration::from_secs(10);
-    const QUIET_TICK: Tick = Tick::Admitted {
-        count: 0,
-        queue_length: 0,
-    };
+    const QUIET_TICK: Seen = Seen::Quiet;
 
     #[test]
     fn a_room_rests_after_quiet_ticks_and_once_its_night_is_kept() {
         let t0 = Instant::now();
         let at = |s: u64| t0 + Duration::from_secs(s);
-        let mut phase = Phase::AWAKE.after(&QUIET_TICK, at(0), true, None, Q);
+        let mut phase = Phase::AWAKE.after(QUIET_TICK, at(0), true, None, Q);
         assert!(
             matches!(phase, Phase::Awake { .. }),
             "quiet, not yet for long"
         );
-        phase = phase.after(&QUIET_TICK, at(5), true, None, Q);
+        phase = phase.after(QUIET_TICK, at(5), true, None, Q);
         assert!(matches!(phase, Phase::Awake { .. }));
         // Quiet for QUIET, but the night is still open: awake.
-        let open = phase.after(&QUIET_TICK, at(10), false, None, Q);
+        let open = phase.after(QUIET_TICK, at(10), false, None, Q);
         assert!(matches!(open, Phase::Awake { .. }));
-        phase = open.after(&QUIET_TICK, at(11), true, None, Q);
+        phase = open.after(QUIET_TICK, at(11), true, None, Q);
         assert_eq!(phase, Phase::Resting { until: None });
         assert!(!phase.ticks(at(1000)), "at rest until woken");
     }
@@ -291,36 +149,28 @@ mod tests {
     fn a_buyer_in_line_or_an_admission_starts_the_quiet_again() {
         let t0 = Instant::now();
         let at = |s: u64| t0 + Duration::from_secs(s);
-        let phase = Phase::AWAKE.after(&QUIET_TICK, at(0), true, None, Q);
-        let busy = Tick::Admitted {
-            count: 0,
-            queue_length: 3,
-        };
-        let phase = phase.after(&busy, at(9), true, None, Q);
+        let phase = Phase::AWAKE.after(QUIET_TICK, at(0), true, None, Q);
+        let phase = phase.after(Seen::Busy, at(9), true, None, Q);
         assert_eq!(phase, Phase::AWAKE);
-        let phase = phase.after(&QUIET_TICK, at(12), true, None, Q);
+        let phase = phase.after(QUIET_TICK, at(12), true, None, Q);
         assert!(
             matches!(phase, Phase::Awake { .. }),
             "quiet again only since 12 s"
         );
-        let admitting = Tick::Admitted {
-            count: 1,
-            queue_length: 0,
-        };
-        assert_eq!(phase.after(&admitting, at(30), true, None, Q), Phase::AWAKE);
+        assert_eq!(phase.after(Seen::Busy, at(30), true, None, Q), Phase::AWAKE);
     }
 
     #[test]
     fn a_follower_goes_back_to_rest_and_a_sale_to_open_rests_until_just_before() {
         let t0 = Instant::now();
         let at = |s: u64| t0 + Duration::from_secs(s);
-        let phase = Phase::AWAKE.after(&Tick::NotLeader, at(0), false, None, Q);
+        let phase = Phase::AWAKE.after(Seen::NotLeader, at(0), false, None, Q);
         assert!(matches!(phase, Phase::Awake { .. }));
-        let phase = phase.after(&Tick::NotLeader, at(10), false, None, Q);
+        let phase = phase.after(Seen::NotLeader, at(10), false, None, Q);
         assert_eq!(phase, Phase::Resting { until: None });
 
         let later = Phase::AWAKE.after(
-            &Tick::BeforeOpening,
+            Seen::BeforeOpening,
             at(0),
             false,
             Some(Duration::from_secs(60)),
@@ -334,7 +184,7 @@ mod tests {
         );
         assert!(!later.ticks(at(58)) && later.ticks(at(59)));
         let soon = Phase::AWAKE.after(
-            &Tick::BeforeOpening,
+            Seen::BeforeOpening,
             at(0),
             false,
             Some(Duration::from_secs(3)),
@@ -345,9 +195,9 @@ mod tests {
             Phase::AWAKE,
             "opening within the quiet time: keep ticking"
         );
-        let never = Phase::AWAKE.after(&QUIET_TICK, at(0), true, None, Duration::ZERO);
+        let never = Phase::AWAKE.after(QUIET_TICK, at(0), true, None, Duration::ZERO);
         assert_eq!(
-            never.after(&QUIET_TICK, at(100), true, None, Duration::ZERO),
+            never.after(QUIET_TICK, at(100), true, None, Duration::ZERO),
             Phase::AWAKE
         );
     }

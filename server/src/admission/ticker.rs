@@ -34,7 +34,7 @@ use crate::{
     admission::{
         archive, log,
         rate::{self, InForce, Limits, OriginHealth, Signals},
-        rest::Phase,
+        rest::{Phase, Seen},
         signals::{self, Measured},
     },
     error::Result,
@@ -629,7 +629,16 @@ impl Ticker {
                             .and_then(|t| (t - chrono::Utc::now()).to_std().ok());
                         let quiet =
                             Duration::from_secs(self.state.config.rest_after_seconds.into());
-                        let after = phase.after(&tick, Instant::now(), settled, opens_in, quiet);
+                        let seen = match tick {
+                            Tick::Admitted {
+                                count: 0,
+                                queue_length: 0,
+                            } => Seen::Quiet,
+                            Tick::Admitted { .. } => Seen::Busy,
+                            Tick::NotLeader => Seen::NotLeader,
+                            Tick::BeforeOpening => Seen::BeforeOpening,
+                        };
+                        let after = phase.after(seen, Instant::now(), settled, opens_in, quiet);
                         if matches!(after, Phase::Resting { .. }) {
                             tracing::debug!(event = %event_id, "the room rests");
                         }

@@ -43,6 +43,7 @@ pub mod moving;
 pub mod progress;
 pub mod proof;
 pub mod state;
+pub mod wakes;
 
 use app::{
     estimate::{Band, Model, Seats},

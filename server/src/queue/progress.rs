@@ -8,13 +8,9 @@
 //! cost of polling the progress does not grow with the buyers asking; the answer says
 //! `Cache-Control: public, max-age=1` and carries an `ETag` of its content but `t` (a
 //! conditional request whose tag still matches answers 304 with no body); the map of answers
-//! kept holds only events asked about within [`FRESH`].
+//! kept holds only events asked about within [`FRESH`] (`crate::fresh`).
 
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
+use std::time::Duration;
 
 use app::{
     estimate::Model,
@@ -46,47 +42,6 @@ where
     Line: axum::extract::FromRef<S>,
 {
     Router::new().route("/api/events/{event_id}/progress", get(progress_handler))
-}
-
-/// The progress answers read lately, by event: the JSON and its tag.
-#[derive(Default)]
-pub struct Progresses {
-    cached: Mutex<HashMap<String, (Instant, Bytes, String)>>,
-    reading: tokio::sync::Mutex<()>,
-}
-
-impl Progresses {
-    fn fresh(&self, event_id: &str) -> Option<(Bytes, String)> {
-        let cached = self.cached.lock().expect("not poisoned");
-        cached
-            .get(event_id)
-            .filter(|(at, _, _)| at.elapsed() < FRESH)
-            .map(|(_, body, tag)| (body.clone(), tag.clone()))
-    }
-
-    /// `event_id`'s progress as JSON and its tag, read at most [`FRESH`] ago.
-    async fn get(&self, state: &Line, event_id: &str) -> Result<(Bytes, String)> {
-        if let Some(fresh) = self.fresh(event_id) {
-            return Ok(fresh);
-        }
-        let _one = self.reading.lock().await;
-        if let Some(fresh) = self.fresh(event_id) {
-            return Ok(fresh);
-        }
-        let progress = read(state, event_id).await?;
-        let tag = tag(&progress);
-        let body = Bytes::from(
-            serde_json::to_vec(&progress)
-                .map_err(|e| Error::Internal(format!("the progress as JSON: {e}")))?,
-        );
-        let mut cached = self.cached.lock().expect("not poisoned");
-        cached.retain(|_, (at, _, _)| at.elapsed() < FRESH);
-        cached.insert(
-            event_id.to_owned(),
-            (Instant::now(), body.clone(), tag.clone()),
-        );
-        Ok((body, tag))
-    }
 }
 
 /// The answer's tag: a hash of everything but `t`, so that a progress that did not move keeps
@@ -161,7 +116,15 @@ async fn progress_handler(
 ) -> Result<Response> {
     // Unknown events end here, before Redis.
     state.rooms.get(&state.db, &event_id).await?;
-    let (body, tag) = state.progresses.get(&state, &event_id).await?;
+    let (body, tag) = state
+        .progresses
+        .get(&event_id, async || {
+            let progress = read(&state, &event_id).await?;
+            let body = serde_json::to_vec(&progress)
+                .map_err(|e| Error::Internal(format!("the progress as JSON: {e}")))?;
+            Ok::<_, Error>((Bytes::from(body), tag(&progress)))
+        })
+        .await?;
     let cache = [
         (
             header::CACHE_CONTROL,

@@ -6,9 +6,10 @@
 use std::{ops::Deref, sync::Arc};
 
 use crate::{
-    admission::{rate::Board, rest::Wakes, signals::Health},
+    admission::{rate::Board, signals::Health},
+    fresh::Fresh,
     origin::{probe::Probes, revoked::Revoked},
-    queue::{estimate::Bands, progress::Progresses},
+    queue::{estimate::Bands, wakes::Wakes},
     tokens::state::Tokens,
 };
 
@@ -29,8 +30,9 @@ pub struct Line {
     pub probes: Arc<Probes>,
     /// The wakes of resting rooms: every waiting answer wakes its event's tickers.
     pub wakes: Arc<Wakes>,
-    /// The line's progress as this instance last read it, at most once a second per event.
-    pub progresses: Arc<Progresses>,
+    /// The line's progress as this instance last read it (JSON and tag), at most once a
+    /// second per event (`queue::progress`).
+    pub progresses: Arc<Fresh<(axum::body::Bytes, String)>>,
 }
 
 /// The line's state extends the [`Tokens`]: `line.sessions`, `line.rooms`, `line.db`, ...
