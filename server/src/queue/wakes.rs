@@ -106,11 +106,15 @@ impl Wakes {
 
     /// Listens to the wake channel until `shutdown`, subscribing again after a loss.
     pub async fn listen(&self, config: &Config, shutdown: tokio_util::sync::CancellationToken) {
-        let url = config.redis_cluster_nodes.first().map_or_else(
-            || config.redis_url.expose().to_owned(),
-            |n| n.expose().to_owned(),
-        );
-        loop {
+        // On a cluster any node hears every publication (its bus carries them): a lost node
+        // is passed over for the next one.
+        let urls: Vec<String> = match config.redis_cluster_nodes.is_empty() {
+            true => vec![config.redis_url.expose().to_owned()],
+            false => (config.redis_cluster_nodes.iter())
+                .map(|n| n.expose().to_owned())
+                .collect(),
+        };
+        for url in urls.iter().cycle() {
             let subscribed = async {
                 let mut pubsub = ::redis::Client::open(url.as_str())?
                     .get_async_pubsub()

@@ -7,11 +7,18 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{TestApp, eventually, join, metric, plenty, poll, spawn_with, test_config};
+use crate::helpers::{
+    Backend, TestApp, eventually, join, metric, on_single_and_cluster, plenty, poll, spawn_with,
+    test_config_on,
+};
 
 /// The configuration of an instance whose rooms rest after a second of quiet.
 fn resting_config() -> anteroom::config::Config {
-    let mut config = test_config();
+    resting_config_on(Backend::Single)
+}
+
+fn resting_config_on(backend: Backend) -> anteroom::config::Config {
+    let mut config = test_config_on(backend);
     config.ticker = true;
     config.room_refresh_ms = 100;
     config.rest_after_seconds = 1;
@@ -100,9 +107,12 @@ async fn a_room_with_nobody_in_line_rests_and_the_next_buyer_wakes_it() {
     .await;
 }
 
-#[tokio::test]
-async fn an_instance_without_a_ticker_wakes_the_others_resting_rooms() {
-    let config = resting_config();
+on_single_and_cluster!(an_instance_without_a_ticker_wakes_the_others_resting_rooms);
+
+/// On a Redis Cluster the wake goes out through whichever node the client picks, and the
+/// listener hears it on its own node: the cluster's bus carries Pub/Sub to every node.
+async fn an_instance_without_a_ticker_wakes_the_others_resting_rooms(backend: Backend) {
+    let config = resting_config_on(backend);
     let ticking = spawn_with(config.clone()).await;
     let mut api_only = config;
     api_only.ticker = false;
