@@ -345,8 +345,15 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
             .query_async(&mut redis)
             .await
             .unwrap();
+        // Counted exactly (`MEMORY USAGE ... SAMPLES 0` walks the whole line: seconds at ten
+        // million), on a connection of its own without the server's response timeout.
+        let mut counting = redis::Client::open(run.state().config.redis_url.expose())
+            .expect("a Redis URL")
+            .get_multiplexed_async_connection()
+            .await
+            .expect("Redis answers");
         let bytes = redis_bytes(
-            &mut redis,
+            &mut counting,
             &[keys.queue(&line.event), keys.seq(&line.event)],
         )
         .await
