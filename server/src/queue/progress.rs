@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use app::{
     estimate::Model,
-    wire::{MAX_RANKS, Progress, ProgressSeats, RANK_STEP},
+    wire::{MAX_RANKS, Progress, ProgressSeats, RANK_STEP, Room},
 };
 use axum::{
     Router,
@@ -60,8 +60,7 @@ fn tag(progress: &Progress) -> String {
 type Reply = (u64, u64, u64, Vec<String>, Vec<Option<i64>>, u64, u64, i64);
 
 /// Reads `event_id`'s progress from Redis (one script) and the rate and band of this instance.
-pub async fn read(state: &Line, event_id: &str) -> Result<Progress> {
-    let room = state.rooms.get(&state.db, event_id).await?;
+pub async fn read(state: &Line, event_id: &str, room: &Room) -> Result<Progress> {
     state
         .metrics
         .queue_calls
@@ -84,7 +83,7 @@ pub async fn read(state: &Line, event_id: &str) -> Result<Progress> {
         .map(|pair| [pair[0], pair[1]])
         .collect();
     let inventory = Inventory::from_values(&inventory);
-    let band = state.bands.get(state, &state.rates, event_id, &room).await;
+    let band = state.bands.get(state, &state.rates, event_id, room).await;
     let model = Model {
         band,
         seats: inventory.map(|i| i.seats(shopping)),
@@ -96,7 +95,7 @@ pub async fn read(state: &Line, event_id: &str) -> Result<Progress> {
         last_arrival,
         in_line,
         ahead_of_line: ahead,
-        rate: state.rates.in_force(event_id, &room),
+        rate: state.rates.in_force(event_id, room),
         paused: room.paused,
         sold_out: inventory.is_some_and(|i| i.sold_out()),
         seats: inventory.map(|i| ProgressSeats {
@@ -115,11 +114,11 @@ async fn progress_handler(
     headers: HeaderMap,
 ) -> Result<Response> {
     // Unknown events end here, before Redis.
-    state.rooms.get(&state.db, &event_id).await?;
+    let room = state.rooms.get(&state.db, &event_id).await?;
     let (body, tag) = state
         .progresses
         .get(&event_id, async || {
-            let progress = read(&state, &event_id).await?;
+            let progress = read(&state, &event_id, &room).await?;
             let body = serde_json::to_vec(&progress)
                 .map_err(|e| Error::Internal(format!("the progress as JSON: {e}")))?;
             Ok::<_, Error>((Bytes::from(body), tag(&progress)))
