@@ -9,7 +9,8 @@ run:
 test:
 	scripts/test.sh
 # Throughput and latency of the hot paths beside raw Redis and Postgres, what rooms at rest
-# cost (10, 100, 1,000 rooms on with nobody in line), the draw of 100,000
+# cost (10, 100, 1,000 rooms on with nobody in line), what a line's polling costs Redis on the
+# page's schedule against an ask every 3 s (lines of 1M and 10M), the draw of 100,000
 # entrants at a sale's opening, then the night of the
 # on-sale (20,000 buyers in 1 s, 2,000 seats, N = 300; hold and admission times compressed 60x),
 # the same night with the automatic rate (N/10 to 4N), and with tokens bound to devices.
@@ -25,6 +26,7 @@ bench:
 	cargo run -q --release -p loadtest --bin bench -- gate | tee bench-results/gate.txt
 	cargo run -q --release -p loadtest --bin bench -- inventory | tee bench-results/inventory.txt
 	cargo run -q --release -p loadtest --bin bench -- rest | tee bench-results/rest.txt
+	cargo run -q --release -p loadtest --bin bench -- polls | tee bench-results/polls.txt
 	cargo build -p frontend --example pow_rate --target wasm32-unknown-unknown \
 		--profile wasm-release
 	cargo run -q --release -p loadtest --bin bench -- pow | tee bench-results/pow.txt

@@ -18,6 +18,7 @@ pub mod estimate;
 mod onsale;
 mod pages;
 pub mod pow;
+pub mod presence;
 mod title;
 pub mod wire;
 pub mod words;

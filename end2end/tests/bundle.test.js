@@ -33,9 +33,14 @@ const PKG = new URL('../../target/site/pkg/', import.meta.url).pathname;
  * 256,865. The seat map on a phone (issue 38: the overview of sections, seat sizes, the frame,
  * the sticky hold bar) took it to 258,894: +414 of CSS, the rest the picker's strings (its HTML
  * of a section, the overview's words), which wasm-split leaves in the main module's data
- * segment though the picker's code is in the turn's chunk (2026-12-02).
+ * segment though the picker's code is in the turn's chunk (2026-12-02). The page far from the
+ * front (issue 35: between asks it reads the line's public progress and computes its place,
+ * band and outlook with the server's model, a lazy piece; the answer's schedule, the "about",
+ * the interval shown) took it to 261,213 (249,372 as served): +2,319, of which the lazy piece's
+ * code is none; what it leaves in the main module (its data and function-table entries) and the
+ * schedule's fields and words are the rest (2026-12-03).
  */
-const BUYER_CEILING_GZIP = 259_500;
+const BUYER_CEILING_GZIP = 261_500;
 const BUYER_GOAL_GZIP = 250_000;
 
 before(async () => { await waitForServer(); });

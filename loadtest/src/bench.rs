@@ -16,6 +16,11 @@
 //!               check alone (`gate_bench`).
 //! `bench rest`  rooms on with nobody in line: Redis commands and Postgres transactions a
 //!               second for 10, 100 and 1,000 rooms, at rest and with rest turned off.
+//! `bench polls` what a line's polling costs Redis when pages follow `app::presence`'s schedule
+//!               (far back they read the public progress from a cache and ask for their place
+//!               rarely) against every page asking every 3 s: the commands of one ask and of
+//!               one progress read measured on a line of `--line`, the asks a second of lines
+//!               of 1M and 10M summed from the schedule.
 //! `bench pow`   what the join's proof of work costs a browser (the same search compiled to
 //!               WebAssembly as the page's bundle is, timed in V8, Chromium's engine) and a
 //!               native attacker, per place and for 1,000 places.
@@ -36,7 +41,10 @@ use anteroom::{
     queue::{self, NewPlace, Proof, inventory::Inventory},
     redis::Lock,
 };
-use app::wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate};
+use app::{
+    presence::Schedule,
+    wire::{BuyerId, EventId, NewEvent, NewSection, RoomUpdate},
+};
 use chrono::Utc;
 use clap::{Parser, Subcommand};
 use http_body_util::Empty;
@@ -123,6 +131,22 @@ enum What {
         /// Seconds measured each time.
         #[arg(long, default_value_t = 10)]
         seconds: u64,
+    },
+    /// What a line's polling costs Redis: the page's schedule (`app::presence`) against an
+    /// ask every 3 s.
+    Polls {
+        /// The line measured for real (filled with the join script).
+        #[arg(long, default_value_t = 1_000_000)]
+        line: usize,
+        /// Asks measured on it.
+        #[arg(long, default_value_t = 2_000)]
+        requests: usize,
+        /// The admission rate the lines move at.
+        #[arg(long, default_value_t = 100)]
+        rate: u32,
+        /// Instances serving the progress (each reads it at most once a second).
+        #[arg(long, default_value_t = 10)]
+        instances: u32,
     },
     /// The proof of work at join: hashes a second natively and in V8, what a proof costs at
     /// `--bits`, and what 1,000 places cost.
@@ -255,6 +279,16 @@ async fn fill(run: &Deployment, event: &str, size: usize) {
     }
 }
 
+/// A request to the line at `path` (join: POST, poll: GET) as the buyer of session `token`.
+fn queue_request(method: &str, path: &str, token: &str) -> loadtest::BareRequest {
+    hyper::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("authorization", format!("Bearer {token}"))
+        .body(Empty::new())
+        .expect("a valid request")
+}
+
 /// Joins at 1,000 and at `line` in line, measured in `rounds` alternating rounds (short, long,
 /// short, long...) so that whatever else the machine does falls on both alike; each round's
 /// buyers are new to both lines, and poll after they join.
@@ -304,14 +338,7 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
         for k in order {
             let line = &mut lines[k];
             let path = format!("/api/events/{}/queue", line.event);
-            let request = |method: &str, i: usize| {
-                hyper::Request::builder()
-                    .method(method)
-                    .uri(&path)
-                    .header("authorization", format!("Bearer {}", mine[i]))
-                    .body(Empty::new())
-                    .expect("a valid request")
-            };
+            let request = |method: &str, i: usize| queue_request(method, &path, &mine[i]);
             let joins =
                 measure_http(addr, requests, concurrency, 202, |i| request("POST", i)).await;
             let polls = measure_http(addr, requests, concurrency, 200, |i| request("GET", i)).await;
@@ -858,22 +885,7 @@ async fn bench_rest(rooms: &[usize], awake_up_to: usize, seconds: u64) {
             // last tick) is not the cost of a room at rest: wait it out.
             tokio::time::sleep(Duration::from_secs(3)).await;
             let redis_url = state.config.redis_url.expose().to_owned();
-            let commands = || async {
-                let mut conn = redis::Client::open(redis_url.as_str())
-                    .expect("a Redis URL")
-                    .get_multiplexed_async_connection()
-                    .await
-                    .expect("Redis answers");
-                let info: String = redis::cmd("INFO")
-                    .arg("stats")
-                    .query_async(&mut conn)
-                    .await
-                    .expect("INFO");
-                info.lines()
-                    .find_map(|l| l.strip_prefix("total_commands_processed:"))
-                    .and_then(|n| n.trim().parse::<u64>().ok())
-                    .expect("a command count")
-            };
+            let commands = || redis_commands(&redis_url);
             let transactions = || async {
                 sqlx::query_scalar::<_, i64>(
                     "select xact_commit + xact_rollback from pg_stat_database \
@@ -905,6 +917,151 @@ async fn bench_rest(rooms: &[usize], awake_up_to: usize, seconds: u64) {
     println!(
         "(Redis counts every command of this machine's Redis: run with nothing else on it. Postgres counts the scratch database's transactions.)"
     );
+}
+
+/// Redis's own count of the commands it has run (scripts' commands included).
+async fn redis_commands(url: &str) -> u64 {
+    let mut conn = redis::Client::open(url)
+        .expect("a Redis URL")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("Redis answers");
+    let info: String = redis::cmd("INFO")
+        .arg("stats")
+        .query_async(&mut conn)
+        .await
+        .expect("INFO");
+    info.lines()
+        .find_map(|l| l.strip_prefix("total_commands_processed:"))
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .expect("a command count")
+}
+
+/// The asks a second of a line of `len` whose pages follow `schedule`: each place asks once
+/// per [`Schedule::next_poll_ms`] at its position (the line moves little in a minute: the
+/// steady state).
+fn scheduled_asks(len: u64, schedule: &Schedule) -> f64 {
+    (1..=len)
+        .map(|p| 1000.0 / schedule.next_poll_ms(p) as f64)
+        .sum()
+}
+
+/// `bench polls`: what one ask (a poll at the back of a line of `line`) and one read of the
+/// progress cost Redis, measured; the asks a second of lines of 1M and 10M on the page's
+/// schedule against today's every 3 s, summed; and Redis's commands a second for both.
+async fn bench_polls(concurrency: usize, line: usize, requests: usize, rate: u32, instances: u32) {
+    let run = start().await;
+    let base = &run.servers[0].base;
+    let addr = base.trim_start_matches("http://");
+    let client = reqwest::Client::new();
+    let room = RoomUpdate {
+        admit_rate_per_second: Some(rate),
+        paused: Some(true),
+        ..RoomUpdate::default()
+    };
+    let event = create_event(&client, base, run.admin_key(), &bench_event(1, 1, room))
+        .await
+        .expect("the event is created")
+        .id;
+    let filling = Instant::now();
+    fill(&run, &event, line).await;
+    let filled = filling.elapsed();
+    // What a place costs Redis's memory: the line itself, and with what it keeps beside each
+    // place (the presence mark, the record of the join for the report).
+    let keys = &run.state().keys;
+    let mut counting = redis::Client::open(run.state().config.redis_url.expose())
+        .expect("a Redis URL")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("Redis answers");
+    let line_bytes = redis_bytes(&mut counting, &[keys.queue(&event), keys.seq(&event)])
+        .await
+        .expect("MEMORY USAGE");
+    let beside = redis_bytes(&mut counting, &[keys.seen(&event), keys.joins(&event)])
+        .await
+        .expect("MEMORY USAGE");
+    let tokens: Vec<String> = sessions(&client, &run.bases(), requests, 16)
+        .await
+        .expect("sessions")
+        .into_iter()
+        .map(|s| s.token)
+        .collect();
+    let path = format!("/api/events/{event}/queue");
+    let request = |method: &str, i: usize| queue_request(method, &path, &tokens[i]);
+    let _ = measure_http(addr, requests, concurrency, 202, |i| request("POST", i)).await;
+    let url = run.state().config.redis_url.expose().to_owned();
+    // One ask: the poll of a place at the back of the line.
+    let before = redis_commands(&url).await;
+    let asks = measure_http(addr, requests, concurrency, 200, |i| request("GET", i)).await;
+    let per_ask = (redis_commands(&url).await - before - 1) as f64 / requests as f64;
+    // One read of the progress: a fresh one each second (a cache answers the rest).
+    let progress_path = format!("/api/events/{event}/progress");
+    let reads = 5;
+    let before = redis_commands(&url).await;
+    let mut read_ms = Vec::new();
+    for _ in 0..reads {
+        tokio::time::sleep(anteroom::queue::progress::FRESH).await;
+        let started = Instant::now();
+        let r = client
+            .get(format!("{base}{progress_path}"))
+            .send()
+            .await
+            .expect("the progress answers");
+        assert!(r.status().is_success(), "{}", r.status());
+        let _ = r.bytes().await;
+        read_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    let per_read = (redis_commands(&url).await - before - 1) as f64 / reads as f64;
+    let read_ms = sorted(read_ms);
+    let floor_ms = u64::from(run.state().config.away_after_seconds) * 1000;
+    let schedule = Schedule { rate, floor_ms };
+
+    println!(
+        "\nA line's polling: one ask and one progress read measured on a line of {line} (filled in {:.0} s), at {rate} admissions a second",
+        filled.as_secs_f64()
+    );
+    println!(
+        "  Redis bytes a place: {:.1} in the line, {:.1} with its presence mark and join record",
+        line_bytes as f64 / line as f64,
+        (line_bytes + beside) as f64 / line as f64
+    );
+    println!(
+        "  one ask (a poll at the back): {per_ask:.1} Redis commands (scripts' own counted), \
+         p50 {:.2} ms, p99 {:.2} ms over {requests}",
+        asks.quantile_ms(0.5),
+        asks.quantile_ms(0.99)
+    );
+    println!(
+        "  one progress read: {per_read:.1} Redis commands, median {:.1} ms (once a second for \
+         the deployment)",
+        quantile(&read_ms, 0.5)
+    );
+    println!(
+        "\n{:>12}  {:>16}  {:>16}  {:>18}  {:>18}  {:>8}",
+        "line", "asks/s, 3 s", "asks/s, schedule", "Redis cmds/s, 3 s", "cmds/s, schedule", "ratio"
+    );
+    let mut lens = vec![line as u64, 1_000_000, 10_000_000];
+    lens.sort_unstable();
+    lens.dedup();
+    // The deployment reads the line once a second; every other instance takes the copy it
+    // kept (one GET each), behind whatever cache answers the pages.
+    let progress_cmds = per_read + f64::from(instances.saturating_sub(1));
+    for len in lens {
+        let today = len as f64 / 3.0;
+        let scheduled = scheduled_asks(len, &schedule);
+        let today_cmds = today * per_ask;
+        let scheduled_cmds = scheduled * per_ask + progress_cmds;
+        println!(
+            "{len:>12}  {today:>16.0}  {scheduled:>16.0}  {today_cmds:>18.0}  {scheduled_cmds:>18.0}  {:>8}",
+            format!("1/{:.0}", today_cmds / scheduled_cmds)
+        );
+    }
+    println!(
+        "(asks a second summed over every place from app::presence's schedule at the rate, the \
+         progress read once a second and served by {instances} instances behind a cache; without \
+         JavaScript a page asks at each refresh, at most a minute apart: not counted)"
+    );
+    run.stop().await;
 }
 
 async fn bench_inventory(seats: u32, holds: u32, ticks: usize) {
@@ -1079,5 +1236,11 @@ async fn main() {
             awake_up_to,
             seconds,
         } => bench_rest(&rooms, awake_up_to, seconds).await,
+        What::Polls {
+            line,
+            requests,
+            rate,
+            instances,
+        } => bench_polls(cli.concurrency, line, requests, rate, instances).await,
     }
 }

@@ -429,8 +429,10 @@ pub struct Config {
     )]
     pub ticker_lease_ms: u32,
 
-    /// A waiting buyer whose page has not polled for this many seconds is skipped when their
-    /// turn comes (they use no admission) and admitted at the next tick once they come back.
+    /// The shortest presence window: a waiting answer keeps its buyer present for half of
+    /// their remaining wait at the rate in force, and at least this many seconds
+    /// (`app::presence`). A buyer whose window ended is skipped when their turn comes (they use
+    /// no admission) and admitted at the next tick once they come back.
     #[arg(long, global = true, env = "ANTEROOM_AWAY_AFTER_SECONDS", default_value_t = 60,
           value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub away_after_seconds: u32,

@@ -9,7 +9,8 @@ use super::{
 };
 use crate::{
     pow,
-    wire::{ClaimRequest, ErrorBody, MoveCode, ProofChallenge, QueueStatus},
+    presence::Standing,
+    wire::{ClaimRequest, ErrorBody, MoveCode, Progress, ProofChallenge, QueueStatus},
 };
 
 impl Api {
@@ -59,6 +60,13 @@ impl Api {
         remembered(event_id, call("GET", &path, None::<&()>, &device).await)
     }
 
+    /// Where the place with `arrival` stands by the line's public progress (API.md "Progress",
+    /// served by any cache): what a page far from the front shows between asks for its place.
+    /// `None` when the progress places it nowhere or cannot be read: the page asks.
+    pub async fn standing(&self, event_id: &str, arrival: u64) -> Option<Standing> {
+        standing(event_id.to_owned(), arrival).await
+    }
+
     /// Asks for a one-time code that moves this buyer's place to another device (API.md
     /// "Moving a place to another device").
     /// In a room that binds tokens the ask carries a proof of this device's key: only the
@@ -97,6 +105,15 @@ impl Api {
 }
 
 const JOIN_PROOF: &str = "Join-Proof";
+
+/// [`Api::standing`]'s work, split out of the buyer's main WASM like [`solve`]: the progress's
+/// reader and the estimate's model come only to a page far from the front.
+#[leptos::lazy]
+async fn standing(event_id: String, arrival: u64) -> Option<Standing> {
+    let path = format!("/api/events/{event_id}/progress");
+    let progress: Progress = call("GET", &path, None::<&()>, &[]).await.ok()?;
+    Standing::of(&progress, arrival)
+}
 
 /// The nonce that proves `bits` of work for `challenge`, found in steps of the shared search
 /// (`pow`), the page painting between steps (it says "getting your place…" meanwhile). Split

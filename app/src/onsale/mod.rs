@@ -358,9 +358,9 @@ fn OnSale(
             Stage::PreQueue { ticket, opens_at } => view! {
                 <PreQueue ticket opens_at now today/>
             }.into_any(),
-            Stage::Waiting { position, estimate, outlook, drawn } => view! {
+            Stage::Waiting { position, estimate, outlook, drawn, about, refresh, .. } => view! {
                 <WaitingRoom position estimate outlook drawn event_id=event_id.get_value()
-                    start=start.get_untracked().unwrap_or(position) paused=paused.get()/>
+                    start=start.get_untracked().unwrap_or(position) paused=paused.get() about refresh/>
             }.into_any(),
             Stage::SoldOut => view! { <SoldOut/> }.into_any(),
             Stage::Admitted => one_sentence("admitted", SEATS_COMING.into()),

@@ -15,7 +15,10 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::wire::{Deferred, EventEntry, Hold, Order, Outlook, QueueStatus, SeatRuns};
+use crate::{
+    presence::POLL_NEAR_MS,
+    wire::{Deferred, EventEntry, Hold, Order, Outlook, QueueStatus, SeatRuns},
+};
 
 /// Where the buyer is.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +40,14 @@ pub(super) enum Stage {
         outlook: Option<Outlook>,
         /// A drawn entrant's ticket and the place the draw gave it.
         drawn: Option<(String, u64)>,
+        /// The position is the line's public progress's, within 1%: the page says "about".
+        about: bool,
+        /// How often the page refreshes, seconds (`crate::presence::Schedule::refresh_ms`).
+        refresh: u64,
+        /// The place's arrival number, by which the page finds it in the public progress.
+        arrival: Option<u64>,
+        /// Within how many seconds of the last answer the page asks for its place again.
+        poll_within: u64,
     },
     /// Every seat is sold: the line is over.
     SoldOut,
@@ -96,6 +107,8 @@ impl Stage {
                 outlook,
                 ticket,
                 arrival,
+                refresh_seconds,
+                poll_within_seconds,
                 ..
             } => Some(Self::Waiting {
                 position: *position,
@@ -103,6 +116,10 @@ impl Stage {
                 outlook: *outlook,
                 // A drawn entrant's arrival number is their place in the draw.
                 drawn: ticket.clone().zip(*arrival),
+                about: false,
+                refresh: refresh_seconds.unwrap_or(POLL_NEAR_MS / 1000),
+                arrival: *arrival,
+                poll_within: poll_within_seconds.unwrap_or(POLL_NEAR_MS / 1000),
             }),
             QueueStatus::PreQueue {
                 ticket, opens_at, ..
@@ -217,6 +234,8 @@ mod tests {
             arrival,
             outlook: Some(Outlook::Likely),
             ticket: ticket.map(str::to_owned),
+            poll_within_seconds: None,
+            refresh_seconds: None,
         }
     }
 
@@ -350,6 +369,10 @@ mod tests {
             estimate: Some([10, 40]),
             outlook: Some(Outlook::Likely),
             drawn: None,
+            about: false,
+            refresh: 3,
+            arrival: None,
+            poll_within: 3,
         };
         assert_eq!(Stage::after_line(&waiting(200)), Some(stage.clone()));
         let queue = Some(waiting(200));

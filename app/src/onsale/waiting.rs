@@ -11,7 +11,7 @@ use super::noscript::noscript_refresh;
 #[cfg(feature = "hydrate")]
 use super::stage::Stage;
 #[cfg(feature = "hydrate")]
-use crate::{api::Api, wire::QueueStatus};
+use crate::{api::Api, presence::POLL_NEAR_MS, wire::QueueStatus};
 use crate::{
     wire::Outlook,
     words::{grouped, outlook_in_words, wait_range_in_words},
@@ -26,9 +26,13 @@ pub(super) fn WaitingRoom(
     event_id: String,
     start: u64,
     paused: bool,
+    about: bool,
+    refresh: u64,
 ) -> impl IntoView {
-    // Without script: again in 3 s, at the page without a form's note (said once already).
-    let refresh = format!("3; url=/events/{event_id}");
+    // Without script: again on the line's schedule (`crate::presence`), at the page without a
+    // form's note (said once already).
+    let every = refresh_in_words(refresh);
+    let refresh = format!("{refresh}; url=/events/{event_id}");
     let done = start.saturating_sub(position) as f64;
     let progress = if start > 1 {
         (done / (start - 1) as f64 * 100.0).clamp(0.0, 100.0)
@@ -38,7 +42,7 @@ pub(super) fn WaitingRoom(
     view! {
         <section class="waiting card" aria-labelledby="place">
             <p class="eyebrow">"You are in the waiting room"</p>
-            <p id="place" class="place">"You are "<strong>{format!("#{}", grouped(position))}</strong>" in line"</p>
+            <p id="place" class="place">"You are "<strong>{format!("{}#{}", if about { "about " } else { "" }, grouped(position))}</strong>" in line"</p>
             {if paused {
                 view! {
                     <p class="wait paused">"The sale is paused for a moment. You keep your place; no one can pass you."</p>
@@ -54,8 +58,8 @@ pub(super) fn WaitingRoom(
                 <div class="progress-bar" style=format!("width: {progress:.1}%")></div>
             </div>
             {drawn.map(|(ticket, place)| view! { <DrawnPlace ticket place event_id/> })}
-            <p class="muted">"Keep this page open: it moves by itself, and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
-            {noscript_refresh(refresh, "This page refreshes itself every few seconds.")}
+            <p class="muted">"Keep this page open: it moves by itself ("{every}"), and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
+            {noscript_refresh(refresh, "This page refreshes itself, less often while your turn is far.")}
         </section>
     }
 }
@@ -78,6 +82,14 @@ fn DrawnPlace(ticket: String, place: u64, event_id: String) -> impl IntoView {
     }
 }
 
+/// How often the page refreshes, in words ("every 3 seconds", "every minute").
+fn refresh_in_words(seconds: u64) -> String {
+    match seconds {
+        60 => "every minute".into(),
+        s => format!("every {s} seconds"),
+    }
+}
+
 /// The band of a wait in words ("about 3 to 4 minutes").
 fn wait_band_in_words(band: Option<[u64; 2]>) -> String {
     let [low, high] = band.unwrap_or([0, 0]);
@@ -92,7 +104,9 @@ const RECOVERED: &str = "The waiting room recovered from a failure of its store 
 
 /// Follows the line from the browser until the seat map (or sold out): before the pre-queue
 /// opens it waits for the server's clock (`now`) to reach it and joins; then it polls every
-/// 3 s, in the pre-queue and in line.
+/// 3 s in the pre-queue, and in line on the line's schedule (`crate::presence`): it refreshes
+/// every `refresh` seconds of the last answer, from the line's public progress while its turn
+/// is far and its last ask recent enough, else by asking for its place.
 #[cfg(feature = "hydrate")]
 pub(super) async fn follow_the_line(
     event_id: String,
@@ -103,6 +117,9 @@ pub(super) async fn follow_the_line(
 ) {
     use gloo_timers::future::TimeoutFuture;
     let api = Api::current();
+    // The ms since the page last asked for its place: between asks, a page far from the front
+    // reads the public progress.
+    let mut since_ask = 0;
     loop {
         let was_waiting = matches!(stage.get_untracked(), Stage::Waiting { .. });
         let answer = match stage.get_untracked() {
@@ -117,8 +134,38 @@ pub(super) async fn follow_the_line(
                 }
                 api.join(&event_id).await
             }
-            Stage::PreQueue { .. } | Stage::Waiting { .. } => {
-                TimeoutFuture::new(3_000).await;
+            Stage::PreQueue { .. } => {
+                TimeoutFuture::new(POLL_NEAR_MS as u32).await;
+                api.poll(&event_id).await
+            }
+            Stage::Waiting {
+                refresh,
+                drawn,
+                arrival,
+                poll_within,
+                ..
+            } => {
+                let refresh_ms = refresh.max(1) * 1000;
+                TimeoutFuture::new(refresh_ms as u32).await;
+                since_ask += refresh_ms;
+                if let Some(arrival) =
+                    arrival.filter(|_| since_ask + refresh_ms <= poll_within * 1000)
+                    && let Some(at) = api.standing(&event_id, arrival).await.filter(|at| !at.near)
+                {
+                    paused.set(at.paused);
+                    stage.set(Stage::Waiting {
+                        position: at.position,
+                        estimate: (!at.paused).then_some(at.range),
+                        outlook: at.outlook,
+                        drawn,
+                        about: !at.exact,
+                        refresh: at.refresh_seconds,
+                        arrival: Some(arrival),
+                        poll_within,
+                    });
+                    continue;
+                }
+                since_ask = 0;
                 api.poll(&event_id).await
             }
             _ => return,

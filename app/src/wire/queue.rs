@@ -49,6 +49,15 @@ pub enum QueueStatus {
         /// them this place in line.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         ticket: Option<String>,
+        /// Within how many seconds the page asks for its place again (`crate::presence`):
+        /// this answer keeps the buyer present for twice as long. Few seconds near the front,
+        /// minutes far back. Additive.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        poll_within_seconds: Option<u64>,
+        /// How often the page refreshes what it shows from the line's public progress (and a
+        /// page without JavaScript reloads), seconds. Additive.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        refresh_seconds: Option<u64>,
     },
     /// In the pre-queue: the place comes with the draw at `opens_at`.
     PreQueue {
@@ -100,6 +109,10 @@ struct QueueStatusFields {
     outlook: Option<Outlook>,
     #[serde(default)]
     ticket: Option<String>,
+    #[serde(default)]
+    poll_within_seconds: Option<u64>,
+    #[serde(default)]
+    refresh_seconds: Option<u64>,
     #[serde(default, deserialize_with = "rfc3339::maybe")]
     opens_at: Option<DateTime<Utc>>,
     #[serde(default)]
@@ -138,6 +151,8 @@ impl TryFrom<QueueStatusFields> for QueueStatus {
                 arrival: f.arrival,
                 outlook: f.outlook,
                 ticket: f.ticket,
+                poll_within_seconds: f.poll_within_seconds,
+                refresh_seconds: f.refresh_seconds,
             },
             QueueStatusTag::PreQueue => Self::PreQueue {
                 opens_at: needs(f.opens_at, "opens_at")?,
@@ -286,6 +301,8 @@ mod tests {
             arrival: None,
             outlook: Some(Outlook::Uncertain),
             ticket: None,
+            poll_within_seconds: None,
+            refresh_seconds: None,
         };
         assert_eq!(
             serde_json::to_value(&waiting).unwrap(),
@@ -310,6 +327,8 @@ mod tests {
                 arrival: Some(41),
                 outlook: Some(Outlook::Likely),
                 ticket: Some("ab".into()),
+                poll_within_seconds: Some(30),
+                refresh_seconds: Some(3),
             },
             QueueStatus::PreQueue {
                 opens_at: t,

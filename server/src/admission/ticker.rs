@@ -375,7 +375,6 @@ impl Ticker {
             has_opening: room.opens_at.is_some(),
             log_capacity: log::CAPACITY,
             logged_through: self.state.rooms.logged_through(event_id),
-            away_after: Duration::from_secs(config.away_after_seconds.into()),
             seatmap_deadline: Duration::from_secs(config.seatmap_deadline_seconds.into()),
             inventory_fields: &Inventory::FIELDS,
             inventory_values: &inventory.values(),

@@ -47,6 +47,7 @@ pub mod wakes;
 
 use app::{
     estimate::{Band, Model, Seats},
+    presence::Schedule,
     wire::{BuyerId, EventId, QueueStatus, Room},
 };
 use axum::{
@@ -360,12 +361,21 @@ pub fn locate_script<'a>(
         opens_at: room.opens_at,
         ticket: &ids::random_hex(16),
         band: &band.record(),
+        presence: schedule(state, band),
         join_networks,
         joins_per_network: state.config.joins_per_network_per_minute,
         join_window: JOIN_WINDOW,
         inventory_fields: &Inventory::FIELDS,
     }
     .invocation(&state.scripts, &state.keys)
+}
+
+/// The line's schedule of asks and presence (`app::presence`) at the rate of `band`.
+fn schedule(state: &Line, band: &Band) -> Schedule {
+    Schedule {
+        rate: band.rate,
+        floor_ms: u64::from(state.config.away_after_seconds) * 1000,
+    }
 }
 
 /// The locate script's answer: kind, value, arrival, restored, the live admissions without a
@@ -462,6 +472,7 @@ fn answer(
                 now_ms,
             };
             let (estimate, range) = model.wait(position);
+            let asks = schedule(state, band);
             Ok(Answer {
                 status: QueueStatus::Waiting {
                     position,
@@ -472,6 +483,8 @@ fn answer(
                     arrival: Some(arrival),
                     outlook: model.outlook(position),
                     ticket,
+                    poll_within_seconds: Some(asks.next_poll_ms(position) / 1000),
+                    refresh_seconds: Some(asks.refresh_ms(position) / 1000),
                 },
                 receipt,
             })

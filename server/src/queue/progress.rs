@@ -3,9 +3,12 @@
 //! of Anteroom) instead of each asking for its own place.
 //!
 //! Invariants: no session is read and no cookie set; an unknown event is 404 before any Redis
-//! call; each instance reads an event's progress from Redis at most once per [`FRESH`] (one
-//! read at a time per instance: the requests meanwhile wait for it and take its answer), so the
-//! cost of polling the progress does not grow with the buyers asking; the answer says
+//! call; each instance asks Redis for an event's progress at most once per [`FRESH`] (one ask
+//! at a time per instance: the requests meanwhile wait for it and take its answer), so the
+//! cost of polling the progress does not grow with the buyers asking; and the line itself is
+//! read about once per [`FRESH`] for the whole deployment, not once per instance: the instance
+//! that reads it keeps its answer in Redis for [`FRESH`] (`Keys::progress`), and the others
+//! serve that copy (one GET) while it lasts (so an answer is at most two seconds old); the answer says
 //! `Cache-Control: public, max-age=1` and carries an `ETag` of its content but `t` (a
 //! conditional request whose tag still matches answers 304 with no body); the map of answers
 //! kept holds only events asked about within [`FRESH`] (`crate::fresh`).
@@ -108,6 +111,36 @@ pub async fn read(state: &Line, event_id: &str, room: &Room) -> Result<Progress>
     })
 }
 
+/// The progress of `event_id` and its tag: the copy another instance kept in Redis within the
+/// last [`FRESH`], else read now and kept there for the others (a failure to keep it only
+/// costs them a read of their own).
+async fn shared(state: &Line, event_id: &str, room: &Room) -> Result<(Bytes, String)> {
+    let key = state.keys.progress(event_id);
+    let mut redis = state.redis.clone();
+    let kept: Option<Vec<u8>> = redis::cmd("GET").arg(&key).query_async(&mut redis).await?;
+    if let Some(progress) = kept
+        .as_deref()
+        .and_then(|json| serde_json::from_slice::<Progress>(json).ok())
+    {
+        let tag = tag(&progress);
+        return Ok((Bytes::from(kept.unwrap_or_default()), tag));
+    }
+    let progress = read(state, event_id, room).await?;
+    let body = serde_json::to_vec(&progress)
+        .map_err(|e| Error::Internal(format!("the progress as JSON: {e}")))?;
+    let kept: std::result::Result<(), _> = redis::cmd("SET")
+        .arg(&key)
+        .arg(&body)
+        .arg("PX")
+        .arg(FRESH.as_millis() as u64)
+        .query_async(&mut redis)
+        .await;
+    if let Err(e) = kept {
+        tracing::warn!(event = %event_id, error = %e, "could not keep the progress for the other instances");
+    }
+    Ok((Bytes::from(body), tag(&progress)))
+}
+
 async fn progress_handler(
     State(state): State<Line>,
     EventId(event_id): EventId,
@@ -117,12 +150,7 @@ async fn progress_handler(
     let room = state.rooms.get(&state.db, &event_id).await?;
     let (body, tag) = state
         .progresses
-        .get(&event_id, async || {
-            let progress = read(&state, &event_id, &room).await?;
-            let body = serde_json::to_vec(&progress)
-                .map_err(|e| Error::Internal(format!("the progress as JSON: {e}")))?;
-            Ok::<_, Error>((Bytes::from(body), tag(&progress)))
-        })
+        .get(&event_id, async || shared(&state, &event_id, &room).await)
         .await?;
     let cache = [
         (

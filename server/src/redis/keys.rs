@@ -101,10 +101,17 @@ impl Keys {
         self.event(event_id, "admitted_while_off")
     }
 
-    /// When each waiting buyer's page last asked for their place: a sorted set of buyer ->
-    /// epoch ms (written by the join and the poll, `locate.lua`; read by `admit.lua`).
+    /// Until when each waiting buyer's last answer keeps them present (`app::presence`): a
+    /// sorted set of buyer -> epoch ms (written by the join and the poll, `locate.lua`; read by
+    /// `admit.lua`).
     pub fn seen(&self, event_id: &str) -> String {
         self.event(event_id, "seen")
+    }
+
+    /// The line's progress as the last instance to read it wrote it (its JSON), kept a second
+    /// (`queue::progress`): the other instances serve it rather than read the line again.
+    pub fn progress(&self, event_id: &str) -> String {
+        self.event(event_id, "progress")
     }
 
     /// Waiting buyers skipped at their turn because they had gone away: a sorted set of

@@ -25,6 +25,7 @@ mod ops;
 mod pages;
 mod payments;
 mod places;
+mod presence;
 mod progress;
 mod queue;
 mod redis_lock;

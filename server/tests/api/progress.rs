@@ -4,12 +4,14 @@
 //! departures, and the same estimate from the same model.
 
 use anteroom::admission::ticker::Ticker;
-use app::{estimate::Model, wire::Progress};
+use app::{estimate::Model, presence::Standing, wire::Progress};
 use futures::future::join_all;
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, expect_error, join, metric, plenty, poll, spawn_app};
+use crate::helpers::{
+    TestApp, expect_error, join, metric, plenty, poll, spawn_app, spawn_with, test_config,
+};
 
 async fn event(app: &TestApp, rate: u32) -> String {
     let event = app
@@ -109,6 +111,26 @@ async fn a_crowd_asking_at_once_costs_one_read() {
 }
 
 #[tokio::test]
+async fn another_instance_serves_the_progress_one_instance_read_without_reading_the_line() {
+    let config = test_config();
+    let first = spawn_with(config.clone()).await;
+    let second = spawn_with(config).await;
+    let event = event(&first, 10).await;
+    line_of(&first, &event, 3).await;
+    let read: Value = progress(&first, &event).await.json().await.unwrap();
+    let before = progress_calls(&second).await;
+    let served: Value = progress(&second, &event).await.json().await.unwrap();
+    assert_eq!(served, read, "the first instance's copy");
+    assert_eq!(progress_calls(&second).await, before, "no read of the line");
+    // A second later the copy is gone: the second instance reads the line itself.
+    tokio::time::sleep(anteroom::queue::progress::FRESH).await;
+    line_of(&first, &event, 1).await;
+    let fresh: Value = progress(&second, &event).await.json().await.unwrap();
+    assert_eq!(fresh["in_line"], 4);
+    assert_eq!(progress_calls(&second).await, before + 1.0);
+}
+
+#[tokio::test]
 async fn a_page_computes_its_position_and_estimate_from_the_progress_as_its_poll_says() {
     let app = spawn_app().await;
     let event = event(&app, 20).await;
@@ -144,7 +166,7 @@ async fn a_page_computes_its_position_and_estimate_from_the_progress_as_its_poll
         seats,
         now_ms: progress.t,
     };
-    let mut checked = 0;
+    let (mut checked, mut exact_places) = (0, 0);
     for token in &tokens {
         let (_, answer) = poll(&app, &event, token).await;
         if answer["status"] != "waiting" {
@@ -154,11 +176,21 @@ async fn a_page_computes_its_position_and_estimate_from_the_progress_as_its_poll
             answer["position"].as_u64().unwrap(),
             answer["arrival"].as_u64().unwrap(),
         );
-        let (position, _) = progress.position(arrival).expect("in line");
+        // What the page computes (`Standing::of`, the code the browser runs far back).
+        let standing = Standing::of(&progress, arrival).expect("in line");
+        let position = standing.position;
         let off = position.abs_diff(exact);
         assert!(off as f64 <= exact as f64 / 100.0, "at {exact}: {position}");
         if exact <= 100 {
             assert_eq!(position, exact);
+        }
+        if standing.exact {
+            assert_eq!(position, exact);
+            assert_eq!(answer["estimated_wait_seconds"], json!(standing.estimate));
+            assert_eq!(answer["estimate_range_seconds"], json!(standing.range));
+            assert_eq!(answer["outlook"], json!(standing.outlook));
+            assert_eq!(answer["refresh_seconds"], json!(standing.refresh_seconds));
+            exact_places += 1;
         }
         let (estimate, range) = model.wait(exact);
         assert_eq!(
@@ -170,4 +202,5 @@ async fn a_page_computes_its_position_and_estimate_from_the_progress_as_its_poll
         checked += 1;
     }
     assert!(checked > 200, "{checked} waiting buyers checked");
+    assert!(exact_places >= 100, "{exact_places} placed exactly");
 }

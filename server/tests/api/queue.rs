@@ -141,7 +141,7 @@ async fn a_paused_room_says_so_instead_of_inventing_an_estimate() {
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(
         body,
-        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "estimate_range_seconds": null, "paused": true, "arrival": body["arrival"]})
+        json!({"status": "waiting", "position": 1, "estimated_wait_seconds": null, "estimate_range_seconds": null, "paused": true, "arrival": body["arrival"], "poll_within_seconds": 3, "refresh_seconds": 3})
     );
     assert!(body["arrival"].is_u64(), "{body}");
 }

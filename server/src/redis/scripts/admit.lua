@@ -7,8 +7,8 @@
 -- KEYS[8] inventory (hash), KEYS[9] shopping (zset buyer -> admission expiry ms: admitted
 -- without a hold yet), KEYS[10] the draw's record (present once the draw is made), KEYS[11]
 -- joins (hash buyer -> how they joined, written by locate.lua), KEYS[12] the admission log
--- (list), KEYS[13] the last admission number given, KEYS[14] seen (zset buyer -> when their
--- page last asked, ms), KEYS[15] away (zset buyer -> arrival number: skipped at their turn).
+-- (list), KEYS[13] the last admission number given, KEYS[14] seen (zset buyer -> until when
+-- their last waiting answer keeps them present, ms: `app::presence`), KEYS[15] away (zset buyer -> arrival number: skipped at their turn).
 -- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms; 0 while admission waits),
 -- ARGV[3] admission ttl ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of
 -- admissions and of the queue length (all three from counters.rs, where the stats hash is
@@ -16,12 +16,11 @@
 -- admission log may hold in Redis (beyond, an admission gets its number but no entry: the
 -- gap shows in the published log), ARGV[9] the last admission number of the lines retired
 -- before (Postgres keeps it: the numbers go on after it once the key has expired), ARGV[10]
--- the ms after which a buyer not seen is away, ARGV[11] the seat-map deadline ms (an
--- admitted buyer counts as shopping until then, or until their admission ends if they open
--- the seat map), ARGV[12] the places the free seats serve now (`Model::free_seat_places`),
+-- the seat-map deadline ms (an admitted buyer counts as shopping until then, or until their
+-- admission ends if they open the seat map), ARGV[11] the places the free seats serve now (`Model::free_seat_places`),
 -- or '' while the seats are not known: the buyers still shopping hold theirs, and this tick
 -- admits no more than the rest, so that nobody is admitted to seats already spoken for (the
--- seats that come back are what admits the next buyers), ARGV[13..] the seats as the leader
+-- seats that come back are what admits the next buyers), ARGV[12..] the seats as the leader
 -- just counted them, field and value pairs (from queue/inventory.rs): stored here so that only
 -- the lock holder writes them.
 -- Returns {-1, 0, 0} when not the holder, {-2, queue length, 0} when the sale has an opening
@@ -35,7 +34,7 @@ local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
-redis.call('HSET', KEYS[8], unpack(ARGV, 13))
+redis.call('HSET', KEYS[8], unpack(ARGV, 12))
 -- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
 -- (the draw's record is written by the same kind of fenced script, so no tick falls between).
 if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
@@ -46,18 +45,17 @@ local n = math.floor(credit / 1000)
 -- Only the fraction is carried: credit unused because the line was short (or the seats were
 -- spoken for) is not hoarded.
 redis.call('SET', KEYS[4], credit - n * 1000)
-if ARGV[12] ~= '' then
-  n = math.min(n, math.max(tonumber(ARGV[12]) - redis.call('ZCARD', KEYS[9]), 0))
+if ARGV[11] ~= '' then
+  n = math.min(n, math.max(tonumber(ARGV[11]) - redis.call('ZCARD', KEYS[9]), 0))
 end
 local admitted = 0
 if n > 0 then
   local expiry = now_ms + tonumber(ARGV[3])
-  local shopping_until = math.min(expiry, now_ms + tonumber(ARGV[11]))
-  local away_before = now_ms - tonumber(ARGV[10])
+  local shopping_until = math.min(expiry, now_ms + tonumber(ARGV[10]))
   local last = nil
   local log_room = tonumber(ARGV[8]) - redis.call('LLEN', KEYS[12])
   redis.call('SET', KEYS[13], ARGV[9], 'NX')
-  -- A buyer whose page stopped asking is skipped and uses no admission: they go to the away
+  -- A buyer whose presence window ended (their page stopped asking) is skipped and uses no admission: they go to the away
   -- set with their arrival number (their next poll or join puts them back at it, ahead of
   -- everyone behind). Nobody else moves: the rest are admitted in line order. A buyer never
   -- seen (a place made before the marks existed) counts as present. The rounds are bounded,
@@ -69,8 +67,8 @@ if n > 0 then
     end
     for i = 1, #popped, 2 do
       local buyer = popped[i]
-      local seen = tonumber(redis.call('ZSCORE', KEYS[14], buyer) or '')
-      if seen and seen < away_before then
+      local present_until = tonumber(redis.call('ZSCORE', KEYS[14], buyer) or '')
+      if present_until and present_until < now_ms then
         redis.call('ZADD', KEYS[15], popped[i + 1], buyer)
         redis.call('PERSIST', KEYS[15])
       else

@@ -29,18 +29,16 @@ pub struct Admit<'a> {
     pub log_capacity: u64,
     /// `ARGV[9]`: the last admission number of the lines retired before.
     pub logged_through: u64,
-    /// `ARGV[10]`: how long a buyer not seen is still not away, sent in ms.
-    pub away_after: Duration,
-    /// `ARGV[11]`: the seat-map deadline, sent in ms.
+    /// `ARGV[10]`: the seat-map deadline, sent in ms.
     pub seatmap_deadline: Duration,
-    /// `ARGV[12]`: the places the free seats serve now (`app::estimate::Model::
+    /// `ARGV[11]`: the places the free seats serve now (`app::estimate::Model::
     /// free_seat_places`), of which the buyers still shopping hold theirs: the most this tick
     /// may admit; `None` (sent as '') while the seats are not known.
     pub seat_places: Option<u64>,
-    /// `ARGV[13..]`, with `inventory_values`: the seats as the leader just counted them, sent as
+    /// `ARGV[12..]`, with `inventory_values`: the seats as the leader just counted them, sent as
     /// field and value pairs; these are the fields.
     pub inventory_fields: &'a [&'a str],
-    /// `ARGV[13..]`: the value of each of `inventory_fields`, in the same order.
+    /// `ARGV[12..]`: the value of each of `inventory_fields`, in the same order.
     pub inventory_values: &'a [i64],
 }
 
@@ -74,7 +72,6 @@ impl Admit<'_> {
             .arg(flag(self.has_opening))
             .arg(self.log_capacity)
             .arg(self.logged_through)
-            .arg(self.away_after.as_millis() as u64)
             .arg(self.seatmap_deadline.as_millis() as u64)
             .arg(self.seat_places.map(|p| p.to_string()).unwrap_or_default());
         for (field, value) in self.inventory_fields.iter().zip(self.inventory_values) {

@@ -12,7 +12,7 @@
 -- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made),
 -- KEYS[11] joins (hash buyer -> 'joined_ms:position:model' of the place's making, which the
 -- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
--- KEYS[13] seen (zset buyer -> when their page last asked, ms), KEYS[14] away (zset buyer ->
+-- KEYS[13] seen (zset buyer -> until when their last waiting answer keeps them present, ms), KEYS[14] away (zset buyer ->
 -- arrival number of the buyers the ticker skipped while they were gone), KEYS[15] moved (hash
 -- buyer -> ms when their place moved to another device, `queue::moving`), KEYS[16..] the joins
 -- each of the joiner's networks made to this line in the current window (none for a poll).
@@ -26,8 +26,9 @@
 -- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
 -- ticket, for a new entrant; ARGV[12] the estimate's band in force (`Band::record`), kept
 -- with a new place; ARGV[13] the joins each network of KEYS[16..] may make a window, separated
--- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15..] the inventory's fields
--- (queue/inventory.rs), the first of them '1' when sold out.
+-- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15] and ARGV[16] the presence
+-- window's floor (ms) and divisor (`app::presence::Schedule`); ARGV[17..] the inventory's
+-- fields (queue/inventory.rs), the first of them '1' when sold out.
 -- Returns {kind, value, arrival, restored, shopping, inventory, ticket, now_ms}: kind and value
 -- 'admitted' and expiry_ms, 'waiting' and position, 'moved' and the ms it moved at,
 -- 'rate_limited' and the ms until the window of the network past its share ends,
@@ -36,8 +37,10 @@
 -- admissions without a hold that are live now; inventory holds the values of ARGV[15..] (nil
 -- while unknown); ticket is an entrant's ticket (a drawn one's with their place), else '';
 -- now_ms is Redis's clock, which the estimate counts the holds' ends from.
--- Every waiting answer marks the buyer seen (the ticker skips buyers not seen for a while), in
--- this same step so that the poll stays one round trip.
+-- Every waiting answer keeps the buyer present for a window that grows with their distance
+-- from the front (`app::presence`: half their wait at the rate in force, at least the
+-- floor; the ticker skips a buyer whose window ended), in this same step so that the poll stays
+-- one round trip.
 -- The inventory is read here so that the poll stays one round trip; the network's share and
 -- the proof's mark are checked here so that only the step that makes a place (or an entry in
 -- the pre-queue) spends them, and the join is recorded here (no other round trip) with the
@@ -59,7 +62,7 @@ for share in string.gmatch(ARGV[13], '%S+') do
   end
   counter = counter + 1
 end
-local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 15))
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 17))
 local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
 local function reply(kind, value, arrival, restored, ticket)
   return {kind, value, arrival, restored, shopping, inventory, ticket or '', now_ms}
@@ -125,7 +128,8 @@ local function waiting(arrival, restored, made)
     redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. model())
     redis.call('INCR', KEYS[12])
   end
-  redis.call('ZADD', KEYS[13], now_ms, buyer)
+  local window = math.max(tonumber(ARGV[15]), math.floor((position - 1) * 1000 / tonumber(ARGV[16])))
+  redis.call('ZADD', KEYS[13], now_ms + window, buyer)
   return reply('waiting', position, arrival, restored, ticket)
 end
 -- A new place or pre-queue entry spends the network's share and the join's proof of work:

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use ::redis::ScriptInvocation;
+use app::presence::Schedule;
 use chrono::{DateTime, Utc};
 
 use super::{Scripts, flag, millis};
@@ -52,7 +53,11 @@ pub struct Locate<'a> {
     pub joins_per_network: u32,
     /// `ARGV[14]`: the window of the join counters.
     pub join_window: Duration,
-    /// `ARGV[15..]`: the inventory's fields, the first of them '1' when sold out.
+    /// `ARGV[15]` and `ARGV[16]`: the presence window's floor (ms) and divisor
+    /// (`app::presence::Schedule`): a waiting answer keeps its buyer present until now plus
+    /// `max(floor, (position - 1) * 1000 / divisor)`.
+    pub presence: Schedule,
+    /// `ARGV[17..]`: the inventory's fields, the first of them '1' when sold out.
     pub inventory_fields: &'a [&'a str],
 }
 
@@ -114,6 +119,8 @@ impl Locate<'_> {
             .arg(self.band)
             .arg(join_shares.join(" "))
             .arg(self.join_window.as_millis() as u64)
+            .arg(self.presence.floor_ms)
+            .arg(self.presence.divisor())
             .arg(self.inventory_fields);
         call
     }

@@ -1,0 +1,126 @@
+//! Presence far from the front (`app::presence`, DESIGN.md "A line of millions"): a waiting
+//! answer keeps its buyer present for a window that grows with their distance from the front,
+//! computed by the script exactly as the page's schedule computes it; at the turn, a buyer whose
+//! window ended is skipped and one whose window runs is admitted, however long ago they asked;
+//! the answer tells the page when to ask again and how often to refresh.
+
+use std::time::Duration;
+
+use anteroom::admission::ticker::{Tick, Ticker};
+use app::{presence::Schedule, wire::Room};
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::helpers::{TestApp, event_body, join, poll, spawn_with, test_config};
+
+/// Redis's clock, ms: the one the script's windows are counted on.
+async fn redis_ms(app: &TestApp) -> i64 {
+    let (s, us): (i64, i64) = redis::cmd("TIME")
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    s * 1000 + us / 1000
+}
+
+/// Until when the line keeps `buyer` present (ms), if it has a mark for them.
+async fn present_until(app: &TestApp, event: &str, buyer: &str) -> Option<i64> {
+    redis::cmd("ZSCORE")
+        .arg(app.state.keys.seen(event))
+        .arg(buyer)
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn presence_grows_with_the_distance_from_the_front_and_only_the_windows_ended_are_skipped() {
+    let mut config = test_config();
+    config.away_after_seconds = 1;
+    let app = spawn_with(config).await;
+    let created = app
+        .create_event(event_body(
+            1,
+            40,
+            json!({"admit_rate_per_second": 1, "tick_ms": 1000}),
+        ))
+        .await;
+    let event = created["id"].as_str().unwrap();
+    let schedule = Schedule {
+        rate: 1,
+        floor_ms: 1_000,
+    };
+    // Twenty buyers join, one after the other: buyer k (1-based) is at position k, present
+    // for max(1 s, (k - 1) / 2 s) from their join, as the schedule says to the millisecond.
+    let mut line = Vec::new();
+    for k in 1..=20u64 {
+        let (buyer, session) = app.session().await;
+        let before = redis_ms(&app).await;
+        let (status, body) = join(&app, event, &session).await;
+        let after = redis_ms(&app).await;
+        assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+        assert_eq!(body["position"], k);
+        let until = present_until(&app, event, &buyer).await.unwrap();
+        let window = schedule.window_ms(k) as i64;
+        assert!(
+            (before + window..=after + window).contains(&until),
+            "buyer {k}: present until {until}, joined in [{before}, {after}], window {window}"
+        );
+        // The answer tells the page when to ask again (within half the window, every 3 s near
+        // the front) and how often to refresh.
+        assert_eq!(body["poll_within_seconds"], schedule.next_poll_ms(k) / 1000);
+        assert_eq!(body["refresh_seconds"], schedule.refresh_ms(k) / 1000);
+        line.push((buyer, session, until));
+    }
+    // Nobody asks again. After 2.6 s the windows of the first six have ended (at most 2.5 s)
+    // and those of the last fourteen still run (at least 3 s).
+    tokio::time::sleep(Duration::from_millis(2_600)).await;
+    let room: Room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    // One tick at a rate that admits all twenty at once.
+    let quick = Room {
+        admit_rate_per_second: 20,
+        ..room
+    };
+    let ticker = Ticker::new(app.state.line.clone());
+    let before = redis_ms(&app).await;
+    let admitted = match ticker.tick(event, &quick, 0).await.unwrap() {
+        Tick::Admitted { count, .. } => count,
+        other => panic!("the test's ticker leads: {other:?}"),
+    };
+    let after = redis_ms(&app).await;
+    let away: Vec<String> = redis::cmd("ZRANGE")
+        .arg(app.state.keys.away(event))
+        .arg(0)
+        .arg(-1)
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    for (k, (buyer, _, until)) in line.iter().enumerate() {
+        if *until < before {
+            assert!(
+                away.contains(buyer),
+                "buyer {}: window ended, skipped",
+                k + 1
+            );
+        } else if *until > after {
+            assert!(
+                !away.contains(buyer),
+                "buyer {}: window runs, admitted",
+                k + 1
+            );
+        }
+    }
+    let ended = line.iter().filter(|(_, _, until)| *until < before).count();
+    let running = line.iter().filter(|(_, _, until)| *until > after).count();
+    assert!(
+        ended >= 6 && running >= 13,
+        "{ended} ended, {running} running"
+    );
+    assert_eq!(admitted as usize, 20 - away.len());
+    // A skipped buyer who asks again is back at the front, present again.
+    let (status, back) = poll(&app, event, &line[0].1).await;
+    assert_eq!(
+        (status, &back["position"]),
+        (StatusCode::OK, &json!(1)),
+        "{back}"
+    );
+}
