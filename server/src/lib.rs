@@ -27,6 +27,7 @@ pub mod fresh;
 pub mod holds;
 pub mod ids;
 pub mod net;
+pub mod openapi;
 pub mod opening;
 pub mod operators;
 pub mod ops;

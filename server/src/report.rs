@@ -452,6 +452,17 @@ impl Tally {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/report",
+    tag = "report",
+    summary = "The night's report: estimates against real waits, admissions out of order",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    responses(
+        (status = 200, description = "The report", body = app::wire::Report),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn report(State(state): State<Public>, EventId(event_id): EventId) -> Result<Json<Report>> {
     state.rooms.event(&state.db, &event_id).await?;
     Ok(Json(state.reports.get(&state, &event_id).await?))
@@ -489,6 +500,18 @@ fn paging(query: &HashMap<String, String>) -> Result<(u64, u64)> {
     Ok((after, limit))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/report/admissions",
+    tag = "report",
+    summary = "Every admission in order, with its arrival number",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("after" = Option<u64>, Query, description = "Entries after this n"), ("limit" = Option<u32>, Query, description = "1 to 10,000")),
+    responses(
+        (status = 200, description = "A page of the log", body = app::wire::AdmissionLog),
+        (status = 400, description = "A bad after or limit", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn admissions(
     State(state): State<Public>,
     EventId(event_id): EventId,
@@ -539,6 +562,11 @@ async fn admissions(
     state.reports.keep_page(key, page.clone());
     Ok(answer(page))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(report, admissions))]
+pub struct Api;
 
 #[cfg(test)]
 mod tests {

@@ -46,7 +46,7 @@ use crate::{
     forms,
     fresh::Fresh,
     holds::{self, state::HoldPath},
-    opening,
+    openapi, opening,
     operators::{self, state::Staff},
     ops::{self, shed::Shed},
     origin, pages,
@@ -336,6 +336,7 @@ pub fn router(state: AppState) -> Router {
         .merge(checkout::router())
         .merge(forms::router())
         .merge(ops::router())
+        .merge(openapi::router())
         .merge(pages::router(&state))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),

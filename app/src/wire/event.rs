@@ -9,6 +9,7 @@ use super::{ErrorBody, Gate, rfc3339, unprocessable};
 
 /// The waiting-room settings of one event, as the API shows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Room {
     pub enabled: bool,
     pub paused: bool,
@@ -76,6 +77,7 @@ pub struct Room {
 /// (the buyer's WASM, which reads rooms, links no enum reader for it).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", try_from = "String")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Identity {
     /// Any buyer session: one place per session.
     #[default]
@@ -114,6 +116,7 @@ impl TryFrom<String> for Identity {
 /// of every value (its `Content`), code of its own in the buyer's WASM (which reads rooms).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged, try_from = "EligibleFields")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Eligible {
     /// Accounts whose sign-in carries `value` in the claim `claim` (a string, or a list of
     /// strings that contains it), as `{"claim": "groups", "value": "fanclub"}`.
@@ -239,6 +242,7 @@ pub fn prequeue_opens_at(
 
 /// One event of `GET /api/events`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Event {
     pub id: String,
     pub name: String,
@@ -263,6 +267,7 @@ fn default_currency() -> String {
 /// A venue's time zone as a page needs it: its name, and its UTC offset at the moments the
 /// page shows (the server knows the zone's rules; the page does not carry them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Zone {
     /// The IANA name ("Europe/Berlin").
     pub name: String,
@@ -272,6 +277,7 @@ pub struct Zone {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ZoneOffset {
     #[serde(deserialize_with = "rfc3339::at")]
     pub from: DateTime<Utc>,
@@ -314,6 +320,7 @@ impl Zone {
 /// One section of the layout in `POST /api/admin/events`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewSection {
     pub name: String,
     pub rows: u32,
@@ -324,6 +331,7 @@ pub struct NewSection {
 /// `POST /api/admin/events` body.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewEvent {
     pub name: String,
     pub starts_at: DateTime<Utc>,
@@ -342,6 +350,7 @@ pub struct NewEvent {
 /// is optional, unknown fields are refused.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RoomUpdate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
@@ -419,6 +428,7 @@ where
 
 /// When a sale that has not opened opens, and its pre-queue (a `not_open` answer's fields).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Opening {
     #[serde(deserialize_with = "rfc3339::at")]
     pub opens_at: DateTime<Utc>,

@@ -22,6 +22,7 @@ pub const MAX_URL_LEN: usize = 2000;
 /// origin only (`aud`), for a minute (`exp`), redeemable once (`jti`, the same for every token
 /// of one admission, so a buyer polling twice does not get two hand-overs to give away).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct HandoverClaims {
     pub sub: BuyerId,
     pub evt: EventId,
@@ -42,12 +43,14 @@ pub struct HandoverClaims {
 /// `POST /api/handoff/redeem`'s body.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Redeem {
     pub token: String,
 }
 
 /// `POST /api/handoff/redeem`'s answer, the first time.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Redeemed {
     pub sub: BuyerId,
     pub evt: EventId,
@@ -60,6 +63,7 @@ pub struct Redeemed {
 /// `POST /api/events/{id}/admissions/done`'s body: the hand-over's `jti` or the buyer (`sub`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Done {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jti: Option<String>,
@@ -131,6 +135,7 @@ pub fn landing(target_url: &str, back: Option<&str>) -> Option<String> {
 /// as none.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Gate {
     /// Where admitted buyers are sent (`None`: Anteroom's own seat map).
     pub target_url: Option<String>,

@@ -11,6 +11,7 @@ use super::{ErrorBody, rfc3339, unprocessable};
 /// `quantity` (the best available). [`HoldRequest::choice`] tells which, or why neither.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct HoldRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seat_ids: Option<Vec<String>>,
@@ -81,6 +82,7 @@ impl HoldRequest {
 /// column of the `hold` table (the same four words).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum HoldStatus {
     Active,
     Expired,
@@ -90,6 +92,7 @@ pub enum HoldStatus {
 
 /// A held seat, with where it is, for people.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct HeldSeat {
     pub id: String,
     pub section: String,
@@ -100,6 +103,7 @@ pub struct HeldSeat {
 
 /// A hold, as `POST /api/events/{id}/holds` and `GET /api/holds/{id}` answer it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Hold {
     pub hold_id: String,
     pub event_id: String,
@@ -113,6 +117,7 @@ pub struct Hold {
 
 /// `POST /api/holds/{id}/checkout` answer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Order {
     pub order_id: String,
     pub hold_id: String,
@@ -124,6 +129,7 @@ pub struct Order {
 /// `confirmed`; the type says so instead of a free string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum OrderStatus {
     Confirmed,
 }

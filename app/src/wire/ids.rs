@@ -18,6 +18,7 @@ macro_rules! string_id {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(transparent)]
+        #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
         pub struct $name(String);
 
         impl $name {
@@ -76,6 +77,7 @@ string_id!(
 /// The error body of every 4xx/5xx answer. Read through [`ErrorBodyFields`] (see there why).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "ErrorBodyFields")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// A stable machine code such as `not_found` or `rate_limited`.
     pub error: String,
@@ -106,6 +108,7 @@ pub struct ErrorBody {
 /// What an account's refusal adds to an error: where to sign in (`unauthorized` from a room
 /// that takes accounts only), or the reason (`not_eligible` with `forbidden`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Why {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sign_in_url: Option<String>,
@@ -214,6 +217,7 @@ pub(super) fn unprocessable(message: impl Into<String>) -> ErrorBody {
 
 /// The claims of an admission token (API.md "Keys").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AdmissionClaims {
     /// The buyer id.
     pub sub: BuyerId,
@@ -234,6 +238,7 @@ pub struct AdmissionClaims {
 
 /// The `cnf` claim of a bound token (RFC 9449 section 6).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Confirmation {
     /// The RFC 7638 thumbprint of the key (base64url SHA-256).
     pub jkt: String,

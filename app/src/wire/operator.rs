@@ -9,6 +9,7 @@ use super::{ErrorBody, unprocessable};
 
 /// Seat counts by status.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SeatCounts {
     pub available: i64,
     pub held: i64,
@@ -17,6 +18,7 @@ pub struct SeatCounts {
 
 /// One second of the operator's series.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct StatsPoint {
     pub t: DateTime<Utc>,
     pub admissions: u64,
@@ -30,6 +32,7 @@ pub struct StatsPoint {
 
 /// `GET /api/admin/events/{id}/stats`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Stats {
     pub queue_length: u64,
     pub admitted_total: u64,
@@ -53,6 +56,7 @@ pub struct Stats {
 
 /// Buyers a room that binds tokens turned away, by why (API.md "Tokens bound to the device").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct DeviceRefusals {
     /// Joins that came without a proof: the browser could not make or keep a key (WebCrypto
     /// blocked), or a client that does not bind.
@@ -64,6 +68,7 @@ pub struct DeviceRefusals {
 /// The automatic rate on the panel: the proposal, the bounds, and the signals against their
 /// limits as the ticker's leader last combined them across instances.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RateFigures {
     pub auto_rate: bool,
     pub proposal: u32,
@@ -85,6 +90,7 @@ pub struct RateFigures {
 
 /// A finished night of an event, kept in Postgres (`GET /api/admin/events/{id}/nights`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Night {
     pub id: i64,
     pub started_at: DateTime<Utc>,
@@ -95,6 +101,7 @@ pub struct Night {
 
 /// One second of a kept night (`GET /api/admin/events/{id}/nights/{night}/series`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NightPoint {
     pub t: DateTime<Utc>,
     pub admissions: u64,
@@ -108,6 +115,7 @@ pub struct NightPoint {
 /// `GET /api/admin/events/{id}/payments`: the event's payments by state, every refund, and
 /// the payments still pending (newest first).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Payments {
     pub counts: PaymentCounts,
     pub refunds: Vec<PaymentEntry>,
@@ -116,6 +124,7 @@ pub struct Payments {
 
 /// Payments of an event by state.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PaymentCounts {
     pub pending: u64,
     pub succeeded: u64,
@@ -126,6 +135,7 @@ pub struct PaymentCounts {
 
 /// One payment: an attempt to pay for a hold.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PaymentEntry {
     pub payment_id: String,
     pub hold_id: String,
@@ -147,6 +157,7 @@ pub struct PaymentEntry {
 /// What an operator did (the `action` of an audit entry, and of the `operator_action` table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum OperatorAction {
     CreateEvent,
     ChangeRoom,
@@ -180,6 +191,7 @@ pub enum OperatorAction {
 /// One entry of `GET /api/admin/audit` and `GET /api/admin/events/{id}/audit`: who did what,
 /// when, and the state before and after.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AuditEntry {
     pub action: OperatorAction,
     /// The event acted on (none for signing in and out).
@@ -201,6 +213,7 @@ pub struct AuditEntry {
 /// Whether an event's draw has been made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum DrawState {
     Pending,
     Drawn,
@@ -208,6 +221,7 @@ pub enum DrawState {
 
 /// `GET /api/events/{id}/draw`: the draw anyone can check (API.md gives the hashing).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Draw {
     pub opens_at: Option<DateTime<Utc>>,
     pub committed_at: DateTime<Utc>,
@@ -240,6 +254,7 @@ pub struct Draw {
 /// hex(SHA-256(signature)), is the draw's beacon.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BeaconSource {
     /// `drand`.
     pub kind: String,
@@ -255,6 +270,7 @@ pub struct BeaconSource {
 /// `round_signature` (checked against the source's public key, any time before the draw).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct BeaconUpdate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub beacon: Option<String>,

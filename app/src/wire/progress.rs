@@ -18,6 +18,7 @@ pub const MAX_RANKS: usize = 2_000;
 
 /// `GET /api/events/{id}/progress`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Progress {
     /// When the line was read (unix ms, the line's clock).
     pub t: i64,
@@ -45,6 +46,7 @@ pub struct Progress {
 
 /// The seats' counts of a [`Progress`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ProgressSeats {
     pub available: u64,
     pub held: u64,

@@ -17,6 +17,7 @@ use super::rfc3339;
     rename_all = "snake_case",
     try_from = "QueueStatusFields"
 )]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum QueueStatus {
     Waiting {
         /// 1-based: 1 is the next buyer to be admitted.
@@ -176,6 +177,7 @@ impl TryFrom<QueueStatusFields> for QueueStatus {
 /// and the outlook").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Outlook {
     Likely,
     Uncertain,
@@ -197,6 +199,7 @@ impl Outlook {
 /// such that SHA-256(challenge ":" nonce) starts with `bits` zero bits, sent back as the
 /// `Join-Proof: <challenge>:<nonce>` header before `expires_at`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ProofChallenge {
     pub challenge: String,
     pub bits: u32,
@@ -206,6 +209,7 @@ pub struct ProofChallenge {
 
 /// A `not_in_queue` answer's fields for a place that moved to another device.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Moved {
     /// Always true: the place moved.
     pub moved: bool,
@@ -217,6 +221,7 @@ pub struct Moved {
 /// `POST /api/events/{id}/queue/move`'s answer: the one-time code that moves the place to
 /// another device, until `expires_at`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct MoveCode {
     /// What the other device types (or scans): short, unambiguous letters and digits.
     pub code: String,
@@ -231,6 +236,7 @@ pub struct MoveCode {
 /// `POST /api/events/{id}/queue/claim`'s body.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ClaimRequest {
     pub code: String,
 }
@@ -240,6 +246,7 @@ pub struct ClaimRequest {
 /// Read flat (no internally tagged enum: its decoding would link serde's buffering into the
 /// buyer's WASM).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ClaimPreview {
     pub status: MovingPlace,
     /// Its position in line, while it waits.
@@ -250,6 +257,7 @@ pub struct ClaimPreview {
 /// Where a place that a move code would bring here stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum MovingPlace {
     Waiting,
     Admitted,
@@ -259,6 +267,7 @@ pub enum MovingPlace {
 /// `POST /api/session` body. Unknown fields are refused so a typo is not silently ignored.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewSession {
     #[serde(default)]
     pub name: Option<String>,
@@ -270,6 +279,7 @@ pub struct NewSession {
 
 /// `POST /api/session` answer.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SessionCreated {
     pub buyer_id: String,
     pub token: String,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// `GET /api/events/{id}/report`: the night's public report (API.md "The night's report").
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Report {
     /// Buyers who took a place in the line (or entered its pre-queue).
     pub joined: u64,
@@ -35,6 +36,7 @@ pub struct Report {
 
 /// Of the buyers told each outlook at joining, how many were admitted and how many bought.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OutlookReport {
     pub likely: Told,
     pub uncertain: Told,
@@ -45,6 +47,7 @@ pub struct OutlookReport {
 /// recorded (admitted or not), `admitted` those admitted since, `bought` the admitted who
 /// bought (a purchase by the buyer in this event).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Told {
     pub told: u64,
     pub admitted: u64,
@@ -53,6 +56,7 @@ pub struct Told {
 
 /// How the estimates given at joining compare with the waits the buyers really had.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct EstimateReport {
     /// Admissions whose buyer was given an estimate at joining.
     pub samples: u64,
@@ -65,6 +69,7 @@ pub struct EstimateReport {
 
 /// `GET /api/events/{id}/report/admissions`: a page of the admission log.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AdmissionLog {
     pub entries: Vec<AdmissionEntry>,
     /// The `after` of the next page; `None` on the last one.
@@ -73,6 +78,7 @@ pub struct AdmissionLog {
 
 /// One admission, in the order they happened. No buyer id.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AdmissionEntry {
     /// The admission's number in the event (1, 2, ...; a gap is an admission the log lost).
     pub n: u64,

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 /// A seat's state on the map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum SeatStatus {
     Available,
     Held,
@@ -50,6 +51,7 @@ impl SeatStatus {
 
 /// One seat of `GET /api/events/{id}/seats`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SeatView {
     pub id: String,
     pub number: u32,
@@ -58,12 +60,14 @@ pub struct SeatView {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RowView {
     pub label: String,
     pub seats: Vec<SeatView>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SectionView {
     pub name: String,
     pub rows: Vec<RowView>,
@@ -71,6 +75,7 @@ pub struct SectionView {
 
 /// `GET /api/events/{id}/seats`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SeatMap {
     pub event_id: String,
     pub sections: Vec<SectionView>,
@@ -122,18 +127,21 @@ pub struct Seat {
 
 /// `GET /api/events/{id}/seats?form=runs`: the seat map in runs (see the module's doc).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SeatRuns {
     pub event_id: String,
     pub sections: Vec<SectionRuns>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SectionRuns {
     pub name: String,
     pub rows: Vec<RowRuns>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RowRuns {
     pub label: String,
     pub runs: Vec<Run>,
@@ -142,11 +150,13 @@ pub struct RowRuns {
 /// Seats of one row with consecutive ids and numbers and one price, written
 /// `[first_id, first_number, price_cents, "aahs"]`: a letter a seat, in order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Run(pub i64, pub u32, pub i64, pub Letters);
 
 /// The states of a run's seats, a letter each; only `a`, `h` and `s` are read.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "String")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Letters(String);
 
 impl TryFrom<String> for Letters {

@@ -18,6 +18,7 @@ pub const MAX_KEY_DAYS: u32 = 365;
 /// What an operator may do: each role may do everything the one before it may.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Role {
     /// The panel and the stats of their events, read only.
     Viewer,
@@ -45,6 +46,7 @@ impl Role {
 
 /// What an API key may do: one scope per kind of route (API.md "Operators").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Scope {
     /// The stats, the panel's series, the nights kept and a room's audit.
     #[serde(rename = "stats:read")]
@@ -99,6 +101,26 @@ pub enum Events {
     All,
     Only(Vec<String>),
 }
+
+/// `"all"` or an array of event ids, as it is written.
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for Events {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+        let all = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["all"]));
+        let ids = ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::String));
+        OneOfBuilder::new()
+            .item(all)
+            .item(ids)
+            .description(Some("\"all\" or a list of event ids"))
+            .into()
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for Events {}
 
 impl Serialize for Events {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -197,6 +219,7 @@ fn is_plain_id(id: &str) -> bool {
 
 /// An operator account (`GET /api/admin/operators`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OperatorAccount {
     pub id: String,
     pub email: String,
@@ -213,6 +236,7 @@ pub struct OperatorAccount {
 /// `POST /api/admin/operators`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewOperator {
     pub email: String,
     pub name: String,
@@ -233,6 +257,7 @@ impl NewOperator {
 /// `PUT /api/admin/operators/{id}`: any of the fields.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OperatorUpdate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -277,6 +302,7 @@ fn check_name(name: &str) -> Result<(), ErrorBody> {
 
 /// `POST /api/admin/operators/{id}/enrolment`: a one-time link to enrol a passkey.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Enrolment {
     pub url: String,
     pub expires_at: DateTime<Utc>,
@@ -285,6 +311,7 @@ pub struct Enrolment {
 /// One session signed in (`GET /api/admin/sessions`). The id is the SHA-256 of the cookie,
 /// never the cookie.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct OperatorSession {
     pub id: String,
     pub operator_id: String,
@@ -302,6 +329,7 @@ pub struct OperatorSession {
 
 /// An API key as listed (`GET /api/admin/keys`): never its secret.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ApiKey {
     pub id: String,
     pub name: String,
@@ -317,6 +345,7 @@ pub struct ApiKey {
 /// `POST /api/admin/keys`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NewApiKey {
     pub name: String,
     pub scopes: Vec<Scope>,
@@ -349,6 +378,7 @@ impl NewApiKey {
 
 /// The answer to `POST /api/admin/keys`: the key and, this once, its secret.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ApiKeyCreated {
     #[serde(flatten)]
     pub key: ApiKey,
@@ -360,6 +390,7 @@ pub struct ApiKeyCreated {
 /// and the options `navigator.credentials.create/get` take (`{"publicKey": {...}}`, binary
 /// fields base64url, as `PublicKeyCredential.parse*OptionsFromJSON` reads them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct PasskeyStarted {
     pub ceremony: String,
     pub options: serde_json::Value,
@@ -367,6 +398,7 @@ pub struct PasskeyStarted {
 
 /// `GET /api/operator/sign-in-methods`: the operators' sign-ins this Anteroom offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SignInMethods {
     pub passkeys: bool,
     /// The company's OpenID provider (`GET /operator/sign-in`).
@@ -375,6 +407,7 @@ pub struct SignInMethods {
 
 /// `GET /api/admin/session`: who asks, and how.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Whoami {
     /// The operator's or the key's id (none for the break-glass token).
     pub id: Option<String>,

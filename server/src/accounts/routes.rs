@@ -114,6 +114,19 @@ fn callback_url(state: &Tokens, headers: &HeaderMap) -> String {
 }
 
 /// `GET /auth/sign-in?event=<id>&return=<path>`.
+#[utoipa::path(
+    get,
+    path = "/auth/sign-in",
+    tag = "session",
+    summary = "Start a buyer's OpenID Connect sign-in (a redirect)",
+    params(("event" = Option<String>, Query, description = "The event to go back to"), ("return" = Option<String>, Query, description = "A path on this site to go back to")),
+    responses(
+        (status = 303, description = "To the provider"),
+        (status = 400, description = "A bad return path", content_type = "text/html"),
+        (status = 404, description = "not_found: no provider is configured", content_type = "text/html"),
+        (status = 429, description = "rate_limited, with Retry-After", content_type = "text/html"),
+    )
+)]
 async fn sign_in(
     State(state): State<Tokens>,
     client: Client,
@@ -159,6 +172,16 @@ async fn sign_in(
 }
 
 /// `GET /auth/callback?code=..&state=..` (or `?error=..` when the buyer cancelled).
+#[utoipa::path(
+    get,
+    path = "/auth/callback",
+    tag = "session",
+    summary = "End a buyer's OpenID Connect sign-in: ties the session to the account (a redirect)",
+    responses(
+        (status = 303, description = "Back to the page"),
+        (status = 400, description = "A bad or unknown state or code", content_type = "text/html"),
+    )
+)]
 async fn callback(
     State(state): State<Tokens>,
     client: Client,
@@ -301,6 +324,11 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(sign_in, callback))]
+pub struct Api;
 
 #[cfg(test)]
 mod tests {

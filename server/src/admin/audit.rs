@@ -142,6 +142,20 @@ async fn read(
 }
 
 /// `GET /api/admin/events/{id}/audit`: the event's room changes, newest first (the last 100).
+#[utoipa::path(
+    get,
+    path = "/api/admin/events/{event_id}/audit",
+    tag = "admin",
+    summary = "Who changed this event's room, and what",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The entries, newest first", body = Vec<app::wire::AuditEntry>),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn room_changes(
     _: Actor,
     State(state): State<AppState>,
@@ -171,6 +185,20 @@ pub struct RecentQuery {
 
 /// `GET /api/admin/audit[?event_id=..&actor_id=..&limit=..]`: every operator action, newest
 /// first.
+#[utoipa::path(
+    get,
+    path = "/api/admin/audit",
+    tag = "admin",
+    summary = "Every write by any operator or key, newest first",
+    params(("limit" = Option<u32>, Query, description = "How many entries")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The entries", body = Vec<app::wire::AuditEntry>),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A bad limit", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn recent(
     _: Actor,
     State(state): State<AppState>,
@@ -192,3 +220,8 @@ pub async fn recent(
     .await?;
     Ok(Json(entries))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(room_changes, recent))]
+pub struct Api;

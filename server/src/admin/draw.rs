@@ -16,6 +16,24 @@ use crate::{
     state::AppState,
 };
 
+#[utoipa::path(
+    put,
+    path = "/api/admin/events/{event_id}/draw",
+    tag = "admin",
+    summary = "Set the draw's beacon (up to opens_at)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    request_body = app::wire::BeaconUpdate,
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The draw", body = app::wire::Draw),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: after opens_at, or a beacon source is committed", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn set_beacon(
     actor: Actor,
     State(state): State<AppState>,
@@ -41,3 +59,8 @@ pub async fn set_beacon(
     tracing::info!(event = %event_id, actor = %actor.label, "draw beacon set");
     opening::published(&state, &event_id).await
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(set_beacon))]
+pub struct Api;

@@ -18,6 +18,22 @@ use crate::{
     state::AppState,
 };
 
+#[utoipa::path(
+    put,
+    path = "/api/admin/events/{event_id}/eligible",
+    tag = "admin",
+    summary = "Replace the list of eligible accounts (a CSV of subjects, stored hashed)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "How many were stored", body = Object),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn put_list(
     actor: Actor,
     State(state): State<AppState>,
@@ -111,3 +127,8 @@ pub async fn put_list(
     }
     Ok(Json(count))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(put_list))]
+pub struct Api;

@@ -12,6 +12,22 @@ use crate::{
     state::AppState,
 };
 
+#[utoipa::path(
+    post,
+    path = "/api/admin/events",
+    tag = "admin",
+    summary = "Create an event, its seats and its room",
+    request_body = app::wire::NewEvent,
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 201, description = "The event", body = app::wire::Event),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: the id is taken", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn create(
     actor: Actor,
     State(state): State<AppState>,
@@ -45,3 +61,8 @@ pub async fn create(
     tracing::info!(event = %event.id, actor = %actor.label, "event created");
     Ok((StatusCode::CREATED, Json(event)))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(create))]
+pub struct Api;

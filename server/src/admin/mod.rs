@@ -205,6 +205,24 @@ pub fn routes() -> Vec<AdminRoute> {
     ]
 }
 
+/// The operator API's operations, for the OpenAPI document (`crate::openapi`): the handlers of
+/// [`routes`] that live in this folder (the others are in their capability's own `Api`).
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    use utoipa::OpenApi;
+    let mut document = events::Api::openapi();
+    for part in [
+        room::Api::openapi(),
+        draw::Api::openapi(),
+        eligible::Api::openapi(),
+        stats::Api::openapi(),
+        audit::Api::openapi(),
+        nights::Api::openapi(),
+    ] {
+        document.merge(part);
+    }
+    document
+}
+
 /// The operator API's router: each route of [`routes`] behind the guard of its permission.
 pub fn router(state: &AppState) -> Router<AppState> {
     routes().into_iter().fold(Router::new(), |router, route| {

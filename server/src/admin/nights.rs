@@ -29,6 +29,20 @@ pub const MAX_NIGHTS: i64 = 100;
 pub const MAX_SECONDS: i64 = 172_800;
 
 /// `POST /api/admin/events/{id}/nights`: keeps the night so far, now.
+#[utoipa::path(
+    post,
+    path = "/api/admin/events/{event_id}/nights",
+    tag = "admin",
+    summary = "Keep the night so far (its series and report)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 201, description = "The night", body = app::wire::Night),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn keep(
     actor: Actor,
     State(state): State<AppState>,
@@ -52,6 +66,20 @@ pub async fn keep(
 }
 
 /// `GET /api/admin/events/{id}/nights`: the nights kept, newest first.
+#[utoipa::path(
+    get,
+    path = "/api/admin/events/{event_id}/nights",
+    tag = "admin",
+    summary = "The nights kept",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The nights", body = Vec<app::wire::Night>),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn list(
     _: Actor,
     State(state): State<AppState>,
@@ -78,6 +106,20 @@ async fn points(
 }
 
 /// `GET /api/admin/events/{id}/nights/{night_id}/series`.
+#[utoipa::path(
+    get,
+    path = "/api/admin/events/{event_id}/nights/{night_id}/series",
+    tag = "admin",
+    summary = "A night's series, one point a second",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("night_id" = String, Path, description = "The night's id")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The points", body = Vec<app::wire::NightPoint>),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn series(
     _: Actor,
     State(state): State<AppState>,
@@ -88,6 +130,20 @@ pub async fn series(
 }
 
 /// `GET /api/admin/events/{id}/nights/{night_id}/csv`.
+#[utoipa::path(
+    get,
+    path = "/api/admin/events/{event_id}/nights/{night_id}/csv",
+    tag = "admin",
+    summary = "A night's series as CSV",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("night_id" = String, Path, description = "The night's id")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The series", content_type = "text/csv"),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn csv(
     _: Actor,
     State(state): State<AppState>,
@@ -101,3 +157,8 @@ pub async fn csv(
     )
         .into_response())
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(keep, list, series, csv))]
+pub struct Api;

@@ -27,6 +27,24 @@ fn dangerous(before: &Room, after: &Room) -> bool {
     stops || elsewhere || after.seats_per_buyer > before.seats_per_buyer
 }
 
+#[utoipa::path(
+    put,
+    path = "/api/admin/events/{event_id}/room",
+    tag = "admin",
+    summary = "Change the room's settings (within one second)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    request_body = app::wire::RoomUpdate,
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The room", body = app::wire::Room),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: opens_at brought forward after the pre-queue opened", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn update(
     actor: Actor,
     State(state): State<AppState>,
@@ -68,3 +86,8 @@ pub async fn update(
     tracing::info!(event = %event_id, actor = %actor.label, ?update, "room settings changed");
     Ok(Json(after.room))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(update))]
+pub struct Api;

@@ -31,6 +31,20 @@ type Snapshot = (
     Vec<[Option<u64>; 5]>,
 );
 
+#[utoipa::path(
+    get,
+    path = "/api/admin/events/{event_id}/stats",
+    tag = "admin",
+    summary = "The room's numbers now and each second of the last 10 minutes",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The stats", body = app::wire::Stats),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn stats(
     _: Actor,
     State(state): State<AppState>,
@@ -138,3 +152,8 @@ pub async fn stats(
         series,
     }))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(stats))]
+pub struct Api;

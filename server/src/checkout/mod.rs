@@ -63,6 +63,23 @@ const BUSY_POLL: Duration = Duration::from_millis(50);
 /// another party ended without a sale).
 const MAX_ROUNDS: usize = 3;
 
+#[utoipa::path(
+    post,
+    path = "/api/holds/{hold_id}/checkout",
+    tag = "checkout",
+    summary = "Pay for a hold (charged at most once)",
+    params(("hold_id" = String, Path, description = "The hold's id"), ("Idempotency-Key" = String, Header, description = "The client's key for this attempt")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "Confirmed", body = app::wire::Order),
+        (status = 400, description = "No Idempotency-Key, or a bad one", body = app::wire::ErrorBody),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 402, description = "payment_declined", body = app::wire::ErrorBody),
+        (status = 404, description = "No such hold of this buyer", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: the hold is not active", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn checkout(
     State(state): State<Checkout>,
     buyer: Buyer,
@@ -296,3 +313,8 @@ pub async fn find_order(db: &PgPool, hold_id: &str, buyer: &str) -> Result<Optio
         total_cents,
     }))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(checkout))]
+pub struct Api;

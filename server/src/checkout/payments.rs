@@ -372,6 +372,20 @@ impl From<EntryRow> for PaymentEntry {
 /// `GET /api/admin/events/{id}/payments`: the event's payments by state, every refund, and
 /// the payments still pending (the ones reconciliation will settle).
 /// (Guarded by the admin route's permission, `admin::routes`.)
+#[utoipa::path(
+    get,
+    path = "/api/admin/events/{event_id}/payments",
+    tag = "admin",
+    summary = "The event's payments and what reconciliation did",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The payments", body = app::wire::Payments),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn admin_payments(
     State(state): State<Checkout>,
     EventId(event_id): EventId,
@@ -413,3 +427,8 @@ pub async fn admin_payments(
         pending: pending.into_iter().map(PaymentEntry::from).collect(),
     }))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(admin_payments))]
+pub struct Api;

@@ -33,10 +33,30 @@ where
         .route("/api/events/{event_id}", get(get_handler))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events",
+    tag = "events",
+    summary = "Every event and its room",
+    responses(
+        (status = 200, description = "The events", body = Vec<app::wire::Event>),
+    )
+)]
 async fn list_handler(State(state): State<Catalog>) -> Json<Vec<Event>> {
     Json(state.rooms.events())
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}",
+    tag = "events",
+    summary = "One event and its room",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    responses(
+        (status = 200, description = "The event", body = app::wire::Event),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn get_handler(
     State(state): State<Catalog>,
     EventId(event_id): EventId,
@@ -214,3 +234,8 @@ fn demo_hall(name: &str, room: RoomUpdate) -> NewEvent {
         },
     }
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(list_handler, get_handler))]
+pub struct Api;

@@ -75,6 +75,25 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<String> {
     Ok(key.to_owned())
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/events/{event_id}/holds",
+    tag = "holds",
+    summary = "Hold seats (admitted buyers only)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("Idempotency-Key" = String, Header, description = "The client's key for this attempt"), ("Admission-Token" = Option<String>, Header, description = "The admission token (or its cookie)"), ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens")),
+    request_body = app::wire::HoldRequest,
+    security(("session" = [], "admission" = [])),
+    responses(
+        (status = 201, description = "Held", body = app::wire::Hold),
+        (status = 400, description = "A malformed body, or no Idempotency-Key", body = app::wire::ErrorBody),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 403, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        (status = 409, description = "seat_unavailable, with seat_ids: nothing is held", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: more seats than the limit, or none", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn create_handler(
     State(state): State<HoldPath>,
     admitted: AdmittedBuyer,
@@ -173,6 +192,19 @@ async fn send_after_change(
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/holds/{hold_id}",
+    tag = "holds",
+    summary = "A hold, its seats and status (its owner only)",
+    params(("hold_id" = String, Path, description = "The hold's id")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "The hold", body = app::wire::Hold),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 404, description = "No such hold of this buyer", body = app::wire::ErrorBody),
+    )
+)]
 async fn get_handler(
     State(state): State<HoldPath>,
     buyer: Buyer,
@@ -186,6 +218,19 @@ async fn get_handler(
 /// request read them all.
 pub const LISTED: i64 = 20;
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/holds",
+    tag = "holds",
+    summary = "The session's holds of this event, newest first",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "The holds", body = Vec<app::wire::Hold>),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn list_handler(
     State(state): State<HoldPath>,
     buyer: Buyer,
@@ -194,6 +239,20 @@ async fn list_handler(
     Ok(Json(list(&state.db, &buyer.id, &event_id).await?))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/api/holds/{hold_id}",
+    tag = "holds",
+    summary = "Release a hold: its seats are available again at once",
+    params(("hold_id" = String, Path, description = "The hold's id")),
+    security(("session" = [])),
+    responses(
+        (status = 204, description = "Released"),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 404, description = "No such hold of this buyer", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: the hold is bought", body = app::wire::ErrorBody),
+    )
+)]
 async fn release_handler(
     State(state): State<HoldPath>,
     buyer: Buyer,
@@ -433,6 +492,11 @@ pub async fn find_replay(
         None => Ok(None),
     }
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(create_handler, list_handler, get_handler, release_handler))]
+pub struct Api;
 
 #[cfg(test)]
 mod tests {

@@ -77,6 +77,17 @@ where
     Router::new().route("/api/events/{event_id}/draw", get(draw_handler))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/draw",
+    tag = "queue",
+    summary = "The published draw of the pre-queue: its commitment, then its secret, seed and order",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    responses(
+        (status = 200, description = "The draw", body = app::wire::Draw),
+        (status = 404, description = "No such event, or no draw for it", body = app::wire::ErrorBody),
+    )
+)]
 async fn draw_handler(
     State(state): State<Catalog>,
     EventId(event_id): EventId,
@@ -725,6 +736,11 @@ fn to_json(draw: &Draw) -> Result<Bytes> {
         .map(Bytes::from)
         .map_err(|e| Error::Internal(format!("the draw as JSON: {e}")))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(draw_handler))]
+pub struct Api;
 
 #[cfg(test)]
 mod tests {

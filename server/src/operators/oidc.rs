@@ -54,6 +54,17 @@ fn callback_url(state: &AppState, headers: &HeaderMap) -> String {
 }
 
 /// `GET /operator/sign-in`.
+#[utoipa::path(
+    get,
+    path = "/operator/sign-in",
+    tag = "operators",
+    summary = "Start an operator's OpenID Connect sign-in (a redirect)",
+    responses(
+        (status = 303, description = "To the provider"),
+        (status = 404, description = "not_found: no provider is configured", content_type = "text/html"),
+        (status = 429, description = "rate_limited, with Retry-After", content_type = "text/html"),
+    )
+)]
 pub async fn start(State(state): State<AppState>, client: Client, headers: HeaderMap) -> Response {
     let Some(company) = company(&state) else {
         return page(
@@ -89,6 +100,17 @@ pub async fn start(State(state): State<AppState>, client: Client, headers: Heade
 }
 
 /// `GET /operator/callback?code=..&state=..`.
+#[utoipa::path(
+    get,
+    path = "/operator/callback",
+    tag = "operators",
+    summary = "End an operator's OpenID Connect sign-in (a redirect)",
+    responses(
+        (status = 303, description = "Signed in, to the panel"),
+        (status = 400, description = "A bad or unknown state or code", content_type = "text/html"),
+        (status = 403, description = "forbidden: not an operator", content_type = "text/html"),
+    )
+)]
 pub async fn callback(
     State(state): State<AppState>,
     client: Client,
@@ -214,3 +236,8 @@ async fn person_of(
     tx.commit().await?;
     Ok(person)
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(start, callback))]
+pub struct Api;

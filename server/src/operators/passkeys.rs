@@ -133,13 +133,27 @@ fn user_handle(id: &str) -> Uuid {
     Uuid::from_bytes(bytes)
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RegisterStart {
     token: String,
 }
 
 /// `POST /api/operator/passkey/register/start {"token"}`: the enrolment link's token.
+#[utoipa::path(
+    post,
+    path = "/api/operator/passkey/register/start",
+    tag = "operators",
+    summary = "Start enrolling a passkey (with an enrolment link's token)",
+    request_body = RegisterStart,
+    responses(
+        (status = 200, description = "The WebAuthn creation options", body = app::wire::PasskeyStarted),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn register_start(
     State(state): State<AppState>,
     client: Client,
@@ -187,16 +201,31 @@ fn bad_link() -> Error {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RegisterFinish {
     token: String,
     ceremony: String,
+    #[schema(value_type = Object)]
     credential: RegisterPublicKeyCredential,
 }
 
 /// `POST /api/operator/passkey/register/finish`: stores the passkey, uses up the link, and
 /// signs the person in.
+#[utoipa::path(
+    post,
+    path = "/api/operator/passkey/register/finish",
+    tag = "operators",
+    summary = "Finish enrolling: stores the passkey and signs in",
+    request_body = RegisterFinish,
+    responses(
+        (status = 200, description = "Signed in (a Set-Cookie)"),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn register_finish(
     State(state): State<AppState>,
     client: Client,
@@ -239,13 +268,27 @@ pub async fn register_finish(
     signed_in(&state, client, &headers, person, "passkey").await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthenticateStart {
     email: String,
 }
 
 /// `POST /api/operator/passkey/authenticate/start {"email"}`.
+#[utoipa::path(
+    post,
+    path = "/api/operator/passkey/authenticate/start",
+    tag = "operators",
+    summary = "Start signing in with a passkey",
+    request_body = AuthenticateStart,
+    responses(
+        (status = 200, description = "The WebAuthn request options", body = app::wire::PasskeyStarted),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn authenticate_start(
     State(state): State<AppState>,
     client: Client,
@@ -284,15 +327,30 @@ pub async fn authenticate_start(
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthenticateFinish {
     ceremony: String,
+    #[schema(value_type = Object)]
     credential: PublicKeyCredential,
 }
 
 /// `POST /api/operator/passkey/authenticate/finish`: signs the person in (or, signed in
 /// already as them, steps their session up). A passkey that does not verify is audited.
+#[utoipa::path(
+    post,
+    path = "/api/operator/passkey/authenticate/finish",
+    tag = "operators",
+    summary = "Finish signing in with a passkey",
+    request_body = AuthenticateFinish,
+    responses(
+        (status = 200, description = "Signed in (a Set-Cookie)"),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn authenticate_finish(
     State(state): State<AppState>,
     client: Client,
@@ -358,3 +416,13 @@ async fn refused(state: &AppState, client: Client, person: &Person, why: &str) -
     entry.change = serde_json::json!({"via": "passkey", "why": why});
     audit::record(&mut db, entry).await
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    register_start,
+    register_finish,
+    authenticate_start,
+    authenticate_finish
+))]
+pub struct Api;

@@ -54,6 +54,15 @@ pub fn router() -> Router<AppState> {
 
 /// `GET /api/operator/sign-in-methods`: which sign-ins this Anteroom offers (the dashboard
 /// shows those).
+#[utoipa::path(
+    get,
+    path = "/api/operator/sign-in-methods",
+    tag = "operators",
+    summary = "How operators may sign in here",
+    responses(
+        (status = 200, description = "The methods", body = app::wire::SignInMethods),
+    )
+)]
 async fn methods(State(state): State<AppState>) -> Json<SignInMethods> {
     Json(SignInMethods {
         passkeys: state.staff.passkeys.is_some(),
@@ -62,16 +71,56 @@ async fn methods(State(state): State<AppState>) -> Json<SignInMethods> {
 }
 
 /// `GET /api/admin/session`.
+#[utoipa::path(
+    get,
+    path = "/api/admin/session",
+    tag = "operators",
+    summary = "Who is signed in, with what role and scope",
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The operator or key", body = app::wire::Whoami),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn whoami(actor: Actor) -> Json<Whoami> {
     Json(actor.whoami())
 }
 
 /// `GET /api/admin/operators`.
+#[utoipa::path(
+    get,
+    path = "/api/admin/operators",
+    tag = "operators",
+    summary = "Every operator",
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The operators", body = Vec<app::wire::OperatorAccount>),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<OperatorAccount>>> {
     Ok(Json(people::list(&state.db).await?))
 }
 
 /// `POST /api/admin/operators`.
+#[utoipa::path(
+    post,
+    path = "/api/admin/operators",
+    tag = "operators",
+    summary = "Add an operator",
+    request_body = app::wire::NewOperator,
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 201, description = "Added", body = app::wire::OperatorAccount),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: that email is taken", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn add(
     actor: Actor,
     State(state): State<AppState>,
@@ -90,6 +139,24 @@ pub async fn add(
 }
 
 /// `PUT /api/admin/operators/{id}`: a new role or new events end their sessions.
+#[utoipa::path(
+    put,
+    path = "/api/admin/operators/{operator_id}",
+    tag = "operators",
+    summary = "Change an operator's name, role or events",
+    params(("operator_id" = String, Path, description = "The operator's id")),
+    request_body = app::wire::OperatorUpdate,
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "Changed", body = app::wire::OperatorAccount),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 404, description = "No such operator", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: the last admin stays admin", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn update(
     actor: Actor,
     State(state): State<AppState>,
@@ -114,6 +181,21 @@ pub async fn update(
 }
 
 /// `DELETE /api/admin/operators/{id}`: the account, its passkeys and its sessions go.
+#[utoipa::path(
+    delete,
+    path = "/api/admin/operators/{operator_id}",
+    tag = "operators",
+    summary = "Remove an operator (their sessions end)",
+    params(("operator_id" = String, Path, description = "The operator's id")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such operator", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: the last admin stays", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn remove(
     actor: Actor,
     State(state): State<AppState>,
@@ -135,6 +217,20 @@ pub async fn remove(
 
 /// `POST /api/admin/operators/{id}/enrolment`: a one-time link (15 minutes) that enrols a
 /// passkey for them.
+#[utoipa::path(
+    post,
+    path = "/api/admin/operators/{operator_id}/enrolment",
+    tag = "operators",
+    summary = "A one-time link (15 minutes) to enrol a passkey",
+    params(("operator_id" = String, Path, description = "The operator's id")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 201, description = "The link", body = app::wire::Enrolment),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such operator", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn enrolment(
     actor: Actor,
     State(state): State<AppState>,
@@ -164,6 +260,18 @@ fn no_operator(id: &str) -> Error {
 }
 
 /// `GET /api/admin/sessions`: every session signed in now.
+#[utoipa::path(
+    get,
+    path = "/api/admin/sessions",
+    tag = "operators",
+    summary = "Operators' sessions",
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The sessions", body = Vec<app::wire::OperatorSession>),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn list_sessions(
     actor: Actor,
     State(state): State<AppState>,
@@ -172,6 +280,20 @@ pub async fn list_sessions(
 }
 
 /// `DELETE /api/admin/sessions/{id}`: ends anyone's session, on every instance.
+#[utoipa::path(
+    delete,
+    path = "/api/admin/sessions/{session_id}",
+    tag = "operators",
+    summary = "End a session",
+    params(("session_id" = String, Path, description = "The session's id")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 204, description = "Ended"),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such session", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn end_session(
     actor: Actor,
     State(state): State<AppState>,
@@ -189,11 +311,38 @@ pub async fn end_session(
 }
 
 /// `GET /api/admin/keys`.
+#[utoipa::path(
+    get,
+    path = "/api/admin/keys",
+    tag = "operators",
+    summary = "API keys (never their secrets)",
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 200, description = "The keys", body = Vec<app::wire::ApiKey>),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn list_keys(State(state): State<AppState>) -> Result<Json<Vec<ApiKey>>> {
     Ok(Json(keys::list(&state.db).await?))
 }
 
 /// `POST /api/admin/keys`: the key's secret is in this answer and nowhere else, ever.
+#[utoipa::path(
+    post,
+    path = "/api/admin/keys",
+    tag = "operators",
+    summary = "Make an API key (its secret is shown once)",
+    request_body = app::wire::NewApiKey,
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 201, description = "The key and its secret", body = app::wire::ApiKeyCreated),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn add_key(
     actor: Actor,
     State(state): State<AppState>,
@@ -212,6 +361,20 @@ pub async fn add_key(
 }
 
 /// `DELETE /api/admin/keys/{id}`.
+#[utoipa::path(
+    delete,
+    path = "/api/admin/keys/{key_id}",
+    tag = "operators",
+    summary = "Revoke an API key",
+    params(("key_id" = String, Path, description = "The key's id")),
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 204, description = "Revoked"),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 404, description = "No such key", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn revoke_key(
     actor: Actor,
     State(state): State<AppState>,
@@ -230,6 +393,16 @@ pub async fn revoke_key(
 
 /// `POST /api/operator/sign-out`: ends this browser's session on every instance (audited) and
 /// clears its cookie; answers the same to anyone.
+#[utoipa::path(
+    post,
+    path = "/api/operator/sign-out",
+    tag = "operators",
+    summary = "End the operator's session",
+    responses(
+        (status = 200, description = "Signed out"),
+        (status = 403, description = "forbidden: a request from another site", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn sign_out(
     State(state): State<AppState>,
     client: Client,
@@ -246,3 +419,22 @@ pub async fn sign_out(
     Cookie::OperatorSignedOut.set(&state.config, response.headers_mut());
     Ok(response)
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(
+    sign_out,
+    methods,
+    whoami,
+    list,
+    add,
+    update,
+    remove,
+    enrolment,
+    list_sessions,
+    end_session,
+    list_keys,
+    add_key,
+    revoke_key
+))]
+pub struct Api;

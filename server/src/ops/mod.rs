@@ -30,11 +30,34 @@ use crate::{
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/healthz", get(|| async { "ok" }))
+        .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
         .route("/api/{*rest}", axum::routing::any(api_not_found))
 }
 
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "ops",
+    summary = "Whether the process runs",
+    responses(
+        (status = 200, description = "ok", content_type = "text/plain"),
+    )
+)]
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "ops",
+    summary = "Whether Redis and Postgres answer",
+    responses(
+        (status = 200, description = "Both answer", body = Object),
+        (status = 503, description = "One does not (Retry-After)", body = Object),
+    )
+)]
 async fn readyz(State(state): State<AppState>) -> Response {
     let (redis_ok, db_ok) = dependencies(&state).await;
     let body = serde_json::json!({"redis": redis_ok, "postgres": db_ok});
@@ -130,3 +153,8 @@ pub async fn json_errors(req: Request, next: Next) -> Response {
         .expect("serializing a plain struct");
     Response::from_parts(parts, Body::from(body))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(healthz, readyz))]
+pub struct Api;

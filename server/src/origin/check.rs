@@ -101,6 +101,17 @@ impl<'a> Asked<'a> {
 }
 
 /// `GET /api/gate/check`, counted by outcome (`anteroom_gate_checks_total`).
+#[utoipa::path(
+    get,
+    path = "/api/gate/check",
+    tag = "gate",
+    summary = "For nginx auth_request and its like: may this request pass to the ticketer's site?",
+    params(("X-Original-URI" = Option<String>, Header, description = "The original request's URI"), ("X-Forwarded-Host" = Option<String>, Header, description = "The original request's host"), ("Admission-Token" = Option<String>, Header, description = "The admission token (or its cookie)")),
+    responses(
+        (status = 200, description = "Passes (Anteroom-Buyer and Anteroom-Event headers when a room admits it)"),
+        (status = 401, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn check(State(state): State<Line>, headers: HeaderMap) -> Result<Response> {
     let (outcome, answer) = decide(&state, &headers).await;
     state
@@ -220,6 +231,11 @@ fn room_url(state: &Line, event_id: &EventId, back: &str) -> String {
     let back: String = form_urlencoded::byte_serialize(back.as_bytes()).collect();
     format!("{base}/events/{event_id}?return={back}")
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(check))]
+pub struct Api;
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,23 @@ use crate::{
     queue::state::Line,
 };
 
+#[utoipa::path(
+    post,
+    path = "/api/events/{event_id}/admissions/done",
+    tag = "admin",
+    summary = "The ticketer's site says a buyer it was handed finished or left (an API key with admissions:done)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    request_body = app::wire::Done,
+    security(("operator_session" = []), ("api_key" = [])),
+    responses(
+        (status = 204, description = "Noted"),
+        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn done(
     _actor: Actor,
     State(state): State<Line>,
@@ -62,3 +79,8 @@ pub async fn done(
     state.revoked.forget(&event_id);
     Ok(StatusCode::NO_CONTENT)
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(done))]
+pub struct Api;

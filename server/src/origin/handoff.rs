@@ -34,6 +34,20 @@ use crate::{
 /// `POST /api/handoff/redeem`: the claims of a hand-over token the first time it is shown,
 /// 409 after, 401 when it is not one of ours, has expired, or is not for the target its room
 /// sends buyers to now.
+#[utoipa::path(
+    post,
+    path = "/api/handoff/redeem",
+    tag = "gate",
+    summary = "Redeem a hand-over token once (the ticketer's site, server to server)",
+    request_body = app::wire::Redeem,
+    responses(
+        (status = 200, description = "The buyer and event it admits", body = app::wire::Redeemed),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: a bad or expired token", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: redeemed before", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+    )
+)]
 pub async fn redeem(
     State(state): State<Line>,
     ApiJson(body): ApiJson<Redeem>,
@@ -104,6 +118,16 @@ pub struct Continue {
 /// goes there (`303`) with a fresh hand-over, to `return` on the target's origin if given;
 /// with the room off, to the target without one (the room lets everyone through then). Anyone
 /// else goes back to the event's page, which says where they stand.
+#[utoipa::path(
+    get,
+    path = "/events/{event_id}/continue",
+    tag = "gate",
+    summary = "An admitted buyer goes on to the ticketer's site (a redirect)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    responses(
+        (status = 303, description = "To the target with a hand-over token, or back to the event page"),
+    )
+)]
 pub async fn continue_handler(
     State(state): State<Tokens>,
     extract::EventId(event_id): extract::EventId,
@@ -193,3 +217,8 @@ pub async fn send_on(State(state): State<Tokens>, request: Request, next: Next) 
     }
     onward
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(redeem, continue_handler))]
+pub struct Api;

@@ -177,6 +177,17 @@ where
 
 /// `GET /api/events/{id}/refusals/no-script`: asked by the `<noscript>` image of a bound
 /// room's page, which a browser without JavaScript loads; counts it and answers 204.
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/refusals/no-script",
+    tag = "queue",
+    summary = "Counts a page without script refused by a room that binds tokens (a beacon)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    responses(
+        (status = 204, description = "Counted"),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn no_script(
     State(state): State<Line>,
     extract::EventId(event_id): extract::EventId,
@@ -210,3 +221,8 @@ pub async fn refusals(state: &Line, event_id: &EventId) -> Result<(u64, u64)> {
         .await?;
     Ok((no_key.unwrap_or(0), no_script.unwrap_or(0)))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(no_script))]
+pub struct Api;

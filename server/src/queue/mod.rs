@@ -603,6 +603,25 @@ fn respond(state: &Line, event_id: &EventId, answer: Answer, joining: bool) -> R
     response
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/events/{event_id}/queue",
+    tag = "queue",
+    summary = "Join the line (or answer where the buyer stands)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("Join-Proof" = Option<String>, Header, description = "challenge:nonce, when the room asks for proof of work"), ("DPoP" = Option<String>, Header, description = "A proof JWT (RFC 9449), in a room that binds tokens")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "Admitted (or the room is off), or sold out", body = app::wire::QueueStatus),
+        (status = 202, description = "Waiting, or in the pre-queue", body = app::wire::QueueStatus),
+        (status = 400, description = "A bad DPoP proof, or none in a room that binds tokens", body = app::wire::ErrorBody),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 403, description = "Not eligible for this room", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        (status = 409, description = "not_open: before the pre-queue opens (with opens_at and prequeue_opens_at)", body = app::wire::ErrorBody),
+        (status = 428, description = "proof_required: the room asks for proof of work (with challenge, bits, expires_at)", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn join_handler(
     State(state): State<Line>,
     buyer: Buyer,
@@ -619,6 +638,20 @@ async fn join_handler(
     Ok(respond(&state, &event_id, answer, true))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/queue",
+    tag = "queue",
+    summary = "Where the buyer stands in the line",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "Waiting, in the pre-queue, admitted or sold out", body = app::wire::QueueStatus),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 404, description = "not_in_queue: never joined, admission expired, or the place moved (moved: true); or no such event", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn poll_handler(
     State(state): State<Line>,
     buyer: Buyer,
@@ -629,3 +662,8 @@ async fn poll_handler(
     let answer = poll(&state, &buyer.id, &event_id, &headers).await?;
     Ok(respond(&state, &event_id, answer, false))
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(join_handler, poll_handler))]
+pub struct Api;

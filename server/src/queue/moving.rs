@@ -275,6 +275,21 @@ pub async fn offer(
 }
 
 /// `POST /api/events/{id}/queue/move`: 201 and the code.
+#[utoipa::path(
+    post,
+    path = "/api/events/{event_id}/queue/move",
+    tag = "queue",
+    summary = "A one-time code to move this place to another device (10 minutes)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    security(("session" = [])),
+    responses(
+        (status = 201, description = "The code", body = app::wire::MoveCode),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 404, description = "not_in_queue: no place to move, or no such event", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: the place has moved already", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn move_handler(
     State(state): State<Line>,
     buyer: Buyer,
@@ -410,6 +425,21 @@ async fn count_claim(state: &Line, client: &Client) -> Result<()> {
 /// (a page with a place of its own shows both, and claims only when the buyer chooses).
 /// Counted against the network's claims a minute like a claim, so codes are guessed no faster
 /// by looking; changes nothing. A used, expired or unknown code: 404; the buyer's own: 409.
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/queue/claim",
+    tag = "queue",
+    summary = "What a move code would bring (without taking it)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("code" = String, Query, description = "The move code")),
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "The place the code moves", body = app::wire::ClaimPreview),
+        (status = 400, description = "No code", body = app::wire::ErrorBody),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 404, description = "not_found: a used, expired or unknown code; or no such event", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn preview_handler(
     State(state): State<Line>,
     buyer: Buyer,
@@ -461,6 +491,25 @@ async fn preview_handler(
 }
 
 /// `POST /api/events/{id}/queue/claim`: the place moves here, and the answer is a join's.
+#[utoipa::path(
+    post,
+    path = "/api/events/{event_id}/queue/claim",
+    tag = "queue",
+    summary = "Take a place moved from another device",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
+    request_body = app::wire::ClaimRequest,
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "Admitted, or sold out", body = app::wire::QueueStatus),
+        (status = 202, description = "Waiting, at the same position or less", body = app::wire::QueueStatus),
+        (status = 400, description = "A malformed body or a bad DPoP proof", body = app::wire::ErrorBody),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 404, description = "not_found: a used, expired or unknown code; or no such event", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn claim_handler(
     State(state): State<Line>,
     buyer: Buyer,
@@ -502,6 +551,11 @@ async fn claim_handler(
     }
     Ok(response)
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(move_handler, claim_handler, preview_handler))]
+pub struct Api;
 
 #[cfg(test)]
 mod tests {

@@ -141,6 +141,18 @@ async fn shared(state: &Line, event_id: &str, room: &Room) -> Result<(Bytes, Str
     Ok((Bytes::from(body), tag(&progress)))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/progress",
+    tag = "queue",
+    summary = "The line's progress, cacheable by anyone (Cache-Control: public, max-age=1; ETag)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("If-None-Match" = Option<String>, Header, description = "An ETag of an earlier answer")),
+    responses(
+        (status = 200, description = "The progress", body = app::wire::Progress),
+        (status = 304, description = "Not modified since the ETag given"),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn progress_handler(
     State(state): State<Line>,
     EventId(event_id): EventId,
@@ -179,3 +191,8 @@ async fn progress_handler(
     )
         .into_response())
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(progress_handler))]
+pub struct Api;

@@ -77,6 +77,21 @@ struct SeatsQuery {
     form: Form,
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/seats",
+    tag = "seats",
+    summary = "The seat map (admitted buyers only)",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("Admission-Token" = Option<String>, Header, description = "The admission token (or its cookie)"), ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens"), ("section" = Option<String>, Query, description = "Only this section"), ("form" = Option<String>, Query, description = "runs: the compact form of the map")),
+    security(("session" = [], "admission" = [])),
+    responses(
+        (status = 200, description = "The seat map", body = app::wire::SeatMap),
+        (status = 400, description = "A malformed query", body = app::wire::ErrorBody),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 403, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn seats(
     State(state): State<Tokens>,
     admitted: AdmittedBuyer,
@@ -265,3 +280,8 @@ async fn build(state: &Tokens, event_id: &str) -> Result<Copies> {
         runs: serde_json::to_string(&runs).map_err(json)?,
     })
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(seats))]
+pub struct Api;

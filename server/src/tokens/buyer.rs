@@ -54,11 +54,36 @@ where
 }
 
 /// `GET /api/session`: the buyer this session names, and whether it is an account's.
+#[utoipa::path(
+    get,
+    path = "/api/session",
+    tag = "session",
+    summary = "Who the session is",
+    security(("session" = [])),
+    responses(
+        (status = 200, description = "The buyer (buyer_id, account)", body = Object),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+    )
+)]
 async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
     Json(serde_json::json!({ "buyer_id": buyer.id, "account": buyer.account.is_some() }))
 }
 
 /// `POST /api/session`.
+#[utoipa::path(
+    post,
+    path = "/api/session",
+    tag = "session",
+    summary = "Start a buyer session (anonymous, or an account by the ticketer's assertion)",
+    request_body = app::wire::NewSession,
+    responses(
+        (status = 201, description = "The session (and a Set-Cookie)", body = app::wire::SessionCreated),
+        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: a bad, expired or replayed assertion", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+    )
+)]
 async fn create(
     State(state): State<Tokens>,
     client: Client,
@@ -93,3 +118,8 @@ async fn create(
     .set(&state.config, response.headers_mut());
     Ok(response)
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(create, whoami))]
+pub struct Api;

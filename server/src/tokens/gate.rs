@@ -193,6 +193,20 @@ where
 }
 
 /// `GET /api/events/{id}/admission`: whether this request passes the gate, and until when.
+#[utoipa::path(
+    get,
+    path = "/api/events/{event_id}/admission",
+    tag = "session",
+    summary = "Whether the admission token admits this buyer to this event",
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("Admission-Token" = Option<String>, Header, description = "The admission token (or its cookie)")),
+    security(("session" = [], "admission" = [])),
+    responses(
+        (status = 200, description = "Admitted", body = Object),
+        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        (status = 403, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
+        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+    )
+)]
 async fn admission_handler(admitted: AdmittedBuyer) -> Json<Value> {
     Json(json!({
         "event_id": admitted.event_id,
@@ -204,6 +218,15 @@ async fn admission_handler(admitted: AdmittedBuyer) -> Json<Value> {
 
 /// `GET /.well-known/jwks.json`, cacheable for [`JWKS_MAX_AGE`]: `rotation` signs with a new
 /// key only after every instance has published it longer than that.
+#[utoipa::path(
+    get,
+    path = "/.well-known/jwks.json",
+    tag = "session",
+    summary = "The public keys that verify admission tokens (RFC 7517)",
+    responses(
+        (status = 200, description = "The key set", body = Object),
+    )
+)]
 async fn jwks(State(state): State<Tokens>) -> Response {
     let mut response = Json(state.keyring.current().jwks().clone()).into_response();
     response.headers_mut().insert(
@@ -213,6 +236,11 @@ async fn jwks(State(state): State<Tokens>) -> Response {
     );
     response
 }
+
+/// This module's operations, for the OpenAPI document (`crate::openapi`).
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(admission_handler, jwks))]
+pub struct Api;
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,7 @@ mod gate;
 mod helpers;
 mod holds;
 mod moving;
+mod openapi;
 mod opening;
 mod operator;
 mod operators;

@@ -1,0 +1,203 @@
+//! The OpenAPI 3.1 document of the HTTP API (`GET /api/openapi.json`), generated from the code
+//! with utoipa: each handler carries its operation (`#[utoipa::path]`: its path, parameters,
+//! body and every status it answers itself), each capability's module lists its handlers in
+//! an `Api`, and the schemas are `app::wire`'s own types (`ToSchema`, derived in the server's
+//! build only, so the buyer's WASM carries none of it). Here they are put together, with what
+//! no single handler says:
+//! - the security schemes: the buyer's session, the admission token, the operator's session
+//!   and API keys;
+//! - the answers any operation may give from the layers in front of every handler: 408 (a
+//!   body too slow to arrive), 413 (a body above 1 MiB), 500 and 503 (shed under load, or
+//!   Redis or Postgres unreachable), each with the error body.
+//!
+//! Invariant: every route of the API's router is an operation of the document with the same
+//! method, and every operation is a route (server/tests/api/openapi.rs asks the router for
+//! each; a route added without its operation fails there).
+
+use std::sync::OnceLock;
+
+use axum::{
+    Router,
+    http::header,
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use utoipa::{
+    Modify, OpenApi,
+    openapi::{
+        self, ContentBuilder, ResponseBuilder,
+        security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme},
+    },
+};
+
+/// The document's frame: its title, version and the additions above. Its operations come
+/// from each capability's `Api`, merged in [`document`].
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Anteroom",
+        description = "A virtual waiting room and on-sale: the line, the seat map, holds, \
+                       checkout, the night's report, and the operators' API. The contract in \
+                       prose is API.md; every 4xx/5xx has the body ErrorBody.",
+    ),
+    components(schemas(app::wire::ErrorBody))
+)]
+struct Frame;
+
+/// The whole document, built once.
+pub fn document() -> &'static openapi::OpenApi {
+    static DOCUMENT: OnceLock<openapi::OpenApi> = OnceLock::new();
+    DOCUMENT.get_or_init(|| {
+        let parts = [
+            crate::tokens::buyer::Api::openapi(),
+            crate::tokens::gate::Api::openapi(),
+            crate::accounts::routes::Api::openapi(),
+            crate::events::Api::openapi(),
+            crate::queue::Api::openapi(),
+            crate::queue::progress::Api::openapi(),
+            crate::queue::device::Api::openapi(),
+            crate::queue::moving::Api::openapi(),
+            crate::opening::Api::openapi(),
+            crate::origin::handoff::Api::openapi(),
+            crate::origin::check::Api::openapi(),
+            crate::origin::done::Api::openapi(),
+            crate::report::Api::openapi(),
+            crate::seatmap::Api::openapi(),
+            crate::holds::Api::openapi(),
+            crate::checkout::Api::openapi(),
+            crate::checkout::payments::Api::openapi(),
+            crate::operators::routes::Api::openapi(),
+            crate::operators::passkeys::Api::openapi(),
+            crate::operators::oidc::Api::openapi(),
+            crate::admin::openapi(),
+            crate::ops::Api::openapi(),
+            ThisDocument::openapi(),
+        ];
+        let mut document = Frame::openapi();
+        for part in parts {
+            document.merge(part);
+        }
+        Everywhere.modify(&mut document);
+        document
+    })
+}
+
+/// `GET /api/openapi.json`.
+pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    Router::new().route("/api/openapi.json", get(openapi_json))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/openapi.json",
+    tag = "ops",
+    summary = "This document",
+    responses((status = 200, description = "The OpenAPI 3.1 document", content_type = "application/json")),
+)]
+async fn openapi_json() -> Response {
+    static JSON: OnceLock<String> = OnceLock::new();
+    let json = JSON.get_or_init(|| document().to_json().expect("the document writes as JSON"));
+    ([(header::CONTENT_TYPE, "application/json")], json.as_str()).into_response()
+}
+
+#[derive(OpenApi)]
+#[openapi(paths(openapi_json))]
+struct ThisDocument;
+
+/// What every operation shares: the security schemes, and the answers of the layers in front
+/// of every handler.
+struct Everywhere;
+
+/// The statuses the layers in front of every handler may answer, whatever the operation.
+const LAYERS: [(&str, &str); 4] = [
+    (
+        "408",
+        "request_timeout: the request's body was too slow to arrive",
+    ),
+    (
+        "413",
+        "payload_too_large: a body above 1 MiB; nothing was read further or changed",
+    ),
+    (
+        "500",
+        "internal: something went wrong on our side (no details)",
+    ),
+    (
+        "503",
+        "unavailable, with Retry-After: shed under load, or Redis or Postgres unreachable",
+    ),
+];
+
+impl Modify for Everywhere {
+    fn modify(&self, document: &mut openapi::OpenApi) {
+        let components = document.components.get_or_insert_with(Default::default);
+        let bearer = |what: &str| {
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(what))
+                    .build(),
+            )
+        };
+        components.add_security_scheme(
+            "session",
+            bearer("The buyer's session token of POST /api/session (or its cookie)"),
+        );
+        components.add_security_scheme(
+            "admission",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "Admission-Token",
+                "The admission token of an admitted buyer's poll (or the admission cookie)",
+            ))),
+        );
+        components.add_security_scheme(
+            "operator_session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                "__Host-anteroom-op",
+                "A signed-in operator's session",
+            ))),
+        );
+        components.add_security_scheme(
+            "api_key",
+            bearer("An operator's API key (ak_...), scoped to its events and permissions"),
+        );
+        let error = || {
+            ContentBuilder::new()
+                .schema(Some(openapi::Ref::from_schema_name("ErrorBody")))
+                .build()
+        };
+        for item in document.paths.paths.values_mut() {
+            for operation in operations(item) {
+                for (status, description) in LAYERS {
+                    operation
+                        .responses
+                        .responses
+                        .entry(status.to_owned())
+                        .or_insert_with(|| {
+                            ResponseBuilder::new()
+                                .description(description)
+                                .content("application/json", error())
+                                .into()
+                        });
+                }
+            }
+        }
+    }
+}
+
+/// The operations of one path.
+fn operations(item: &mut openapi::PathItem) -> impl Iterator<Item = &mut openapi::path::Operation> {
+    [
+        &mut item.get,
+        &mut item.put,
+        &mut item.post,
+        &mut item.delete,
+        &mut item.options,
+        &mut item.head,
+        &mut item.patch,
+        &mut item.trace,
+    ]
+    .into_iter()
+    .filter_map(Option::as_mut)
+}
