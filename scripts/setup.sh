@@ -73,6 +73,12 @@ if [ "${1:-}" = "--browser" ] && ! command -v promtool >/dev/null 2>&1; then
   scripts/promtool.sh --install
 fi
 
+# Schemathesis fuzzes the API from its OpenAPI document in `make test`: from PyPI, pinned in
+# scripts/schemathesis.txt, in a virtualenv of its own under target/.
+if [ "${1:-}" = "--browser" ]; then
+  scripts/schemathesis.sh --install
+fi
+
 # zopfli writes the site's gzip copies (scripts/build-site.sh): smaller than cargo-leptos's.
 if ! command -v zopfli >/dev/null 2>&1; then
   say "installing Debian's zopfli"

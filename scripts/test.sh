@@ -25,5 +25,7 @@ cargo run -q -p loadtest --bin onsale -- --buyers 300 --seats 100 --admit-rate 1
   --prequeue-seconds 5 --compress 60 --max-seconds 30 --bind-tokens --check
 step "release build (server + hydrated WASM)"
 scripts/build-site.sh
+step "Schemathesis against the release server: every operation of GET /api/openapi.json with generated, fuzzed and linked inputs; no 5xx, every status documented, every body its schema"
+scripts/schemathesis.sh
 step "end-to-end tests in Chromium"
 scripts/e2e.sh

@@ -168,7 +168,23 @@ impl Modify for Everywhere {
                 .build()
         };
         for item in document.paths.paths.values_mut() {
-            for operation in operations(item) {
+            for (write, operation) in operations(item) {
+                // The operators' guard (operators/guard.rs) takes a change only as JSON (or a
+                // CSV list), whatever the route: a form of another site cannot send one.
+                let operators = operation
+                    .security
+                    .iter()
+                    .flatten()
+                    .any(|s| serde_json::to_value(s).is_ok_and(|s| s.get("api_key").is_some()));
+                if write && operators {
+                    operation.responses.responses.insert(
+                        "415".to_owned(),
+                        ResponseBuilder::new()
+                            .description("unsupported_media_type: a change without a JSON body")
+                            .content("application/json", error())
+                            .into(),
+                    );
+                }
                 for (status, description) in LAYERS {
                     operation
                         .responses
@@ -186,18 +202,18 @@ impl Modify for Everywhere {
     }
 }
 
-/// The operations of one path.
-fn operations(item: &mut openapi::PathItem) -> impl Iterator<Item = &mut openapi::path::Operation> {
+/// The operations of one path, each with whether it changes something with a body (POST,
+/// PUT, PATCH).
+fn operations(
+    item: &mut openapi::PathItem,
+) -> impl Iterator<Item = (bool, &mut openapi::path::Operation)> {
     [
-        &mut item.get,
-        &mut item.put,
-        &mut item.post,
-        &mut item.delete,
-        &mut item.options,
-        &mut item.head,
-        &mut item.patch,
-        &mut item.trace,
+        (false, &mut item.get),
+        (true, &mut item.put),
+        (true, &mut item.post),
+        (false, &mut item.delete),
+        (true, &mut item.patch),
     ]
     .into_iter()
-    .filter_map(Option::as_mut)
+    .filter_map(|(write, operation)| Some((write, operation.as_mut()?)))
 }

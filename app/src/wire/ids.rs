@@ -77,7 +77,6 @@ string_id!(
 /// The error body of every 4xx/5xx answer. Read through [`ErrorBodyFields`] (see there why).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "ErrorBodyFields")]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     /// A stable machine code such as `not_found` or `rate_limited`.
     pub error: String,
@@ -104,6 +103,58 @@ pub struct ErrorBody {
     #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
     pub why: Option<Box<Why>>,
 }
+
+/// The error body's schema: `error` and `message`, and every optional field, those of the
+/// flattened parts too (written inline, each whole or absent).
+#[cfg(feature = "ssr")]
+impl utoipa::PartialSchema for ErrorBody {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{
+            RefOr,
+            schema::{ArrayBuilder, ObjectBuilder, Schema, Type},
+        };
+        let text = |about: &str| {
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .description(Some(about))
+        };
+        let mut body = ObjectBuilder::new()
+            .description(Some(
+                "The body of every 4xx/5xx answer of the JSON API (API.md \"Errors\").",
+            ))
+            .property("error", text("A stable machine code such as `not_found`"))
+            .required("error")
+            .property("message", text("A sentence a person can read"))
+            .required("message")
+            .property(
+                "queue_url",
+                text("Where a buyer without an admission token must go (not_admitted)"),
+            )
+            .property(
+                "seat_ids",
+                ArrayBuilder::new()
+                    .items(ObjectBuilder::new().schema_type(Type::String))
+                    .description(Some("The seats that were taken (seat_unavailable)")),
+            );
+        let parts = [
+            <Opening as utoipa::PartialSchema>::schema(),
+            <ProofChallenge as utoipa::PartialSchema>::schema(),
+            <Moved as utoipa::PartialSchema>::schema(),
+            <Why as utoipa::PartialSchema>::schema(),
+        ];
+        for part in parts {
+            if let RefOr::T(Schema::Object(part)) = part {
+                for (name, property) in part.properties {
+                    body = body.property(name, property);
+                }
+            }
+        }
+        body.into()
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl utoipa::ToSchema for ErrorBody {}
 
 /// What an account's refusal adds to an error: where to sign in (`unauthorized` from a room
 /// that takes accounts only), or the reason (`not_eligible` with `forbidden`).

@@ -147,7 +147,7 @@ async fn read(
     path = "/api/admin/events/{event_id}/audit",
     tag = "admin",
     summary = "Who changed this event's room, and what",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The entries, newest first", body = Vec<app::wire::AuditEntry>),
@@ -190,13 +190,14 @@ pub struct RecentQuery {
     path = "/api/admin/audit",
     tag = "admin",
     summary = "Every write by any operator or key, newest first",
-    params(("limit" = Option<u32>, Query, description = "How many entries")),
+    params(("limit" = Option<u32>, Query, description = "How many entries, 1 to 1,000")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The entries", body = Vec<app::wire::AuditEntry>),
         (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
         (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
-        (status = 400, description = "A bad limit", body = app::wire::ErrorBody),
+        (status = 400, description = "A limit that is not a number", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a limit out of 1 to 1,000", body = app::wire::ErrorBody),
     )
 )]
 pub async fn recent(

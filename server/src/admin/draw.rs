@@ -21,7 +21,7 @@ use crate::{
     path = "/api/admin/events/{event_id}/draw",
     tag = "admin",
     summary = "Set the draw's beacon (up to opens_at)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
     request_body = app::wire::BeaconUpdate,
     security(("operator_session" = []), ("api_key" = [])),
     responses(

@@ -23,7 +23,8 @@ use crate::{
     path = "/api/admin/events/{event_id}/eligible",
     tag = "admin",
     summary = "Replace the list of eligible accounts (a CSV of subjects, stored hashed)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    request_body(content = String, content_type = "text/csv", description = "The eligible accounts' subjects, one a line"),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "How many were stored", body = Object),

@@ -34,7 +34,8 @@ pub const MAX_SECONDS: i64 = 172_800;
     path = "/api/admin/events/{event_id}/nights",
     tag = "admin",
     summary = "Keep the night so far (its series and report)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    request_body(content = Object, description = "{}: a change by an operator carries a JSON body"),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The night", body = app::wire::Night),
@@ -71,7 +72,7 @@ pub async fn keep(
     path = "/api/admin/events/{event_id}/nights",
     tag = "admin",
     summary = "The nights kept",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The nights", body = Vec<app::wire::Night>),
@@ -111,7 +112,7 @@ async fn points(
     path = "/api/admin/events/{event_id}/nights/{night_id}/series",
     tag = "admin",
     summary = "A night's series, one point a second",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("night_id" = String, Path, description = "The night's id")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("night_id" = String, Path, description = "The night's id")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The points", body = Vec<app::wire::NightPoint>),
@@ -135,7 +136,7 @@ pub async fn series(
     path = "/api/admin/events/{event_id}/nights/{night_id}/csv",
     tag = "admin",
     summary = "A night's series as CSV",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("night_id" = String, Path, description = "The night's id")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("night_id" = String, Path, description = "The night's id")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The series", content_type = "text/csv"),

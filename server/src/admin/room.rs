@@ -32,7 +32,7 @@ fn dangerous(before: &Room, after: &Room) -> bool {
     path = "/api/admin/events/{event_id}/room",
     tag = "admin",
     summary = "Change the room's settings (within one second)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
     request_body = app::wire::RoomUpdate,
     security(("operator_session" = []), ("api_key" = [])),
     responses(

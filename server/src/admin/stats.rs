@@ -36,7 +36,7 @@ type Snapshot = (
     path = "/api/admin/events/{event_id}/stats",
     tag = "admin",
     summary = "The room's numbers now and each second of the last 10 minutes",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The stats", body = app::wire::Stats),

@@ -377,7 +377,7 @@ impl From<EntryRow> for PaymentEntry {
     path = "/api/admin/events/{event_id}/payments",
     tag = "admin",
     summary = "The event's payments and what reconciliation did",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The payments", body = app::wire::Payments),

@@ -223,6 +223,7 @@ pub async fn remove(
     tag = "operators",
     summary = "A one-time link (15 minutes) to enrol a passkey",
     params(("operator_id" = String, Path, description = "The operator's id")),
+    request_body(content = Object, description = "{}: a change by an operator carries a JSON body"),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The link", body = app::wire::Enrolment),

@@ -109,6 +109,7 @@ impl<'a> Asked<'a> {
     params(("X-Original-URI" = Option<String>, Header, description = "The original request's URI"), ("X-Forwarded-Host" = Option<String>, Header, description = "The original request's host"), ("Admission-Token" = Option<String>, Header, description = "The admission token (or its cookie)")),
     responses(
         (status = 200, description = "Passes (Anteroom-Buyer and Anteroom-Event headers when a room admits it)"),
+        (status = 400, description = "bad_request: the proxy passed no original URI", body = app::wire::ErrorBody),
         (status = 401, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
     )
 )]

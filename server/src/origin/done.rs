@@ -23,7 +23,7 @@ use crate::{
     path = "/api/events/{event_id}/admissions/done",
     tag = "admin",
     summary = "The ticketer's site says a buyer it was handed finished or left (an API key with admissions:done)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
     request_body = app::wire::Done,
     security(("operator_session" = []), ("api_key" = [])),
     responses(

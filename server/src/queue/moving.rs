@@ -280,10 +280,11 @@ pub async fn offer(
     path = "/api/events/{event_id}/queue/move",
     tag = "queue",
     summary = "A one-time code to move this place to another device (10 minutes)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
     security(("session" = [])),
     responses(
         (status = 201, description = "The code", body = app::wire::MoveCode),
+        (status = 400, description = "No DPoP proof, or a bad one, in a room that binds tokens", body = app::wire::ErrorBody),
         (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
         (status = 404, description = "not_in_queue: no place to move, or no such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the place has moved already", body = app::wire::ErrorBody),
@@ -430,7 +431,7 @@ async fn count_claim(state: &Line, client: &Client) -> Result<()> {
     path = "/api/events/{event_id}/queue/claim",
     tag = "queue",
     summary = "What a move code would bring (without taking it)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("code" = String, Query, description = "The move code")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("code" = String, Query, description = "The move code")),
     security(("session" = [])),
     responses(
         (status = 200, description = "The place the code moves", body = app::wire::ClaimPreview),
@@ -496,7 +497,7 @@ async fn preview_handler(
     path = "/api/events/{event_id}/queue/claim",
     tag = "queue",
     summary = "Take a place moved from another device",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
     request_body = app::wire::ClaimRequest,
     security(("session" = [])),
     responses(

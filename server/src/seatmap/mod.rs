@@ -82,13 +82,14 @@ struct SeatsQuery {
     path = "/api/events/{event_id}/seats",
     tag = "seats",
     summary = "The seat map (admitted buyers only)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters"), ("Admission-Token" = Option<String>, Header, description = "The admission token (or its cookie)"), ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens"), ("section" = Option<String>, Query, description = "Only this section"), ("form" = Option<String>, Query, description = "runs: the compact form of the map")),
+    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens"), ("form" = Option<String>, Query, description = "full (the default) or runs: the compact form of the map")),
     security(("session" = [], "admission" = [])),
     responses(
         (status = 200, description = "The seat map", body = app::wire::SeatMap),
         (status = 400, description = "A malformed query", body = app::wire::ErrorBody),
         (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
         (status = 403, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
+        (status = 422, description = "unprocessable: a form other than full or runs", body = app::wire::ErrorBody),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
     )
 )]
