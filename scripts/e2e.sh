@@ -3,22 +3,9 @@
 # demo event, the server on a free port, then node's test runner over end2end/tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-stamp="$(date +%s)_$$"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-export DATABASE_URL="postgres://postgres@127.0.0.1:5432/anteroom_e2e_${stamp}"
-export ANTEROOM_REDIS_PREFIX="e2e${stamp}"
-export ANTEROOM_ADDR="127.0.0.1:${port}"
-export ANTEROOM_METRICS_ADDR="127.0.0.1:0"
-# Every simulated buyer comes from 127.0.0.1: lift the per-address and per-network limits.
-export ANTEROOM_SESSIONS_PER_MINUTE=100000
-export ANTEROOM_JOINS_PER_NETWORK_PER_MINUTE=100000
-export ANTEROOM_PLACES_PER_NETWORK=100000
-# At least 32 random bytes, or the server refuses to start.
-export ANTEROOM_SESSION_SECRET="$(head -c 32 /dev/urandom | base64 | tr '+/' '-_')"
-export ANTEROOM_DATA_DIR="$(mktemp -d)"
-export ANTEROOM_URL="http://127.0.0.1:${port}"
+source scripts/throwaway.sh e2e
 # The buyers' OpenID provider (oidc-provider from npm, the tests' one): accounts' sign-in.
-oidc_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+oidc_port=$(free_port)
 export ANTEROOM_OIDC_ISSUER="http://127.0.0.1:${oidc_port}"
 export ANTEROOM_OIDC_CLIENT_SECRET="anteroom-test-secret"
 export ANTEROOM_OIDC_SCOPES="openid profile groups"
@@ -31,11 +18,8 @@ log="end2end/artifacts/server.log"
 mkdir -p end2end/artifacts
 
 cleanup() {
-  [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  throwaway_cleanup e2e
   [ -n "${oidc:-}" ] && kill "$oidc" 2>/dev/null && wait "$oidc" 2>/dev/null || true
-  psql -h 127.0.0.1 -U postgres -qc "drop database if exists anteroom_e2e_${stamp} with (force)" postgres >/dev/null 2>&1 || true
-  redis-cli --scan --pattern "${ANTEROOM_REDIS_PREFIX}:*" | xargs -r redis-cli del >/dev/null 2>&1 || true
-  rm -rf "$ANTEROOM_DATA_DIR"
 }
 trap cleanup EXIT
 

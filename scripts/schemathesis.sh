@@ -15,26 +15,10 @@ if [ ! -x "$venv/bin/schemathesis" ]; then
 fi
 [ "${1:-}" = "--install" ] && exit 0
 bin="${ANTEROOM_BIN:-./target/release/anteroom}"
-stamp="$(date +%s)_$$"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-export DATABASE_URL="postgres://postgres@127.0.0.1:5432/anteroom_st_${stamp}"
-export ANTEROOM_REDIS_PREFIX="st${stamp}"
-export ANTEROOM_ADDR="127.0.0.1:${port}"
-export ANTEROOM_METRICS_ADDR="127.0.0.1:0"
-# The fuzzer is one client at one address: lift the per-address and per-network limits.
-export ANTEROOM_SESSIONS_PER_MINUTE=1000000
-export ANTEROOM_JOINS_PER_NETWORK_PER_MINUTE=1000000
-export ANTEROOM_PLACES_PER_NETWORK=1000000
-export ANTEROOM_SESSION_SECRET="$(head -c 32 /dev/urandom | base64 | tr '+/' '-_')"
-export ANTEROOM_DATA_DIR="$(mktemp -d)"
-url="http://127.0.0.1:${port}"
+source scripts/throwaway.sh st
+url="$ANTEROOM_URL"
 mkdir -p target/schemathesis
-cleanup() {
-  [ -n "${server:-}" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
-  psql -h 127.0.0.1 -U postgres -qc "drop database if exists anteroom_st_${stamp} with (force)" postgres >/dev/null 2>&1 || true
-  redis-cli --scan --pattern "${ANTEROOM_REDIS_PREFIX}:*" | xargs -r redis-cli del >/dev/null 2>&1 || true
-  rm -rf "$ANTEROOM_DATA_DIR"
-}
+cleanup() { throwaway_cleanup st; }
 trap cleanup EXIT
 "$bin" demo >/dev/null
 key="$("$bin" keys add --name schemathesis \
