@@ -5,7 +5,8 @@ SHELL := /bin/bash
 # Serve Anteroom with a demo event on http://127.0.0.1:3000 (installs what is missing first).
 run:
 	scripts/run.sh
-# Everything CI checks: fmt, clippy, the alerting rules, the Rust tests, the browser tests.
+# Everything CI checks: fmt, clippy, the alerting rules, the Rust tests, the API fuzzer
+# (Schemathesis), the browser tests.
 test:
 	scripts/test.sh
 # Throughput and latency of the hot paths beside raw Redis and Postgres, what rooms at rest
