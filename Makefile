@@ -22,6 +22,9 @@ bench:
 	cargo build --release -p loadtest
 	cargo run -q --release -p loadtest --bin bench -- line | tee bench-results/line.txt
 	cargo run -q --release -p loadtest --bin bench -- holds | tee bench-results/holds.txt
+	# The same with every request's trace exported over OTLP (issue 36: what traces cost).
+	cargo run -q --release -p loadtest --bin bench -- line --rounds 2 --traces | tee bench-results/line-traced.txt
+	cargo run -q --release -p loadtest --bin bench -- holds --traces | tee bench-results/holds-traced.txt
 	cargo run -q --release -p loadtest --bin bench -- gated | tee bench-results/gated.txt
 	cargo build -q --release -p anteroom-verify --example origin
 	cargo run -q --release -p loadtest --bin bench -- gate | tee bench-results/gate.txt

@@ -64,6 +64,10 @@ struct Cli {
     /// Concurrent clients.
     #[arg(long, default_value_t = 16, global = true)]
     concurrency: usize,
+    /// Export the server's traces over OTLP/HTTP (protobuf), as production would to a
+    /// collector: to a sink here that reads and drops them. For the overhead of traces.
+    #[arg(long, global = true)]
+    traces: bool,
 }
 
 #[derive(Subcommand)]
@@ -1208,9 +1212,35 @@ fn bench_pow(bits: u32, wasm: &Path, hashes: u64) {
     );
 }
 
+/// An OTLP/HTTP receiver that reads every export and drops it; its base URL.
+async fn trace_sink() -> String {
+    let app = axum::Router::new().route(
+        "/v1/traces",
+        axum::routing::post(|_: axum::body::Bytes| async { "" }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    url
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
+    let _telemetry = if cli.traces {
+        let endpoint = trace_sink().await;
+        println!("traces: every request's spans exported over OTLP/HTTP to a sink at {endpoint}");
+        Some(anteroom::telemetry::init_with(
+            false,
+            "warn",
+            Some(anteroom::telemetry::Otlp {
+                endpoint,
+                json: false,
+            }),
+        ))
+    } else {
+        None
+    };
     match cli.what {
         What::Line {
             requests,

@@ -14,7 +14,8 @@ use tokio_util::sync::CancellationToken;
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    telemetry::init(cli.config.log_json);
+    // Kept to the end: dropping it flushes the traces not sent yet.
+    let _telemetry = telemetry::init(cli.config.log_json);
     match run(cli).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

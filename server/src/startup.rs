@@ -362,14 +362,24 @@ pub fn router(state: AppState) -> Router {
 
 /// The span every log line of a request carries: its method, its path and its request id.
 /// The path only, never the query: a query may carry a secret (a move code in `?claim=`), and
-/// every warning inside the request would copy it into the logs.
+/// every warning inside the request would copy it into the logs. With traces on, it is the
+/// request's root span, in the trace its request id names (`telemetry::join_trace`).
 fn request_span<B>(req: &http::Request<B>) -> tracing::Span {
     let id = req
         .headers()
         .get("x-request-id")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request_id = %id)
+    let span = tracing::info_span!(
+        "request",
+        method = %req.method(),
+        path = %req.uri().path(),
+        request_id = %id,
+        otel.name = tracing::field::Empty,
+        otel.kind = tracing::field::Empty,
+    );
+    crate::telemetry::join_trace(&span, req, id);
+    span
 }
 
 /// Compression of pages and JSON when the client accepts it: brotli or gzip at a middle

@@ -127,6 +127,15 @@ impl Instance {
     /// environment variable) and waits until it serves. Cargo tells only the server's own
     /// tests where it built the binary (`CARGO_BIN_EXE_anteroom`), hence the parameter.
     pub async fn serve(binary: impl AsRef<Path>, config: &Config) -> Self {
+        Self::serve_with(binary, config, &[]).await
+    }
+
+    /// [`Instance::serve`] with more environment variables (e.g. `OTEL_*`).
+    pub async fn serve_with(
+        binary: impl AsRef<Path>,
+        config: &Config,
+        env: &[(&str, &str)],
+    ) -> Self {
         let mut command = Command::new(binary.as_ref());
         command
             .arg("serve")
@@ -157,6 +166,7 @@ impl Instance {
                 command.env(name, s.expose());
             }
         }
+        command.envs(env.iter().copied());
         let mut child = command.spawn().expect("the anteroom binary starts");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = tokio::sync::oneshot::channel();

@@ -68,6 +68,7 @@ pub enum Claimed {
 
 /// Takes the hold's payment for `claim_for`: the pending one nobody drives, else a new
 /// attempt if none is pending or succeeded.
+#[tracing::instrument(name = "postgres payment claim", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client", db.system = "postgresql", db.operation = "payment claim"))]
 pub async fn claim(
     db: &PgPool,
     hold: &app::wire::Hold,
@@ -131,6 +132,7 @@ pub async fn claim(
 
 /// Hands a pending payment back (its request is done with it without an outcome), so that a
 /// retry may drive it at once.
+#[tracing::instrument(name = "postgres payment release", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client", db.system = "postgresql", db.operation = "payment release"))]
 pub async fn release(db: &PgPool, id: i64) -> Result<()> {
     sqlx::query(
         "update payment set claimed_until = now(), updated_at = now() \
@@ -144,6 +146,7 @@ pub async fn release(db: &PgPool, id: i64) -> Result<()> {
 
 /// Ends a pending payment without a sale (`declined`, `refunded`, `failed`). False if it was
 /// not pending any more.
+#[tracing::instrument(name = "postgres payment end", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client", db.system = "postgresql", db.operation = "payment end"))]
 pub async fn end(db: &PgPool, id: i64, state: &str, note: Option<&str>) -> Result<bool> {
     let done = sqlx::query(
         "update payment set state = $2, note = $3, updated_at = now() \
@@ -194,6 +197,7 @@ impl From<crate::error::Error> for SettleError {
 /// them before the commit), the hold becomes purchased, its seats sold, the sale recorded and
 /// the payment `succeeded` with `charge_id`, all in one commit. Otherwise [`Settled::HoldGone`]:
 /// the charge is refunded and no sale records seats the buyer does not get.
+#[tracing::instrument(name = "postgres payment settle", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client", db.system = "postgresql", db.operation = "payment settle"))]
 pub async fn settle(
     db: &PgPool,
     payment: &PaymentRow,

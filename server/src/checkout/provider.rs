@@ -68,6 +68,7 @@ impl Payments {
 
     /// Charges `amount_cents` of `currency` (ISO 4217) once for `key`, retrying after 429s
     /// until `deadline`.
+    #[tracing::instrument(name = "provider charge", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
     pub async fn charge(
         &self,
         key: &str,
@@ -148,6 +149,7 @@ impl Payments {
     }
 
     /// What the provider has under `key`: `None` when no charge was ever made with it.
+    #[tracing::instrument(name = "provider lookup", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
     pub async fn lookup(&self, key: &str) -> Result<Option<Charge>, Error> {
         let r = self
             .http
@@ -171,6 +173,7 @@ impl Payments {
 
     /// Refunds a charge (a hold that ended while its payment ran, a sale that could not be
     /// recorded). Refunding a refunded charge again is no error.
+    #[tracing::instrument(name = "provider refund", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
     pub async fn refund(&self, charge_id: &str) -> Result<(), Error> {
         let r = self
             .http

@@ -65,6 +65,7 @@ struct LockedSeat {
 ///
 /// The transaction's own duration and its wait for a connection are recorded however it ends
 /// (`state.health`, the automatic rate's signal, and the metrics).
+#[tracing::instrument(name = "postgres hold", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client", db.system = "postgresql", db.operation = "hold"))]
 pub async fn create(
     state: &HoldPath,
     buyer: &BuyerId,
@@ -308,6 +309,7 @@ async fn free_after_expiry(tx: &mut PgConnection, seats: &[LockedSeat]) -> Resul
 /// Releases `buyer`'s hold: its seats are available again at once. Returns the event whose
 /// seats changed (`None` if nothing changed: the hold had already ended). A purchased hold
 /// cannot be released (409); another buyer's hold is 404.
+#[tracing::instrument(name = "postgres release", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client", db.system = "postgresql", db.operation = "release"))]
 pub async fn release(db: &PgPool, hold_id: &HoldId, buyer: &BuyerId) -> Result<Option<String>> {
     let mut tx = db.begin().await?;
     let row: Option<(String, Text<HoldStatus>)> = sqlx::query_as(

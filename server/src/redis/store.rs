@@ -18,6 +18,8 @@ use ::redis::{
     cluster_async::ClusterConnection,
 };
 
+use tracing::Instrument;
+
 use crate::config::Config;
 
 /// Retries of the cluster client after MOVED, TRYAGAIN or a lost node: enough to follow a slot
@@ -69,12 +71,27 @@ impl Redis {
     }
 }
 
+/// With traces on, every command and pipeline is a span of its own (`telemetry`): its
+/// command's name, and a script's first key (which names its event). Off, the span is a
+/// disabled callsite's check and the call is not wrapped.
 impl ConnectionLike for Redis {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
-        match self {
+        let call = match self {
             Self::Single(c) => c.req_packed_command(cmd),
             Self::Cluster(c) => c.req_packed_command(cmd),
+        };
+        let span = tracing::debug_span!(
+            target: "anteroom::trace",
+            "redis",
+            otel.name = %format_args!("redis {}", arg(cmd, 0)),
+            otel.kind = "client",
+            db.system = "redis",
+            db.key = %first_key(cmd),
+        );
+        if span.is_disabled() {
+            return call;
         }
+        Box::pin(call.instrument(span))
     }
 
     fn req_packed_commands<'a>(
@@ -83,10 +100,22 @@ impl ConnectionLike for Redis {
         offset: usize,
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
-        match self {
+        let call = match self {
             Self::Single(c) => c.req_packed_commands(pipeline, offset, count),
             Self::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        };
+        let span = tracing::debug_span!(
+            target: "anteroom::trace",
+            "redis",
+            otel.name = "redis pipeline",
+            otel.kind = "client",
+            db.system = "redis",
+            db.commands = pipeline.cmd_iter().count(),
+        );
+        if span.is_disabled() {
+            return call;
         }
+        Box::pin(call.instrument(span))
     }
 
     fn get_db(&self) -> i64 {
@@ -94,6 +123,22 @@ impl ConnectionLike for Redis {
             Self::Single(c) => c.get_db(),
             Self::Cluster(c) => c.get_db(),
         }
+    }
+}
+
+/// The `n`th argument of `cmd` as text (empty when it has none, or not text).
+fn arg(cmd: &Cmd, n: usize) -> &str {
+    match cmd.args_iter().nth(n) {
+        Some(::redis::Arg::Simple(bytes)) => std::str::from_utf8(bytes).unwrap_or(""),
+        _ => "",
+    }
+}
+
+/// The first key of a script's call (EVALSHA sha numkeys key...), or of a plain command.
+fn first_key(cmd: &Cmd) -> &str {
+    match arg(cmd, 0) {
+        "EVALSHA" | "EVAL" | "evalsha" | "eval" => arg(cmd, 3),
+        _ => arg(cmd, 1),
     }
 }
 

@@ -39,3 +39,4 @@ mod signin;
 mod soldout;
 mod startup;
 mod tokens;
+mod traces;
