@@ -25,6 +25,8 @@ bench:
 	# The same with every request's trace exported over OTLP (issue 36: what traces cost).
 	cargo run -q --release -p loadtest --bin bench -- line --rounds 2 --traces | tee bench-results/line-traced.txt
 	cargo run -q --release -p loadtest --bin bench -- holds --traces | tee bench-results/holds-traced.txt
+	cargo run -q --release -p loadtest --bin bench -- line --rounds 2 --traces --trace-ratio 0.01 \
+		| tee bench-results/line-sampled.txt
 	cargo run -q --release -p loadtest --bin bench -- gated | tee bench-results/gated.txt
 	cargo build -q --release -p anteroom-verify --example origin
 	cargo run -q --release -p loadtest --bin bench -- gate | tee bench-results/gate.txt

@@ -68,6 +68,9 @@ struct Cli {
     /// collector: to a sink here that reads and drops them. For the overhead of traces.
     #[arg(long, global = true)]
     traces: bool,
+    /// With `--traces`: the share of requests traced (OTEL_TRACES_SAMPLER_ARG's meaning).
+    #[arg(long, default_value_t = 1.0, global = true)]
+    trace_ratio: f64,
 }
 
 #[derive(Subcommand)]
@@ -1229,13 +1232,17 @@ async fn main() {
     let cli = Cli::parse();
     let _telemetry = if cli.traces {
         let endpoint = trace_sink().await;
-        println!("traces: every request's spans exported over OTLP/HTTP to a sink at {endpoint}");
+        println!(
+            "traces: a share {} of requests' spans exported over OTLP/HTTP to a sink at {endpoint}",
+            cli.trace_ratio
+        );
         Some(anteroom::telemetry::init_with(
             false,
             "warn",
             Some(anteroom::telemetry::Otlp {
                 endpoint,
                 json: false,
+                ratio: cli.trace_ratio,
             }),
         ))
     } else {

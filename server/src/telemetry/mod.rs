@@ -20,11 +20,16 @@ use std::sync::{
 };
 
 use axum::http::{HeaderValue, Request};
+use opentelemetry::trace::SpanKind;
 use opentelemetry::trace::{
     SpanContext, SpanId, TraceContextExt, TraceFlags, TraceId, TraceState, TracerProvider,
 };
 use opentelemetry_otlp::{Protocol, SpanExporter, WithExportConfig};
-use opentelemetry_sdk::{Resource, propagation::TraceContextPropagator, trace::SdkTracerProvider};
+use opentelemetry_sdk::{
+    Resource,
+    propagation::TraceContextPropagator,
+    trace::{Sampler, SamplingDecision, SdkTracerProvider, ShouldSample},
+};
 use tower_http::request_id::{MakeRequestId, RequestId};
 use tracing::Level;
 use tracing_opentelemetry::OpenTelemetrySpanExt;
@@ -35,9 +40,11 @@ use tracing_subscriber::{
 pub mod metrics;
 
 /// Request ids unique across instances and restarts, and valid trace ids: 64 random bits
-/// drawn when the instance starts, then a 64-bit counter, as 32 lowercase hex characters. One
-/// atomic add a request, where a UUID v4 cost a `getrandom` system call each (a tenth of the
-/// system calls of a join).
+/// drawn when the instance starts, then a 64-bit counter scrambled by a bijection (so still
+/// unique), as 32 lowercase hex characters. Scrambled, because samplers read a trace id's
+/// right-hand half as its randomness (W3C Trace Context): a bare counter there would trace
+/// every request at any ratio. One atomic add a request, where a UUID v4 cost a `getrandom`
+/// system call each (a tenth of the system calls of a join).
 #[derive(Clone)]
 pub struct RequestIds {
     prefix: u64,
@@ -63,10 +70,17 @@ impl Default for RequestIds {
 impl MakeRequestId for RequestIds {
     fn make_request_id<B>(&mut self, _: &Request<B>) -> Option<RequestId> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
-        HeaderValue::from_str(&format!("{:016x}{n:016x}", self.prefix))
+        HeaderValue::from_str(&format!("{:016x}{:016x}", self.prefix, scramble(n)))
             .ok()
             .map(RequestId::new)
     }
+}
+
+/// splitmix64's finalizer: a bijection of u64 whose outputs look uniformly random.
+fn scramble(mut n: u64) -> u64 {
+    n = (n ^ (n >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    n = (n ^ (n >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    n ^ (n >> 31)
 }
 
 /// The target of the spans that exist for traces only (Redis commands, transactions, the
@@ -88,11 +102,13 @@ impl Drop for Telemetry {
 }
 
 /// Where traces go: an OTLP/HTTP collector's base URL (`/v1/traces` is added), in protobuf or
-/// JSON.
+/// JSON, and the share of requests traced (0 to 1, by trace id: the same requests on every
+/// instance and in every collector's eyes).
 #[derive(Clone, Debug)]
 pub struct Otlp {
     pub endpoint: String,
     pub json: bool,
+    pub ratio: f64,
 }
 
 impl Otlp {
@@ -101,7 +117,15 @@ impl Otlp {
     pub fn from_env() -> Option<Self> {
         let endpoint = std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").ok()?;
         let json = std::env::var("OTEL_EXPORTER_OTLP_PROTOCOL").as_deref() == Ok("http/json");
-        Some(Self { endpoint, json })
+        let ratio = std::env::var("OTEL_TRACES_SAMPLER_ARG")
+            .ok()
+            .and_then(|r| r.parse::<f64>().ok())
+            .unwrap_or(1.0);
+        Some(Self {
+            endpoint,
+            json,
+            ratio,
+        })
     }
 }
 
@@ -158,10 +182,27 @@ fn exporter(otlp: &Otlp) -> Result<SdkTracerProvider, opentelemetry_otlp::Export
         .with_endpoint(format!("{}/v1/traces", otlp.endpoint.trim_end_matches('/')))
         .build()?;
     let service = std::env::var("OTEL_SERVICE_NAME").unwrap_or_else(|_| "anteroom".into());
+    let ratio = otlp.ratio.clamp(0.0, 1.0);
+    let _ = RATIO.set(ratio);
     Ok(SdkTracerProvider::builder()
+        .with_sampler(Sampler::ParentBased(Box::new(Sampler::TraceIdRatioBased(
+            ratio,
+        ))))
         .with_batch_exporter(exporter)
         .with_resource(Resource::builder().with_service_name(service).build())
         .build())
+}
+
+/// The share of requests traced, as [`init_with`] was told.
+static RATIO: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+
+/// Whether the trace `trace_id` is traced at `ratio`: the SDK's own rule by trace id, so a
+/// request id's trace and the SDK's decisions for traces without one agree.
+fn sampled(trace_id: TraceId, ratio: f64) -> bool {
+    Sampler::TraceIdRatioBased(ratio)
+        .should_sample(None, trace_id, "", &SpanKind::Server, &[], &[])
+        .decision
+        == SamplingDecision::RecordAndSample
 }
 
 /// Whether traces are exported (a layer of [`init`] is on).
@@ -192,11 +233,51 @@ pub fn join_trace<B>(span: &tracing::Span, req: &Request<B>, request_id: &str) {
         let parent = SpanContext::new(
             trace_id,
             SpanId::from(rand::random::<u64>() | 1),
-            TraceFlags::SAMPLED,
+            if sampled(trace_id, *RATIO.get().unwrap_or(&1.0)) {
+                TraceFlags::SAMPLED
+            } else {
+                TraceFlags::default()
+            },
             true,
             TraceState::default(),
         );
         opentelemetry::Context::new().with_remote_span_context(parent)
     };
     let _ = span.set_parent(context);
+}
+
+#[cfg(test)]
+mod tests {
+    use opentelemetry::trace::TraceId;
+
+    use super::{RequestIds, sampled};
+
+    fn ids(n: usize) -> Vec<TraceId> {
+        let mut make = RequestIds::new();
+        (0..n)
+            .map(|_| {
+                let id = tower_http::request_id::MakeRequestId::make_request_id(
+                    &mut make,
+                    &axum::http::Request::new(()),
+                )
+                .unwrap();
+                TraceId::from_hex(id.header_value().to_str().unwrap()).unwrap()
+            })
+            .collect()
+    }
+
+    /// Request ids are trace ids, and the share traced follows the ratio: none at 0, all at 1,
+    /// about the ratio between (by the id's random part and its counter alike).
+    #[test]
+    fn request_ids_are_trace_ids_sampled_at_the_ratio() {
+        let ids = ids(20_000);
+        assert!(ids.iter().all(|id| *id != TraceId::INVALID));
+        let distinct: std::collections::HashSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
+        let share = |ratio| ids.iter().filter(|id| sampled(**id, ratio)).count();
+        assert_eq!(share(0.0), 0);
+        assert_eq!(share(1.0), ids.len());
+        let tenth = share(0.1);
+        assert!((1_500..2_500).contains(&tenth), "{tenth} of 20,000 at 0.1");
+    }
 }
