@@ -8,7 +8,10 @@
 //!   and API keys;
 //! - the answers any operation may give from the layers in front of every handler: 408 (a
 //!   body too slow to arrive), 413 (a body above 1 MiB), 500 and 503 (shed under load, or
-//!   Redis or Postgres unreachable), each with the error body.
+//!   Redis or Postgres unreachable), each with the error body;
+//! - the answers of the operators' guard (operators/guard.rs) on every operator route: 401,
+//!   403, and 415 on a change without a JSON body;
+//! - [`EventPath`], the `{event_id}` of every route that has one.
 //!
 //! Invariant: every route of the API's router is an operation of the document with the same
 //! method, and every operation is a route (server/tests/api/openapi.rs asks the router for
@@ -29,6 +32,16 @@ use utoipa::{
         security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme},
     },
 };
+
+/// The `{event_id}` path parameter, as every operation of an event declares it.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct EventPath {
+    /// The event's id: a-z, 0-9 and -, 1 to 64 characters.
+    #[param(example = "demo")]
+    event_id: String,
+}
 
 /// The document's frame: its title, version and the additions above. Its operations come
 /// from each capability's `Api`, merged in [`document`].
@@ -169,21 +182,40 @@ impl Modify for Everywhere {
         };
         for item in document.paths.paths.values_mut() {
             for (write, operation) in operations(item) {
-                // The operators' guard (operators/guard.rs) takes a change only as JSON (or a
-                // CSV list), whatever the route: a form of another site cannot send one.
+                // The operators' guard (operators/guard.rs) answers for every operator route:
+                // who is asking, whether their role and scope allow it, and (a change) that it
+                // comes as JSON, which a form of another site cannot send.
                 let operators = operation
                     .security
                     .iter()
                     .flatten()
                     .any(|s| serde_json::to_value(s).is_ok_and(|s| s.get("api_key").is_some()));
-                if write && operators {
-                    operation.responses.responses.insert(
-                        "415".to_owned(),
-                        ResponseBuilder::new()
-                            .description("unsupported_media_type: a change without a JSON body")
-                            .content("application/json", error())
-                            .into(),
-                    );
+                let guard = [
+                    (
+                        true,
+                        "401",
+                        "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)",
+                    ),
+                    (true, "403", "forbidden: out of role or out of scope"),
+                    (
+                        write,
+                        "415",
+                        "unsupported_media_type: a change without a JSON body",
+                    ),
+                ];
+                for (applies, status, description) in guard {
+                    if operators && applies {
+                        operation
+                            .responses
+                            .responses
+                            .entry(status.to_owned())
+                            .or_insert_with(|| {
+                                ResponseBuilder::new()
+                                    .description(description)
+                                    .content("application/json", error())
+                                    .into()
+                            });
+                    }
                 }
                 for (status, description) in LAYERS {
                     operation

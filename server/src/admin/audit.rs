@@ -147,12 +147,10 @@ async fn read(
     path = "/api/admin/events/{event_id}/audit",
     tag = "admin",
     summary = "Who changed this event's room, and what",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The entries, newest first", body = Vec<app::wire::AuditEntry>),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
     )
 )]
@@ -194,8 +192,6 @@ pub struct RecentQuery {
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The entries", body = Vec<app::wire::AuditEntry>),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 400, description = "A limit that is not a number", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a limit out of 1 to 1,000", body = app::wire::ErrorBody),
     )

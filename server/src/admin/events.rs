@@ -21,8 +21,6 @@ use crate::{
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The event", body = app::wire::Event),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the id is taken", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),

@@ -34,13 +34,11 @@ pub const MAX_SECONDS: i64 = 172_800;
     path = "/api/admin/events/{event_id}/nights",
     tag = "admin",
     summary = "Keep the night so far (its series and report)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     request_body(content = Object, description = "{}: a change by an operator carries a JSON body"),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The night", body = app::wire::Night),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
     )
 )]
@@ -72,12 +70,10 @@ pub async fn keep(
     path = "/api/admin/events/{event_id}/nights",
     tag = "admin",
     summary = "The nights kept",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The nights", body = Vec<app::wire::Night>),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
     )
 )]
@@ -112,12 +108,10 @@ async fn points(
     path = "/api/admin/events/{event_id}/nights/{night_id}/series",
     tag = "admin",
     summary = "A night's series, one point a second",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("night_id" = String, Path, description = "The night's id")),
+    params(crate::openapi::EventPath, ("night_id" = String, Path, description = "The night's id")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The points", body = Vec<app::wire::NightPoint>),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
     )
 )]
@@ -136,12 +130,10 @@ pub async fn series(
     path = "/api/admin/events/{event_id}/nights/{night_id}/csv",
     tag = "admin",
     summary = "A night's series as CSV",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("night_id" = String, Path, description = "The night's id")),
+    params(crate::openapi::EventPath, ("night_id" = String, Path, description = "The night's id")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The series", content_type = "text/csv"),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
     )
 )]

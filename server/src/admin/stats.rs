@@ -36,12 +36,10 @@ type Snapshot = (
     path = "/api/admin/events/{event_id}/stats",
     tag = "admin",
     summary = "The room's numbers now and each second of the last 10 minutes",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The stats", body = app::wire::Stats),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
     )
 )]

@@ -381,12 +381,10 @@ impl From<EntryRow> for PaymentEntry {
     path = "/api/admin/events/{event_id}/payments",
     tag = "admin",
     summary = "The event's payments and what reconciliation did",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The payments", body = app::wire::Payments),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
     )
 )]

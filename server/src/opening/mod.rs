@@ -82,7 +82,7 @@ where
     path = "/api/events/{event_id}/draw",
     tag = "queue",
     summary = "The published draw of the pre-queue: its commitment, then its secret, seed and order",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     responses(
         (status = 200, description = "The draw", body = app::wire::Draw),
         (status = 404, description = "No such event, or no draw for it", body = app::wire::ErrorBody),

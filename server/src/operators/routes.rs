@@ -79,8 +79,6 @@ async fn methods(State(state): State<AppState>) -> Json<SignInMethods> {
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The operator or key", body = app::wire::Whoami),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
     )
 )]
 pub async fn whoami(actor: Actor) -> Json<Whoami> {
@@ -96,8 +94,6 @@ pub async fn whoami(actor: Actor) -> Json<Whoami> {
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The operators", body = Vec<app::wire::OperatorAccount>),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
     )
 )]
 pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<OperatorAccount>>> {
@@ -114,8 +110,6 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<OperatorAcco
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "Added", body = app::wire::OperatorAccount),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: that email is taken", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
@@ -149,8 +143,6 @@ pub async fn add(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "Changed", body = app::wire::OperatorAccount),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 404, description = "No such operator", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the last admin stays admin", body = app::wire::ErrorBody),
@@ -190,8 +182,6 @@ pub async fn update(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 204, description = "Removed"),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such operator", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the last admin stays", body = app::wire::ErrorBody),
     )
@@ -227,8 +217,6 @@ pub async fn remove(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The link", body = app::wire::Enrolment),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such operator", body = app::wire::ErrorBody),
     )
 )]
@@ -269,8 +257,6 @@ fn no_operator(id: &str) -> Error {
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The sessions", body = Vec<app::wire::OperatorSession>),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
     )
 )]
 pub async fn list_sessions(
@@ -290,8 +276,6 @@ pub async fn list_sessions(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 204, description = "Ended"),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such session", body = app::wire::ErrorBody),
     )
 )]
@@ -320,8 +304,6 @@ pub async fn end_session(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The keys", body = Vec<app::wire::ApiKey>),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
     )
 )]
 pub async fn list_keys(State(state): State<AppState>) -> Result<Json<Vec<ApiKey>>> {
@@ -338,8 +320,6 @@ pub async fn list_keys(State(state): State<AppState>) -> Result<Json<Vec<ApiKey>
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The key and its secret", body = app::wire::ApiKeyCreated),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
     )
@@ -371,8 +351,6 @@ pub async fn add_key(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)", body = app::wire::ErrorBody),
-        (status = 403, description = "forbidden: out of role or out of scope", body = app::wire::ErrorBody),
         (status = 404, description = "No such key", body = app::wire::ErrorBody),
     )
 )]

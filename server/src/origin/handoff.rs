@@ -123,7 +123,7 @@ pub struct Continue {
     path = "/events/{event_id}/continue",
     tag = "gate",
     summary = "An admitted buyer goes on to the ticketer's site (a redirect)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     responses(
         (status = 303, description = "To the target with a hand-over token, or back to the event page"),
         (status = 404, description = "not_found: no such event", body = app::wire::ErrorBody),

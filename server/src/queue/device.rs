@@ -182,7 +182,7 @@ where
     path = "/api/events/{event_id}/refusals/no-script",
     tag = "queue",
     summary = "Counts a page without script refused by a room that binds tokens (a beacon)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     responses(
         (status = 204, description = "Counted"),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),

@@ -82,7 +82,7 @@ struct SeatsQuery {
     path = "/api/events/{event_id}/seats",
     tag = "seats",
     summary = "The seat map (admitted buyers only)",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo"), ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens"), ("form" = Option<String>, Query, description = "full (the default) or runs: the compact form of the map")),
+    params(crate::openapi::EventPath, ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens"), ("form" = Option<String>, Query, description = "full (the default) or runs: the compact form of the map")),
     security(("session" = [], "admission" = [])),
     responses(
         (status = 200, description = "The seat map", body = app::wire::SeatMap),

@@ -198,7 +198,7 @@ where
     path = "/api/events/{event_id}/admission",
     tag = "session",
     summary = "Whether the admission token admits this buyer to this event",
-    params(("event_id" = String, Path, description = "The event's id: a-z, 0-9 and -, 1 to 64 characters", example = "demo")),
+    params(crate::openapi::EventPath),
     security(("session" = [], "admission" = [])),
     responses(
         (status = 200, description = "Admitted", body = Object),

@@ -167,6 +167,30 @@ async fn every_operation_says_its_errors_and_every_schema_it_names_exists() {
     for (path, item) in document["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
             let responses = operation["responses"].as_object().unwrap();
+            // Each `{name}` of the path is a declared path parameter.
+            for name in path
+                .split('/')
+                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+            {
+                let declared = operation["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|p| p["name"] == name && p["in"] == "path" && p["required"] == true);
+                assert!(
+                    declared,
+                    "{method} {path}: {name} is not a declared path parameter"
+                );
+            }
+            // The operators' guard's answers, on every route it guards.
+            if operation["security"].to_string().contains("api_key") {
+                for status in ["401", "403"] {
+                    assert!(
+                        responses.contains_key(status),
+                        "{method} {path}: no {status}"
+                    );
+                }
+            }
             for status in ["413", "500", "503"] {
                 assert!(
                     responses.contains_key(status),
