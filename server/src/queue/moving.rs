@@ -438,6 +438,7 @@ async fn count_claim(state: &Line, client: &Client) -> Result<()> {
         (status = 400, description = "No code", body = app::wire::ErrorBody),
         (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
         (status = 404, description = "not_found: a used, expired or unknown code; or no such event", body = app::wire::ErrorBody),
+        (status = 409, description = "conflict: the buyer's own move code (it is opened on the other device)", body = app::wire::ErrorBody),
         (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
     )
 )]
