@@ -192,6 +192,18 @@ pub fn cross_site(headers: &HeaderMap) -> bool {
     }
 }
 
+/// The `{event_id}` path parameter, as every operation of an event declares it in the API's
+/// document (`crate::openapi`): here, beside the id's extractor, so that the capabilities that
+/// declare it import nothing of the document that lists them.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct EventPath {
+    /// The event's id: a-z, 0-9 and -, 1 to 64 characters.
+    #[param(example = "demo")]
+    event_id: String,
+}
+
 #[cfg(test)]
 mod tests {
     use axum::http::HeaderValue;
@@ -259,3 +271,4 @@ mod tests {
         }
     }
 }
+

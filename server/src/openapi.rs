@@ -11,7 +11,8 @@
 //!   Redis or Postgres unreachable), each with the error body;
 //! - the answers of the operators' guard (operators/guard.rs) on every operator route: 401,
 //!   403, and 415 on a change without a JSON body;
-//! - [`EventPath`], the `{event_id}` of every route that has one.
+//! - ([`crate::extract::EventPath`], the `{event_id}` of every route that has one, lies
+//!   with the extractor of that id, below every capability that declares it.)
 //!
 //! Invariant: every route of the API's router is an operation of the document with the same
 //! method, and every operation is a route (server/tests/api/openapi.rs asks the router for
@@ -32,16 +33,6 @@ use utoipa::{
         security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme},
     },
 };
-
-/// The `{event_id}` path parameter, as every operation of an event declares it.
-#[derive(utoipa::IntoParams)]
-#[into_params(parameter_in = Path)]
-#[allow(dead_code)]
-pub struct EventPath {
-    /// The event's id: a-z, 0-9 and -, 1 to 64 characters.
-    #[param(example = "demo")]
-    event_id: String,
-}
 
 /// The document's frame: its title, version and the additions above. Its operations come
 /// from each capability's `Api`, merged in [`document`].

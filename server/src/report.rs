@@ -457,7 +457,7 @@ impl Tally {
     path = "/api/events/{event_id}/report",
     tag = "report",
     summary = "The night's report: estimates against real waits, admissions out of order",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     responses(
         (status = 200, description = "The report", body = app::wire::Report),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
@@ -505,7 +505,7 @@ fn paging(query: &HashMap<String, String>) -> Result<(u64, u64)> {
     path = "/api/events/{event_id}/report/admissions",
     tag = "report",
     summary = "Every admission in order, with its arrival number",
-    params(crate::openapi::EventPath, ("after" = Option<u64>, Query, description = "Entries after this n"), ("limit" = Option<u32>, Query, description = "1 to 10,000")),
+    params(crate::extract::EventPath, ("after" = Option<u64>, Query, description = "Entries after this n"), ("limit" = Option<u32>, Query, description = "1 to 10,000")),
     responses(
         (status = 200, description = "A page of the log", body = app::wire::AdmissionLog),
         (status = 400, description = "An after or limit that is not a number", body = app::wire::ErrorBody),

@@ -147,7 +147,7 @@ async fn read(
     path = "/api/admin/events/{event_id}/audit",
     tag = "admin",
     summary = "Who changed this event's room, and what",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The entries, newest first", body = Vec<app::wire::AuditEntry>),

@@ -21,7 +21,7 @@ use crate::{
     path = "/api/admin/events/{event_id}/draw",
     tag = "admin",
     summary = "Set the draw's beacon (up to opens_at)",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     request_body = app::wire::BeaconUpdate,
     security(("operator_session" = []), ("api_key" = [])),
     responses(

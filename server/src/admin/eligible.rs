@@ -23,7 +23,7 @@ use crate::{
     path = "/api/admin/events/{event_id}/eligible",
     tag = "admin",
     summary = "Replace the list of eligible accounts (a CSV of subjects, stored hashed)",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     request_body(content = String, content_type = "text/csv", description = "The eligible accounts' subjects, one a line"),
     security(("operator_session" = []), ("api_key" = [])),
     responses(

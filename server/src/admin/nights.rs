@@ -34,7 +34,7 @@ pub const MAX_SECONDS: i64 = 172_800;
     path = "/api/admin/events/{event_id}/nights",
     tag = "admin",
     summary = "Keep the night so far (its series and report)",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     request_body(content = Object, description = "{}: a change by an operator carries a JSON body"),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
@@ -70,7 +70,7 @@ pub async fn keep(
     path = "/api/admin/events/{event_id}/nights",
     tag = "admin",
     summary = "The nights kept",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The nights", body = Vec<app::wire::Night>),
@@ -108,7 +108,7 @@ async fn points(
     path = "/api/admin/events/{event_id}/nights/{night_id}/series",
     tag = "admin",
     summary = "A night's series, one point a second",
-    params(crate::openapi::EventPath, ("night_id" = String, Path, description = "The night's id")),
+    params(crate::extract::EventPath, ("night_id" = String, Path, description = "The night's id")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The points", body = Vec<app::wire::NightPoint>),
@@ -130,7 +130,7 @@ pub async fn series(
     path = "/api/admin/events/{event_id}/nights/{night_id}/csv",
     tag = "admin",
     summary = "A night's series as CSV",
-    params(crate::openapi::EventPath, ("night_id" = String, Path, description = "The night's id")),
+    params(crate::extract::EventPath, ("night_id" = String, Path, description = "The night's id")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The series", content_type = "text/csv"),

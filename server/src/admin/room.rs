@@ -32,7 +32,7 @@ fn dangerous(before: &Room, after: &Room) -> bool {
     path = "/api/admin/events/{event_id}/room",
     tag = "admin",
     summary = "Change the room's settings (within one second)",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     request_body = app::wire::RoomUpdate,
     security(("operator_session" = []), ("api_key" = [])),
     responses(

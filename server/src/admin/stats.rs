@@ -36,7 +36,7 @@ type Snapshot = (
     path = "/api/admin/events/{event_id}/stats",
     tag = "admin",
     summary = "The room's numbers now and each second of the last 10 minutes",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The stats", body = app::wire::Stats),

@@ -381,7 +381,7 @@ impl From<EntryRow> for PaymentEntry {
     path = "/api/admin/events/{event_id}/payments",
     tag = "admin",
     summary = "The event's payments and what reconciliation did",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The payments", body = app::wire::Payments),

@@ -51,7 +51,7 @@ async fn list_handler(State(state): State<Catalog>) -> Json<Vec<Event>> {
     path = "/api/events/{event_id}",
     tag = "events",
     summary = "One event and its room",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     responses(
         (status = 200, description = "The event", body = app::wire::Event),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),

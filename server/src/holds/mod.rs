@@ -80,7 +80,7 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<String> {
     path = "/api/events/{event_id}/holds",
     tag = "holds",
     summary = "Hold seats (admitted buyers only)",
-    params(crate::openapi::EventPath, ("Idempotency-Key" = String, Header, description = "The client's key for this attempt"), ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens")),
+    params(crate::extract::EventPath, ("Idempotency-Key" = String, Header, description = "The client's key for this attempt"), ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens")),
     request_body = app::wire::HoldRequest,
     security(("session" = [], "admission" = [])),
     responses(
@@ -223,7 +223,7 @@ pub const LISTED: i64 = 20;
     path = "/api/events/{event_id}/holds",
     tag = "holds",
     summary = "The session's holds of this event, newest first",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     security(("session" = [])),
     responses(
         (status = 200, description = "The holds", body = Vec<app::wire::Hold>),

@@ -82,7 +82,7 @@ where
     path = "/api/events/{event_id}/draw",
     tag = "queue",
     summary = "The published draw of the pre-queue: its commitment, then its secret, seed and order",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     responses(
         (status = 200, description = "The draw", body = app::wire::Draw),
         (status = 404, description = "No such event, or no draw for it", body = app::wire::ErrorBody),

@@ -23,7 +23,7 @@ use crate::{
     path = "/api/events/{event_id}/admissions/done",
     tag = "admin",
     summary = "The ticketer's site says a buyer it was handed finished or left (an API key with admissions:done)",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     request_body = app::wire::Done,
     security(("operator_session" = []), ("api_key" = [])),
     responses(

@@ -123,7 +123,7 @@ pub struct Continue {
     path = "/events/{event_id}/continue",
     tag = "gate",
     summary = "An admitted buyer goes on to the ticketer's site (a redirect)",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     responses(
         (status = 303, description = "To the target with a hand-over token, or back to the event page"),
         (status = 404, description = "not_found: no such event", body = app::wire::ErrorBody),

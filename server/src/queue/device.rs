@@ -182,7 +182,7 @@ where
     path = "/api/events/{event_id}/refusals/no-script",
     tag = "queue",
     summary = "Counts a page without script refused by a room that binds tokens (a beacon)",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     responses(
         (status = 204, description = "Counted"),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),

@@ -608,7 +608,7 @@ fn respond(state: &Line, event_id: &EventId, answer: Answer, joining: bool) -> R
     path = "/api/events/{event_id}/queue",
     tag = "queue",
     summary = "Join the line (or answer where the buyer stands)",
-    params(crate::openapi::EventPath, ("Join-Proof" = Option<String>, Header, description = "challenge:nonce, when the room asks for proof of work"), ("DPoP" = Option<String>, Header, description = "A proof JWT (RFC 9449), in a room that binds tokens")),
+    params(crate::extract::EventPath, ("Join-Proof" = Option<String>, Header, description = "challenge:nonce, when the room asks for proof of work"), ("DPoP" = Option<String>, Header, description = "A proof JWT (RFC 9449), in a room that binds tokens")),
     security(("session" = [])),
     responses(
         (status = 200, description = "Admitted (or the room is off), or sold out", body = app::wire::QueueStatus),
@@ -643,7 +643,7 @@ async fn join_handler(
     path = "/api/events/{event_id}/queue",
     tag = "queue",
     summary = "Where the buyer stands in the line",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     security(("session" = [])),
     responses(
         (status = 200, description = "Waiting, in the pre-queue, admitted or sold out", body = app::wire::QueueStatus),

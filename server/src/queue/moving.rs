@@ -280,7 +280,7 @@ pub async fn offer(
     path = "/api/events/{event_id}/queue/move",
     tag = "queue",
     summary = "A one-time code to move this place to another device (10 minutes)",
-    params(crate::openapi::EventPath, ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
+    params(crate::extract::EventPath, ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
     security(("session" = [])),
     responses(
         (status = 201, description = "The code", body = app::wire::MoveCode),
@@ -431,7 +431,7 @@ async fn count_claim(state: &Line, client: &Client) -> Result<()> {
     path = "/api/events/{event_id}/queue/claim",
     tag = "queue",
     summary = "What a move code would bring (without taking it)",
-    params(crate::openapi::EventPath, ("code" = String, Query, description = "The move code")),
+    params(crate::extract::EventPath, ("code" = String, Query, description = "The move code")),
     security(("session" = [])),
     responses(
         (status = 200, description = "The place the code moves", body = app::wire::ClaimPreview),
@@ -498,7 +498,7 @@ async fn preview_handler(
     path = "/api/events/{event_id}/queue/claim",
     tag = "queue",
     summary = "Take a place moved from another device",
-    params(crate::openapi::EventPath, ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
+    params(crate::extract::EventPath, ("DPoP" = Option<String>, Header, description = "A proof JWT, in a room that binds tokens")),
     request_body = app::wire::ClaimRequest,
     security(("session" = [])),
     responses(

@@ -146,7 +146,7 @@ async fn shared(state: &Line, event_id: &str, room: &Room) -> Result<(Bytes, Str
     path = "/api/events/{event_id}/progress",
     tag = "queue",
     summary = "The line's progress, cacheable by anyone (Cache-Control: public, max-age=1; ETag)",
-    params(crate::openapi::EventPath, ("If-None-Match" = Option<String>, Header, description = "An ETag of an earlier answer")),
+    params(crate::extract::EventPath, ("If-None-Match" = Option<String>, Header, description = "An ETag of an earlier answer")),
     responses(
         (status = 200, description = "The progress", body = app::wire::Progress),
         (status = 304, description = "Not modified since the ETag given"),

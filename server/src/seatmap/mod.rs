@@ -82,7 +82,7 @@ struct SeatsQuery {
     path = "/api/events/{event_id}/seats",
     tag = "seats",
     summary = "The seat map (admitted buyers only)",
-    params(crate::openapi::EventPath, ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens"), ("form" = Option<String>, Query, description = "full (the default) or runs: the compact form of the map")),
+    params(crate::extract::EventPath, ("DPoP" = Option<String>, Header, description = "A fresh proof from the bound key, in a room that binds tokens"), ("form" = Option<String>, Query, description = "full (the default) or runs: the compact form of the map")),
     security(("session" = [], "admission" = [])),
     responses(
         (status = 200, description = "The seat map", body = app::wire::SeatMap),

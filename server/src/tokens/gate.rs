@@ -198,7 +198,7 @@ where
     path = "/api/events/{event_id}/admission",
     tag = "session",
     summary = "Whether the admission token admits this buyer to this event",
-    params(crate::openapi::EventPath),
+    params(crate::extract::EventPath),
     security(("session" = [], "admission" = [])),
     responses(
         (status = 200, description = "Admitted", body = Object),
