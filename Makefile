@@ -48,6 +48,6 @@ bench:
 	# the first 2 s, polling every second, at N = 4 and N = 20.
 	for n in 4 20; do \
 		cargo run -q --release -p loadtest --bin onsale -- --crowd --buyers 300 --seats 60 \
-			--window 2 --poll-ms 1000 --compress 60 -n $$n \
+			--window 2 --poll-ms 1000 --compress 60 -n $$n --nights 2 \
 			--out bench-results/crowd-$$n.json | tee bench-results/crowd-$$n.txt; \
 	done

@@ -53,6 +53,9 @@ const CAME_PRIOR: Range = Range {
     low: 0.5,
     high: 1.0,
 };
+/// What one earlier night's shares weigh against this night's own samples: as many as this
+/// (nights of one house differ, so twenty of the night's own holds outweigh its history).
+pub const HISTORY_WEIGHT: u64 = 20;
 /// Admissions needed before the share who came says anything.
 pub const MIN_ADMISSIONS: u64 = 20;
 /// The most rounds of seats coming back the model follows (each a hold's time).
@@ -176,14 +179,28 @@ impl Band {
         }
     }
 
-    /// The share of admitted buyers who hold, with how far it may be off.
-    fn came(&self) -> Range {
-        if self.admissions < MIN_ADMISSIONS {
-            return CAME_PRIOR;
-        }
-        let came = self.came_milli.clamp(1, 1000) as f64 / 1000.0;
-        Range::measured(came, self.admissions).within(0.05, 1.0)
+    /// The share of admitted buyers who hold as the band measured it lately, and over how
+    /// many admissions; `None` below [`MIN_ADMISSIONS`].
+    fn came(&self) -> Option<(f64, u64)> {
+        (self.admissions >= MIN_ADMISSIONS).then(|| {
+            (
+                self.came_milli.clamp(1, 1000) as f64 / 1000.0,
+                self.admissions,
+            )
+        })
     }
+}
+
+/// What the house's earlier nights measured (DESIGN.md "The estimate"): the seats a hold
+/// took, the share of held seats that came back rather than sold, and the share of admitted
+/// buyers who held, in thousandths; 0 where no earlier night measured it. Until a night has
+/// measured its own, a buyer is told what the nights before it saw (not the generic priors),
+/// weighed as [`HISTORY_WEIGHT`] samples against the night's own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    pub seats_per_hold_milli: u64,
+    pub back_milli: u64,
+    pub came_milli: u64,
 }
 
 /// An event's seats as the line knows them when it answers: counted in Postgres by the
@@ -206,6 +223,8 @@ pub struct Seats {
     pub admitted: u64,
     /// Admitted buyers without a hold yet: ahead of everyone waiting for the seats.
     pub shopping: u64,
+    /// What the house's earlier nights measured, in place of the generic priors.
+    pub history: History,
 }
 
 impl Seats {
@@ -218,40 +237,44 @@ impl Seats {
     /// before any.
     pub fn seats_per_hold(&self, most: f64) -> Range {
         let most = most.max(1.0);
-        if self.holds == 0 {
+        let own =
+            (self.holds > 0).then(|| (self.hold_seats as f64 / self.holds as f64, self.holds));
+        if own.is_none() && self.history.seats_per_hold_milli == 0 {
             return SEATS_PER_HOLD_PRIOR.within(1.0, most);
         }
-        let mean = self.hold_seats as f64 / self.holds as f64;
-        Range::measured(mean, self.holds).within(1.0, most.max(mean))
+        let spread = Range::blend(self.history.seats_per_hold_milli, own, SEATS_PER_HOLD_PRIOR);
+        spread.within(1.0, most.max(spread.mid))
     }
 
     /// The share of held seats that come back (their hold lapsed or was released) rather
-    /// than sell: measured over the seats whose hold has ended, a prior before any ended.
+    /// than sell: measured over the seats whose hold has ended, the earlier nights' (or a
+    /// prior) before any ended.
     pub fn back(&self) -> Range {
         let ended = self.hold_seats.saturating_sub(self.held);
-        if ended == 0 {
-            return BACK_PRIOR;
-        }
-        let back = ended.saturating_sub(self.sold) as f64 / ended as f64;
-        Range::measured(back, ended).within(0.0, 0.95)
+        let own =
+            (ended > 0).then(|| (ended.saturating_sub(self.sold) as f64 / ended as f64, ended));
+        Range::blend(self.history.back_milli, own, BACK_PRIOR).within(0.0, 0.95)
     }
 
     /// The share of admitted buyers who hold, measured over those done shopping (admitted,
-    /// and no longer shopping: they held, or their turn at the seat map passed); `None` below
-    /// [`MIN_ADMISSIONS`] of them. Fresher than the band's share: counted at every tick.
-    pub fn came(&self) -> Option<Range> {
+    /// and no longer shopping: they held, or their turn at the seat map passed) once there
+    /// are [`MIN_ADMISSIONS`] of them (fresher than the band's share: counted at every tick),
+    /// else as the band measured it lately, on top of the earlier nights' share (or a prior).
+    pub fn came(&self, band: &Band) -> Range {
         let done = self.admitted.saturating_sub(self.shopping);
-        if done < MIN_ADMISSIONS {
-            return None;
-        }
-        let came = (self.holds as f64 / done as f64).min(1.0);
-        Some(Range::measured(came, done).within(0.05, 1.0))
+        let own = if done >= MIN_ADMISSIONS {
+            Some(((self.holds as f64 / done as f64).min(1.0), done))
+        } else {
+            band.came()
+        };
+        Range::blend(self.history.came_milli, own, CAME_PRIOR).within(0.05, 1.0)
     }
 
     /// The record of the seats (what [`Seats::from_record`] reads, as `locate.lua` writes it).
     pub fn record(&self) -> String {
+        let history = &self.history;
         format!(
-            "{}:{}:{}:{}:{}:{}:{}:{}:{}",
+            "{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}",
             self.shopping,
             self.available,
             self.held,
@@ -260,13 +283,17 @@ impl Seats {
             self.hold_seats,
             self.back_from,
             self.back_until,
+            history.seats_per_hold_milli,
+            history.back_milli,
+            history.came_milli,
             self.admitted
         )
     }
 
     /// The seats of a record's seat part: `shopping:available:held:sold:holds:hold_seats:
-    /// back_from:back_until:admitted` (a record made before the admissions were part of it
-    /// has no `admitted`).
+    /// back_from:back_until:seats_per_hold_milli:back_milli:came_milli:admitted`, the three
+    /// before the last being the earlier nights' [`History`] (a record made before the
+    /// history was part of it has none, one made before the admissions neither).
     pub fn from_record(record: &str) -> Option<Self> {
         let parts = record
             .split(':')
@@ -274,9 +301,18 @@ impl Seats {
             .collect::<Result<Vec<i64>, _>>()
             .ok()?;
         let u = |n: i64| u64::try_from(n).ok();
-        let (seats, admitted) = match parts.len() {
-            9 => (&parts[..8], u(parts[8])?),
-            _ => (&parts[..], 0),
+        let (seats, history, admitted) = match parts.len() {
+            12 => (
+                &parts[..8],
+                History {
+                    seats_per_hold_milli: u(parts[8])?,
+                    back_milli: u(parts[9])?,
+                    came_milli: u(parts[10])?,
+                },
+                u(parts[11])?,
+            ),
+            9 => (&parts[..8], History::default(), u(parts[8])?),
+            _ => (&parts[..], History::default(), 0),
         };
         match *seats {
             [
@@ -298,6 +334,7 @@ impl Seats {
                 back_until,
                 admitted,
                 shopping: u(shopping)?,
+                history,
             }),
             _ => None,
         }
@@ -321,6 +358,23 @@ impl Range {
             mid,
             low: mid - off,
             high: mid + off,
+        }
+    }
+
+    /// A share or size measured as `own` (its mean and samples) on top of what the earlier
+    /// nights measured (`history`, in thousandths; 0: nothing), weighed as
+    /// [`HISTORY_WEIGHT`] samples; `prior` when neither says anything.
+    fn blend(history: u64, own: Option<(f64, u64)>, prior: Range) -> Self {
+        match (history, own) {
+            (0, None) => prior,
+            (0, Some((mean, samples))) => Self::measured(mean, samples),
+            (history, own) => {
+                let (mean, samples) = own.unwrap_or((0.0, 0));
+                let weight = HISTORY_WEIGHT as f64;
+                let mid = (history as f64 / 1000.0 * weight + mean * samples as f64)
+                    / (weight + samples as f64);
+                Self::measured(mid, HISTORY_WEIGHT + samples)
+            }
         }
     }
 
@@ -373,7 +427,7 @@ impl Model {
         let milli = u64::from(band.rate) * 1000;
         let (spread, came, back) = (
             seats.seats_per_hold(band.most_seats()),
-            seats.came().unwrap_or_else(|| band.came()),
+            seats.came(band),
             seats.back(),
         );
         let pick = |r: Range, favourable_high: bool| match (case, favourable_high) {
@@ -662,6 +716,7 @@ mod tests {
             back_until: now + 40,
             admitted: 0,
             shopping: 0,
+            history: History::default(),
         };
         // Ended: 300 seats, of which 100 sold and 200 came back: two thirds.
         model(
@@ -705,14 +760,75 @@ mod tests {
             hold_seats: holds,
             ..Seats::default()
         };
-        assert_eq!(seats(30, 15, 10).came(), None, "15 done: too few to say");
+        let b = band(10);
+        assert_eq!(
+            seats(30, 15, 10).came(&b),
+            CAME_PRIOR,
+            "15 done: too few to say"
+        );
         // 40 done, 30 of them held: three quarters, whatever the 60 still shopping do.
-        let came = seats(100, 60, 30).came().unwrap();
+        let came = seats(100, 60, 30).came(&b);
         assert_eq!(came.mid, 0.75);
         assert!(came.low < 0.75 && came.high > 0.75);
         // The model reads it before the band's: 100 free seats at one a hold serve 133.
         let m = model(band(10), seats(100, 60, 30));
         assert_eq!(m.free_seat_places(), Some(133));
+    }
+
+    #[test]
+    fn the_earlier_nights_stand_in_for_the_priors_until_the_night_measures_its_own() {
+        let history = History {
+            seats_per_hold_milli: 1000,
+            back_milli: 330,
+            came_milli: 750,
+        };
+        let first = Seats {
+            available: 60,
+            ..Seats::default()
+        };
+        let second = Seats { history, ..first };
+        // Before any hold: the priors (2 seats a hold, everyone holding) let 60 seats serve
+        // 30 places; the earlier nights (1 seat, three quarters holding), 80.
+        assert_eq!(model(band(4), first).free_seat_places(), Some(30));
+        assert_eq!(model(band(4), second).free_seat_places(), Some(80));
+        assert_eq!(second.back().mid, 0.33);
+        let b = band(4);
+        assert_eq!(second.came(&b).mid, 0.75);
+        // Known as well as twenty samples: closer than the priors' ranges.
+        let spread = second.seats_per_hold(4.0);
+        assert!(spread.high - spread.low < 0.5, "{spread:?}");
+        // The night's own samples weigh in as they come: 20 holds of 3 seats against the
+        // history's 1 make 2; the first hold alone moves it a little.
+        let own = |holds| Seats {
+            holds,
+            hold_seats: 3 * holds,
+            ..second
+        };
+        assert_eq!(own(20).seats_per_hold(4.0).mid, 2.0);
+        let one = own(1).seats_per_hold(4.0).mid;
+        assert!(one > 1.0 && one < 1.2, "{one}");
+        // Without a history the first hold is the measure, as before.
+        assert_eq!(
+            Seats {
+                holds: 1,
+                hold_seats: 3,
+                ..first
+            }
+            .seats_per_hold(4.0)
+            .mid,
+            3.0
+        );
+        // The outlook and the estimate follow: place 70 is within the seats the earlier
+        // nights say the free ones serve, far behind those the priors say.
+        let (told_first, _) = model(band(4), first).wait(70);
+        let (told_second, _) = model(band(4), second).wait(70);
+        assert_eq!(told_second, 18, "70 places at 4 a second");
+        assert!(
+            told_first > 60,
+            "behind the seats, a hold's time: {told_first}"
+        );
+        assert_eq!(model(band(4), second).outlook(40), Some(Likely));
+        assert_eq!(model(band(4), first).outlook(40), Some(Uncertain));
     }
 
     #[test]
@@ -833,14 +949,40 @@ mod tests {
             back_until: 7,
             admitted: 0,
             shopping: 8,
+            history: History::default(),
         };
         let record = format!("{}/8:1:2:3:4:5:6:7", band.record());
         let with_admitted = format!("{record}:9");
-        let admitted = Some(Seats {
+        let admitted = Seats {
             admitted: 9,
             ..seats
-        });
-        assert_eq!(Model::from_record(&with_admitted), Some((band, admitted)));
+        };
+        assert_eq!(
+            Model::from_record(&with_admitted),
+            Some((band, Some(admitted)))
+        );
+        let history = Seats {
+            history: History {
+                seats_per_hold_milli: 1500,
+                back_milli: 330,
+                came_milli: 750,
+            },
+            ..admitted
+        };
+        let model = Model {
+            band,
+            seats: Some(history),
+            now_ms: 0,
+        };
+        assert_eq!(
+            model.record(),
+            format!("{record}:1500:330:750:9"),
+            "the history before the admissions, as the inventory's fields"
+        );
+        assert_eq!(
+            Model::from_record(&model.record()),
+            Some((band, Some(history)))
+        );
         assert_eq!(
             Model::from_record("10:7500:10000:1000:5:10:60"),
             Some((
@@ -879,6 +1021,7 @@ mod tests {
                 most in 0u32..10,
                 seats in proptest::option::of((0u64..5000, 0u64..5000, 0u64..5000, 0u64..2000,
                     0u64..8000, 0i64..4000, 0i64..4000, 0u64..1000)),
+                history in proptest::option::of((0u64..5000, 0u64..=1000, 0u64..=1000)),
             ) {
                 let band = Band {
                     rate, slow_milli: slow, fast_milli: fast, came_milli: came, admissions,
@@ -888,6 +1031,9 @@ mod tests {
                     available, held, sold, holds, hold_seats: hold_seats.max(holds),
                     back_from: 1_000 + from, back_until: 1_000 + from + until,
                     admitted: holds + shopping, shopping,
+                    history: history.map_or(History::default(), |(s, b, c)| History {
+                        seats_per_hold_milli: s, back_milli: b, came_milli: c,
+                    }),
                 });
                 let model = Model { band, seats, now_ms: 1_000_000 };
                 let (estimate, [low, high]) = model.wait(position);

@@ -98,6 +98,12 @@ pub struct Cli {
     /// the seat map (`--pay-one-in` is then ignored).
     #[arg(long)]
     pub crowd: bool,
+    /// Run the night this many times in the same house, each on a new event whose room is
+    /// turned off at its end (so its night is kept): from the second on, the estimate knows
+    /// what the nights before measured (`app::estimate::History`). `--out` and `--svg` gain
+    /// the night's number (`crowd-4.json` -> `crowd-4-2.json`).
+    #[arg(long, default_value_t = 1)]
+    pub nights: u32,
     /// One buyer in this many pays for their hold.
     #[arg(long, default_value_t = 3)]
     pub pay_one_in: usize,

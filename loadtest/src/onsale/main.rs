@@ -55,7 +55,20 @@ async fn main() -> ExitCode {
             }
         }
     };
-    let result = run::run(&cli, plan, &target).await;
+    let mut result = Err("no night".to_owned());
+    for night in 1..=cli.nights.max(1) {
+        if cli.nights > 1 {
+            println!(
+                "== night {night} of {} in this house ({} earlier)",
+                cli.nights,
+                night - 1
+            );
+        }
+        result = run::run(&cli, plan.clone(), &target, night).await;
+        if result.is_err() {
+            break;
+        }
+    }
     if let Some(deployment) = target.deployment {
         deployment.stop().await;
     }

@@ -103,7 +103,42 @@ async fn night_report(
     }
 }
 
-pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, String> {
+/// `path` for the `night`-th of `--nights` (`crowd.json` -> `crowd-2.json`), or as given
+/// for a single night.
+fn numbered(cli: &Cli, path: &std::path::Path, night: u32) -> std::path::PathBuf {
+    if cli.nights <= 1 {
+        return path.to_owned();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{night}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{night}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Turns the room of `event` off, which keeps its night (the next night's history).
+async fn close_room(client: &reqwest::Client, target: &Target, event: &str) -> Result<(), String> {
+    let update = RoomUpdate {
+        enabled: Some(false),
+        ..RoomUpdate::default()
+    };
+    let url = format!("{}/api/admin/events/{event}/room", target.bases[0]);
+    let r = client
+        .put(url)
+        .bearer_auth(&target.admin_key)
+        .json(&update)
+        .send()
+        .await
+        .map_err(|e| format!("turning the room off: {e}"))?;
+    if !r.status().is_success() {
+        return Err(format!("turning the room off: {}", r.status()));
+    }
+    Ok(())
+}
+
+/// The `night`-th night (of `--nights`) of `plan` on `target`.
+pub async fn run(cli: &Cli, plan: Plan, target: &Target, number: u32) -> Result<Report, String> {
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(cli.max_in_flight)
         .timeout(Duration::from_secs(30))
@@ -253,11 +288,16 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target) -> Result<Report, Strin
     report.night_report = night_report;
     report.print();
     if let Some(path) = &cli.out {
+        let path = numbered(cli, path, number);
         let json = serde_json::to_string_pretty(&report).expect("plain data");
-        std::fs::write(path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(path) = &cli.svg {
-        std::fs::write(path, report.svg()).map_err(|e| format!("{}: {e}", path.display()))?;
+        let path = numbered(cli, path, number);
+        std::fs::write(&path, report.svg()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if cli.nights > 1 {
+        close_room(&client, target, &event.id).await?;
     }
     Ok(report)
 }

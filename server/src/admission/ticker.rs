@@ -27,7 +27,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use app::{estimate::Model, wire::Room};
+use app::{
+    estimate::{History, Model},
+    wire::Room,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
@@ -135,7 +138,14 @@ pub struct Ticker {
     archived: Mutex<std::collections::HashSet<String>>,
     /// Events whose night this ticker last found kept (nothing open): a room may rest then.
     settled: Mutex<std::collections::HashSet<String>>,
+    /// What the house's earlier nights measured, by event, and when it was counted (again
+    /// after [`HISTORY_FRESH`]). A std Mutex, like `heads`.
+    histories: Mutex<HashMap<String, (Instant, History)>>,
 }
+
+/// How long the earlier nights' shares are kept before they are counted again: they change
+/// only when another night ends.
+const HISTORY_FRESH: Duration = Duration::from_secs(600);
 
 impl Ticker {
     pub fn new(state: Line) -> Self {
@@ -148,6 +158,34 @@ impl Ticker {
             kept: Mutex::default(),
             cuts: Mutex::default(),
             settled: Mutex::default(),
+            histories: Mutex::default(),
+        }
+    }
+
+    /// The earlier nights' shares for `event_id`, counted in Postgres at most every
+    /// [`HISTORY_FRESH`]; what was counted before (or none) if counting fails.
+    async fn history(&self, event_id: &str) -> History {
+        let kept = self
+            .histories
+            .lock()
+            .expect("not poisoned")
+            .get(event_id)
+            .copied();
+        if let Some((at, history)) = kept
+            && at.elapsed() < HISTORY_FRESH
+        {
+            return history;
+        }
+        match Inventory::history(&self.state.db, event_id).await {
+            Ok(history) => {
+                (self.histories.lock().expect("not poisoned"))
+                    .insert(event_id.to_owned(), (Instant::now(), history));
+                history
+            }
+            Err(e) => {
+                tracing::warn!(event = %event_id, error = %e, "could not count the earlier nights");
+                kept.map(|(_, h)| h).unwrap_or_default()
+            }
         }
     }
 
@@ -348,7 +386,9 @@ impl Ticker {
     pub async fn admit(&self, event_id: &str, room: &Room, now_unix: i64) -> Result<Tick> {
         let keys = &self.state.keys;
         let lock = self.lock(event_id);
-        let inventory = Inventory::count(&self.state.db, event_id).await?;
+        let inventory = Inventory::count(&self.state.db, event_id)
+            .await?
+            .with_history(self.history(event_id).await);
         let credit = if room.paused || !inventory.admits() {
             0
         } else {

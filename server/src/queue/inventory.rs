@@ -16,10 +16,15 @@
 //! lapses drops out by its score). A removal lost to a crash counts a buyer as still shopping
 //! until their admission ends, ten minutes at most: the outlook errs towards caution.
 
-use app::estimate::Seats;
+use app::estimate::{History, Seats};
 use sqlx::PgPool;
 
 use crate::error::Result;
+
+/// The earlier nights the estimate's [`History`] is measured over.
+pub const HISTORY_NIGHTS: i64 = 5;
+/// The fewest holds, seats or admissions a share of the history is measured over.
+const MIN_SAMPLES: i64 = 20;
 
 /// The seats of one event as the line sees them: the model's [`Seats`] as counted (the
 /// buyers still shopping are the locate script's to count, 0 here).
@@ -38,7 +43,7 @@ impl std::ops::Deref for Inventory {
 impl Inventory {
     /// The hash's fields, in the order of [`Inventory::values`]. The first is the verdict the
     /// locate script reads (`1`: sold out), so that the rule lives here only.
-    pub const FIELDS: [&str; 9] = [
+    pub const FIELDS: [&str; 12] = [
         "sold_out",
         "available",
         "held",
@@ -47,6 +52,10 @@ impl Inventory {
         "hold_seats",
         "back_from",
         "back_until",
+        // The earlier nights' shares (`app::estimate::History`), counted by [`history`].
+        "history_seats_per_hold",
+        "history_back",
+        "history_came",
         // Written by the admit script itself after its admissions ([`Inventory::values`] has
         // none of it): keep it last and its name as `admit.lua` writes it.
         "admitted",
@@ -91,6 +100,47 @@ impl Inventory {
         }))
     }
 
+    /// What the house's earlier nights measured (`app::estimate::History`): the holds and
+    /// admissions of the last [`HISTORY_NIGHTS`] other events with a night kept (closed when
+    /// their room was turned off, by the operator, or once their line went quiet). A share
+    /// measured over fewer than [`MIN_SAMPLES`] is left out (0).
+    pub async fn history(db: &PgPool, event_id: &str) -> Result<History> {
+        let (holds, seats, ended, back, admitted): (i64, i64, i64, i64, i64) = sqlx::query_as(
+            "with earlier as ( \
+                 select event_id from night where event_id <> $1 \
+                 group by event_id order by max(ended_at) desc limit $2) \
+             select count(*), \
+                    coalesce(sum(seat_count), 0)::bigint, \
+                    coalesce(sum(seat_count) filter (where status <> 'active'), 0)::bigint, \
+                    coalesce(sum(seat_count) \
+                        filter (where status in ('expired', 'released')), 0)::bigint, \
+                    (select count(*) from admission \
+                     where event_id in (select event_id from earlier)) \
+             from hold where event_id in (select event_id from earlier)",
+        )
+        .bind(event_id)
+        .bind(HISTORY_NIGHTS)
+        .fetch_one(db)
+        .await?;
+        let share = |part: i64, whole: i64| {
+            if whole < MIN_SAMPLES {
+                return 0;
+            }
+            ((part as f64 / whole as f64).min(1.0) * 1000.0)
+                .round()
+                .max(1.0) as u64
+        };
+        Ok(History {
+            seats_per_hold_milli: if holds < MIN_SAMPLES {
+                0
+            } else {
+                (seats as f64 / holds as f64 * 1000.0).round() as u64
+            },
+            back_milli: share(back, ended),
+            came_milli: share(holds, admitted),
+        })
+    }
+
     /// The seats as the estimate's model reads them, with the admitted buyers `shopping`.
     pub fn seats(&self, shopping: u64) -> Seats {
         Seats { shopping, ..self.0 }
@@ -102,9 +152,15 @@ impl Inventory {
         self.available > 0
     }
 
-    /// The values of [`Inventory::FIELDS`].
-    pub fn values(&self) -> [i64; 8] {
+    /// The seats with the earlier nights' shares.
+    pub fn with_history(self, history: History) -> Self {
+        Self(Seats { history, ..self.0 })
+    }
+
+    /// The values of [`Inventory::FIELDS`] (all but the last, the admit script's own).
+    pub fn values(&self) -> [i64; 11] {
         let i = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let history = &self.history;
         [
             i64::from(self.sold_out()),
             i(self.available),
@@ -114,6 +170,9 @@ impl Inventory {
             i(self.hold_seats),
             self.back_from,
             self.back_until,
+            i(history.seats_per_hold_milli),
+            i(history.back_milli),
+            i(history.came_milli),
         ]
     }
 
@@ -132,6 +191,9 @@ impl Inventory {
                 hold_seats,
                 Some(back_from),
                 Some(back_until),
+                seats_per_hold,
+                back,
+                came,
                 admitted,
             ] => Some(Self(Seats {
                 available: u(available)?,
@@ -143,6 +205,11 @@ impl Inventory {
                 back_until: *back_until,
                 admitted: u(admitted).unwrap_or(0),
                 shopping: 0,
+                history: History {
+                    seats_per_hold_milli: u(seats_per_hold).unwrap_or(0),
+                    back_milli: u(back).unwrap_or(0),
+                    came_milli: u(came).unwrap_or(0),
+                },
             })),
             _ => None,
         }
@@ -164,14 +231,24 @@ mod tests {
             back_from: 8,
             back_until: 9,
             ..Seats::default()
+        })
+        .with_history(History {
+            seats_per_hold_milli: 1500,
+            back_milli: 330,
+            came_milli: 750,
         });
         let mut values: Vec<Option<i64>> = inventory.values().into_iter().map(Some).collect();
         values.push(None);
+        assert_eq!(values.len(), Inventory::FIELDS.len());
         assert_eq!(Inventory::from_values(&values), Some(inventory));
-        values[8] = Some(10);
+        values[11] = Some(10);
         let admitted = Inventory::from_values(&values).map(|i| i.admitted);
         assert_eq!(admitted, Some(10));
-        assert_eq!(Inventory::from_values(&[None; 9]), None);
+        // A hash written before the history was counted reads as a house without one.
+        values[8..11].fill(None);
+        let history = Inventory::from_values(&values).map(|i| i.history);
+        assert_eq!(history, Some(History::default()));
+        assert_eq!(Inventory::from_values(&[None; 12]), None);
         assert_eq!(
             Inventory::from_values(&values[..6]),
             None,
