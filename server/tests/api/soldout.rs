@@ -354,20 +354,23 @@ async fn a_buyer_who_looked_at_the_map_and_left_stops_holding_back_the_line() {
 }
 
 /// A house's earlier nights stand in for the priors (`app::estimate::History`): where an
-/// earlier event's buyers each held one seat, the next event's first tick admits a buyer a
-/// free seat, not one per two seats as the priors would, and its buyers are told so.
+/// earlier event's buyers each held one seat, the next event's first tick admits more than
+/// one buyer per two free seats as the priors would, and its buyers are told so.
 #[tokio::test]
 async fn the_earlier_nights_of_the_house_stand_in_for_the_priors() {
     let app = spawn_app().await;
     // Before any night is kept: the priors, 2 seats a buyer, so 8 free seats serve 4.
-    let (first, room, ticker, _) = line_for_few_seats(&app, 4, 10).await;
+    let (first, room, ticker, _) = line_for_few_seats(&app, 4, 12).await;
     assert_eq!(tick(&ticker, &first, &room).await, 4);
-    // An earlier night: 25 buyers admitted, each held one seat, 15 bought and 10 let go.
+    // An earlier night: 25 buyers admitted in its first wave, 20 of whom held a seat (12
+    // bought, 8 let it lapse a minute ago); 30 admitted after that first lapse held nothing
+    // (the seats were gone), which says nothing of who wants one.
     let earlier = app
         .create_event(event_body(5, 10, json!({"admit_rate_per_second": 10})))
         .await;
     let earlier = earlier["id"].as_str().unwrap();
-    for i in 0..25 {
+    let db = &app.state.db;
+    for i in 0..20 {
         sqlx::query(
             "insert into hold (id, event_id, buyer_id, status, idempotency_key, expires_at, \
                                total_cents, seat_count) \
@@ -376,40 +379,50 @@ async fn the_earlier_nights_of_the_house_stand_in_for_the_priors() {
         .bind(format!("h-earlier-{i}"))
         .bind(earlier)
         .bind(format!("b-{i}"))
-        .bind(if i < 15 { "purchased" } else { "expired" })
-        .execute(&app.state.db)
-        .await
-        .unwrap();
-        sqlx::query(
-            "insert into admission (event_id, n, arrival, admitted_at) values ($1, $2, $2, now())",
-        )
-        .bind(earlier)
-        .bind(i64::from(i) + 1)
-        .execute(&app.state.db)
+        .bind(if i < 12 { "purchased" } else { "expired" })
+        .execute(db)
         .await
         .unwrap();
     }
+    let admit = |n: i64, buyer: String, ago: &'static str| {
+        sqlx::query(
+            "insert into admission (event_id, n, arrival, admitted_at, buyer_id) \
+             values ($1, $2, $2, now() - $3::interval, $4)",
+        )
+        .bind(earlier)
+        .bind(n)
+        .bind(ago)
+        .bind(buyer)
+        .execute(db)
+    };
+    for i in 0..25 {
+        admit(i + 1, format!("b-{i}"), "10 minutes").await.unwrap();
+    }
+    for i in 0..30 {
+        admit(26 + i, format!("c-{i}"), "0 seconds").await.unwrap();
+    }
     // Not yet kept as a night: the next event still has the priors.
-    let (unkept, room, _, _) = line_for_few_seats(&app, 4, 10).await;
+    let (unkept, room, _, _) = line_for_few_seats(&app, 4, 12).await;
     assert_eq!(tick(&ticker, &unkept, &room).await, 4);
     sqlx::query(
         "insert into night (event_id, started_at, ended_at, reason) \
          values ($1, now() - interval '1 hour', now(), 'room_off')",
     )
     .bind(earlier)
-    .execute(&app.state.db)
+    .execute(db)
     .await
     .unwrap();
-    // Kept: one seat a hold, every admitted buyer holding, 10 of 25 seats back.
-    let (next, room, _, line) = line_for_few_seats(&app, 4, 10).await;
-    assert_eq!(tick(&ticker, &next, &room).await, 8, "a buyer a free seat");
-    let (_, ninth) = poll(&app, &next, &line[8]).await;
-    assert_eq!(ninth["status"], "waiting", "{ninth}");
+    // Kept: one seat a hold, 8 of 20 seats back, 4 in 5 of the first wave holding: 8 free
+    // seats serve 10 buyers.
+    let (next, room, _, line) = line_for_few_seats(&app, 4, 12).await;
+    assert_eq!(tick(&ticker, &next, &room).await, 10);
+    let (_, eleventh) = poll(&app, &next, &line[10]).await;
+    assert_eq!(eleventh["status"], "waiting", "{eleventh}");
     let history: Vec<Option<i64>> = redis::cmd("HMGET")
         .arg(app.state.keys.inventory(&next))
         .arg(&["history_seats_per_hold", "history_back", "history_came"])
         .query_async(&mut app.state.redis.clone())
         .await
         .unwrap();
-    assert_eq!(history, [Some(1000), Some(400), Some(1000)]);
+    assert_eq!(history, [Some(1000), Some(400), Some(800)]);
 }
