@@ -117,24 +117,35 @@ fn numbered(cli: &Cli, path: &std::path::Path, night: u32) -> std::path::PathBuf
     path.with_file_name(name)
 }
 
+/// Puts `update` on the room of `event`; `doing` names it in an error.
+async fn put_room(
+    client: &reqwest::Client,
+    target: &Target,
+    event: &str,
+    update: &RoomUpdate,
+    doing: &str,
+) -> Result<(), String> {
+    let url = format!("{}/api/admin/events/{event}/room", target.bases[0]);
+    let r = client
+        .put(url)
+        .bearer_auth(&target.admin_key)
+        .json(update)
+        .send()
+        .await
+        .map_err(|e| format!("{doing}: {e}"))?;
+    if !r.status().is_success() {
+        return Err(format!("{doing}: {}", r.status()));
+    }
+    Ok(())
+}
+
 /// Turns the room of `event` off, which keeps its night (the next night's history).
 async fn close_room(client: &reqwest::Client, target: &Target, event: &str) -> Result<(), String> {
     let update = RoomUpdate {
         enabled: Some(false),
         ..RoomUpdate::default()
     };
-    let url = format!("{}/api/admin/events/{event}/room", target.bases[0]);
-    let r = client
-        .put(url)
-        .bearer_auth(&target.admin_key)
-        .json(&update)
-        .send()
-        .await
-        .map_err(|e| format!("turning the room off: {e}"))?;
-    if !r.status().is_success() {
-        return Err(format!("turning the room off: {}", r.status()));
-    }
-    Ok(())
+    put_room(client, target, event, &update, "turning the room off").await
 }
 
 /// The `night`-th night (of `--nights`) of `plan` on `target`.
@@ -321,17 +332,7 @@ async fn open_prequeue(
         prequeue_seconds: Some(prequeue_seconds),
         ..RoomUpdate::default()
     };
-    let url = format!("{}/api/admin/events/{event}/room", target.bases[0]);
-    let r = client
-        .put(url)
-        .bearer_auth(&target.admin_key)
-        .json(&update)
-        .send()
-        .await
-        .map_err(|e| format!("setting the opening: {e}"))?;
-    if !r.status().is_success() {
-        return Err(format!("setting the opening: {}", r.status()));
-    }
+    put_room(client, target, event, &update, "setting the opening").await?;
     tokio::time::sleep(settle).await;
     Ok(opens_at)
 }
