@@ -45,7 +45,8 @@ bench:
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 --bind-tokens \
 		--out bench-results/night-bound.json | tee bench-results/night-bound.txt
 	# The estimate's and the outlook's check (issue 31): a crowd of 300 for 60 seats, all in
-	# the first 2 s, polling every second, at N = 4 and N = 20.
+	# the first 2 s, polling every second, at N = 4 and N = 20; each twice in one house (the
+	# second night starts from the first one's shares, app::estimate::History).
 	for n in 4 20; do \
 		cargo run -q --release -p loadtest --bin onsale -- --crowd --buyers 300 --seats 60 \
 			--window 2 --poll-ms 1000 --compress 60 -n $$n --nights 2 \
