@@ -194,21 +194,12 @@ impl Modify for Everywhere {
                         "unsupported_media_type: a change without a JSON body",
                     ),
                 ];
-                for (applies, status, description) in guard {
-                    if operators && applies {
-                        operation
-                            .responses
-                            .responses
-                            .entry(status.to_owned())
-                            .or_insert_with(|| {
-                                ResponseBuilder::new()
-                                    .description(description)
-                                    .content("application/json", error())
-                                    .into()
-                            });
-                    }
-                }
-                for (status, description) in LAYERS {
+                let answers = guard
+                    .into_iter()
+                    .filter(|(applies, ..)| operators && *applies)
+                    .map(|(_, status, description)| (status, description))
+                    .chain(LAYERS);
+                for (status, description) in answers {
                     operation
                         .responses
                         .responses
