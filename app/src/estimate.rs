@@ -245,11 +245,10 @@ impl Seats {
         let most = most.max(1.0);
         let own =
             (self.holds > 0).then(|| (self.hold_seats as f64 / self.holds as f64, self.holds));
-        if own.is_none() && self.history.seats_per_hold_milli == 0 {
-            return SEATS_PER_HOLD_PRIOR.within(1.0, most);
-        }
-        let spread = Range::blend(self.history.seats_per_hold_milli, own, SEATS_PER_HOLD_PRIOR);
-        spread.within(1.0, most.max(spread.mid))
+        // A hold takes at most this room's limit, unless this night's own holds took more (the
+        // limit was lowered since): the priors and another event's history never exceed it.
+        let top = own.map_or(most, |(mean, _)| most.max(mean));
+        Range::blend(self.history.seats_per_hold_milli, own, SEATS_PER_HOLD_PRIOR).within(1.0, top)
     }
 
     /// The share of held seats that come back (their hold lapsed or was released) rather
@@ -818,6 +817,16 @@ mod tests {
             ..second
         };
         assert_eq!(own(20).seats_per_hold(4.0).mid, 2.0);
+        // Another event's history never makes a hold take more than this room allows.
+        let generous = Seats {
+            history: History {
+                seats_per_hold_milli: 3500,
+                ..history
+            },
+            ..first
+        };
+        assert_eq!(generous.seats_per_hold(2.0).mid, 2.0);
+        assert_eq!(generous.seats_per_hold(2.0).high, 2.0);
         let one = own(1).seats_per_hold(4.0).mid;
         assert!(one > 1.0 && one < 1.2, "{one}");
         // Without a history the first hold is the measure, as before.
