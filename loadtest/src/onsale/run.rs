@@ -105,8 +105,8 @@ async fn night_report(
 
 /// `path` for the `night`-th of `--nights` (`crowd.json` -> `crowd-2.json`), or as given
 /// for a single night.
-fn numbered(cli: &Cli, path: &std::path::Path, night: u32) -> std::path::PathBuf {
-    if cli.nights <= 1 {
+fn numbered(nights: u32, path: &std::path::Path, night: u32) -> std::path::PathBuf {
+    if nights <= 1 {
         return path.to_owned();
     }
     let stem = path.file_stem().unwrap_or_default().to_string_lossy();
@@ -299,12 +299,12 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target, number: u32) -> Result<
     report.night_report = night_report;
     report.print();
     if let Some(path) = &cli.out {
-        let path = numbered(cli, path, number);
+        let path = numbered(cli.nights, path, number);
         let json = serde_json::to_string_pretty(&report).expect("plain data");
         std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if let Some(path) = &cli.svg {
-        let path = numbered(cli, path, number);
+        let path = numbered(cli.nights, path, number);
         std::fs::write(&path, report.svg()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     if cli.nights > 1 {
@@ -412,5 +412,15 @@ mod tests {
             assert_eq!(total, seats);
         }
         assert_eq!(layout(2_000).len(), 4);
+    }
+
+    #[test]
+    fn each_night_of_several_writes_its_own_file() {
+        let path = std::path::Path::new("bench-results/crowd-4.json");
+        assert_eq!(numbered(1, path, 1), path);
+        let second = numbered(2, path, 2);
+        assert_eq!(second, std::path::Path::new("bench-results/crowd-4-2.json"));
+        let bare = numbered(3, std::path::Path::new("night"), 3);
+        assert_eq!(bare, std::path::Path::new("night-3"));
     }
 }
