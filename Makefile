@@ -11,7 +11,7 @@ test:
 	scripts/test.sh
 # Throughput and latency of the hot paths beside raw Redis and Postgres, what rooms at rest
 # cost (10, 100, 1,000 rooms on with nobody in line), what a line's polling costs Redis on the
-# page's schedule against an ask every 3 s (lines of 1M and 10M), the draw of 100,000
+# page's schedule against an ask every 3 s (lines of 1M and 10M), the draw of 1,000,000
 # entrants at a sale's opening, then the night of the
 # on-sale (20,000 buyers in 1 s, 2,000 seats, N = 300; hold and admission times compressed 60x),
 # the same night with the automatic rate (N/10 to 4N), and with tokens bound to devices.

@@ -16,6 +16,10 @@ pub const RANK_STEP: f64 = 0.01;
 /// The most places one progress document samples (a line of ten million needs about 1,260).
 pub const MAX_RANKS: usize = 2_000;
 
+/// A place in a draw is its number, 1, 2, ...; every arrival number a join gives is Redis's
+/// clock in microseconds, so far above: an arrival below this is a drawn entrant's place.
+pub const DRAWN_PLACES_BELOW: u64 = 1_000_000_000_000;
+
 /// `GET /api/events/{id}/progress`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -28,7 +32,9 @@ pub struct Progress {
     pub last_arrival: u64,
     /// Buyers in line now.
     pub in_line: u64,
-    /// Places ahead of the line itself: the entrants of a draw still to be made.
+    /// Places ahead of everyone who joined after a sale's opening: the entrants of a draw not
+    /// yet in line (all of them before the draw is made, then those behind the part of its
+    /// order placed so far). A drawn entrant's own place is never behind them.
     pub ahead_of_line: u64,
     /// The admission rate in force (a second).
     pub rate: u32,
@@ -71,7 +77,12 @@ impl Progress {
             }
             _ => rank,
         };
-        Some((rank + 1 + self.ahead_of_line, exact))
+        let ahead = if arrival < DRAWN_PLACES_BELOW {
+            0
+        } else {
+            self.ahead_of_line
+        };
+        Some((rank + 1 + ahead, exact))
     }
 
     /// The ranks to sample in a line of `len` places: every place of the first hundred, then
@@ -138,7 +149,20 @@ mod tests {
         assert_eq!(p.position(3), Some((1, false)), "ahead of the front: first");
         assert_eq!(p.position(10), None, "behind the last place: not in line");
         p.ahead_of_line = 4;
-        assert_eq!(p.position(9), Some((7, true)));
+        assert_eq!(
+            p.position(9),
+            Some((3, true)),
+            "a drawn entrant: none ahead"
+        );
+        let after = DRAWN_PLACES_BELOW;
+        let mut p = progress(&[5, 7, after + 9]);
+        p.ahead_of_line = 4;
+        assert_eq!(p.position(7), Some((2, true)), "a drawn entrant placed");
+        assert_eq!(
+            p.position(after + 9),
+            Some((7, true)),
+            "a later joiner counts the entrants not yet placed"
+        );
         assert_eq!(progress(&[]).position(1), None);
     }
 

@@ -303,11 +303,19 @@ impl Ticker {
             return Ok(Tick::NotLeader);
         }
         let mut tick = self.admit(event_id, room, now_unix).await?;
-        if tick == Tick::BeforeOpening
-            && room.opens_at.is_some_and(|t| t <= chrono::Utc::now())
-            && self.draw(event_id).await?
-        {
+        let opened = room.opens_at.is_some_and(|t| t <= chrono::Utc::now());
+        if tick == Tick::BeforeOpening && opened && self.draw(event_id).await? {
             tick = self.admit(event_id, room, now_unix).await?;
+        } else if opened
+            && !self
+                .archived
+                .lock()
+                .expect("not poisoned")
+                .contains(event_id)
+        {
+            // Made, and until it is archived: its order going into line (taken up again if
+            // its drawer died), then kept in Postgres.
+            self.draw(event_id).await?;
         }
         let held = tick != Tick::NotLeader;
         if held {
@@ -352,8 +360,21 @@ impl Ticker {
     pub async fn draw(&self, event_id: &str) -> Result<bool> {
         let lease = Duration::from_millis(u64::from(self.state.config.ticker_lease_ms));
         let drawn = opening::draw(&self.state, &self.lock(event_id), lease, event_id).await?;
-        if let Drawn::Made { entrants, took } = drawn {
-            tracing::info!(event = %event_id, entrants, took_ms = took.as_millis() as u64, "the draw is made");
+        if let Drawn::Made {
+            entrants,
+            took,
+            read,
+            ordered,
+        } = drawn
+        {
+            tracing::info!(
+                event = %event_id,
+                entrants,
+                took_ms = took.as_millis() as u64,
+                read_ms = read.as_millis() as u64,
+                ordered_ms = ordered.as_millis() as u64,
+                "the draw is made"
+            );
         }
         let made = matches!(drawn, Drawn::Made { .. } | Drawn::Already);
         // Kept in Postgres once made (again by the next tick if this fails or this leader

@@ -13,11 +13,18 @@
 //! - Once the pre-queue opened, the opening may be postponed, never brought forward, and the
 //!   pre-queue stays open until the draw (a postponement lengthens it); once the sale opened,
 //!   the opening no longer changes ([`settle`]).
-//! - The draw is made once, fenced like an admission tick (DESIGN.md 4): built in staging keys
-//!   of its own lock holder while the lock is held (and renewed), then made visible by one
-//!   script that checks the lock's owner and that no draw was made. A drawer that dies
-//!   half-way leaves nothing in the line, and the next leader draws again from the start;
-//!   nobody is admitted before the draw (the admit script checks its record).
+//! - The draw is made once, fenced like an admission tick (DESIGN.md 4): one script that
+//!   checks the lock's owner and that no draw was made writes its record and puts the head of
+//!   its order in line; the rest goes in behind it a chunk at a time, each chunk fenced the
+//!   same way and placed only right after the record's last place (`placed`). So the first
+//!   admissions of a draw of a million come on the tick that makes it, not after a million
+//!   writes. A drawer that dies half-way leaves a prefix of the order in line, and the next
+//!   leader (which recomputes the same order: it depends only on the seed and the tickets)
+//!   goes on from its end.
+//! - Nobody is admitted before the draw, nor past its last place given (the admit script
+//!   reads the record); an entrant not yet placed is told the draw is being made, and those
+//!   who joined after the opening count them ahead. The draw is published once its order is
+//!   all in line.
 //! - Who entered is judged by Redis's clock (the join script); whether the draw is due, the
 //!   operator's changes and the beacon by Postgres's: the draw reads the beacon under the draw
 //!   row's lock once Postgres's clock passed `opens_at`, and setting a beacon takes that lock
@@ -63,10 +70,9 @@ use crate::{
 
 /// Entrants read per round trip.
 const ENTRANTS_BATCH: usize = 10_000;
-/// Entrants written to the staging keys per round trip.
-const STAGING_CHUNK: usize = 5_000;
-/// An abandoned attempt's staging keys go away by themselves after this long.
-const STAGING_TTL_MS: i64 = 600_000;
+/// Entrants put in line per script call: the head the draw itself places, then each chunk
+/// behind it (a chunk is one short script, so admissions and polls go on between them).
+pub const PLACING_CHUNK: usize = 5_000;
 
 pub fn router<S>() -> Router<S>
 where
@@ -148,8 +154,14 @@ pub fn settle(before: &Room, update: &RoomUpdate, now: DateTime<Utc>) -> Result<
 /// What [`draw`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Drawn {
-    /// Made now, of this many entrants, in this long (from reading them to the swap).
-    Made { entrants: u64, took: Duration },
+    /// Made now, of this many entrants, in this long (from reading them to the head of the
+    /// order in line), of which `read` reading them and `ordered` sorting them.
+    Made {
+        entrants: u64,
+        took: Duration,
+        read: Duration,
+        ordered: Duration,
+    },
     /// Made before, by this ticker or another.
     Already,
     /// Not yet: by Postgres's or Redis's clock the sale has not opened.
@@ -234,21 +246,47 @@ async fn seal(
 }
 
 /// Makes the draw of `event_id` as the holder of `lock` (the event's ticker lock, renewed for
-/// `lease` as the work goes), unless it is made already or not due.
+/// `lease` as the work goes), unless it is made already or not due. The draw puts the head of
+/// its order in line ([`PLACING_CHUNK`] entrants) and answers, so that admission starts on
+/// this tick; a task of this instance puts the rest in line behind it ([`place`]). A draw
+/// made whose order is not all in line, and that no task of this instance is placing (its
+/// drawer died or lost the lock), is taken up again here from where it stopped.
 pub async fn draw(state: &Catalog, lock: &Lock, lease: Duration, event_id: &str) -> Result<Drawn> {
     let keys = &state.keys;
     let mut redis = state.redis.clone();
-    let made: bool = ::redis::cmd("EXISTS")
-        .arg(keys.draw(event_id))
-        .query_async(&mut redis)
-        .await?;
-    if made {
+    let (entrants, placed, seed): (Option<usize>, Option<usize>, Option<String>) =
+        ::redis::cmd("HMGET")
+            .arg(keys.draw(event_id))
+            .arg("entrants")
+            .arg("placed")
+            .arg("seed")
+            .query_async(&mut redis)
+            .await?;
+    if let (Some(entrants), Some(seed)) = (entrants, seed) {
+        let placed = placed.unwrap_or(entrants);
+        if placed < entrants {
+            let (state, lock, event) = (state.clone(), lock.clone(), event_id.to_owned());
+            spawn_placing(&state.clone(), event_id, async move {
+                let kept = lock.keep(&state.redis, lease);
+                let Some(read) = read_entrants(&state, &event, &kept).await? else {
+                    return Ok(());
+                };
+                let order = ordered(&seed, read).await?;
+                if order.len() != entrants {
+                    return Err(Error::Internal(format!(
+                        "the draw of {event} counted {entrants} entrants; {} are in Redis",
+                        order.len()
+                    )));
+                }
+                place(&state, &lock, &kept, &event, &order, placed).await
+            });
+        }
         return Ok(Drawn::Already);
     }
     // What Postgres keeps of it: made and archived (its keys expired since, a retired line:
     // never drawn again), or a randomness round still to come in.
-    type Kept = (bool, Option<sqlx::types::Json<BeaconSource>>);
-    let kept: Option<Kept> = sqlx::query_as(
+    type Archived = (bool, Option<sqlx::types::Json<BeaconSource>>);
+    let archived: Option<Archived> = sqlx::query_as(
         "select drawn_at is not null, \
              case when beacon_signature is null then beacon_source end \
          from draw where event_id = $1",
@@ -256,7 +294,7 @@ pub async fn draw(state: &Catalog, lock: &Lock, lease: Duration, event_id: &str)
     .bind(event_id)
     .fetch_optional(&state.db)
     .await?;
-    let (archived, waiting) = kept.unwrap_or((false, None));
+    let (archived, waiting) = archived.unwrap_or((false, None));
     if archived {
         return Ok(Drawn::Already);
     }
@@ -264,90 +302,123 @@ pub async fn draw(state: &Catalog, lock: &Lock, lease: Duration, event_id: &str)
         return Ok(Drawn::NotDue);
     };
     let started = Instant::now();
-    // Kept all through (reading, sorting and staging a hundred thousand entrants takes a while
-    // in a busy debug build), and checked between steps; the swap checks it once more.
+    // Kept all through (reading and sorting a million entrants takes a while), and then by
+    // the task that puts the rest of the order in line.
     let kept = lock.keep(&state.redis, lease);
-    let (line, tickets) = keys.draw_staging(event_id, lock.owner());
-    let drawn = async {
-        let Some(entrants) = read_entrants(state, event_id, &kept).await? else {
-            return Ok(Drawn::Interrupted);
-        };
-        let seed = proof::seed(&sealed.secret, &sealed.beacon);
-        // A hundred thousand hashes and a sort: off the async workers.
-        let order = {
-            let seed = seed.clone();
-            tokio::task::spawn_blocking(move || {
-                proof::order(&seed, entrants, |(_, t): &(String, String)| t.as_str())
-            })
-            .await
-            .map_err(|e| Error::Internal(format!("the draw's sort failed: {e}")))?
-        };
-        // Whatever an earlier attempt of this holder left (its cleanup failed) goes first.
-        ::redis::cmd("DEL")
-            .arg(&line)
-            .arg(&tickets)
-            .query_async::<()>(&mut redis.clone())
-            .await?;
-        for (chunk_index, chunk) in order.chunks(STAGING_CHUNK).enumerate() {
-            if kept.lost() {
-                return Ok(Drawn::Interrupted);
+    let Some(entrants) = read_entrants(state, event_id, &kept).await? else {
+        return Ok(Drawn::Interrupted);
+    };
+    let read = started.elapsed();
+    let seed = proof::seed(&sealed.secret, &sealed.beacon);
+    let order = ordered(&seed, entrants).await?;
+    let ordered = started.elapsed() - read;
+    if kept.lost() {
+        return Ok(Drawn::Interrupted);
+    }
+    let head = &order[..order.len().min(PLACING_CHUNK)];
+    let swapped: i64 = scripts::Draw {
+        event_id,
+        lock,
+        entrants: order.len(),
+        opens_at: sealed.opens_at,
+        seed: &seed,
+        beacon: &sealed.beacon,
+        head,
+    }
+    .invocation(&state.scripts, keys)
+    .invoke_async(&mut redis)
+    .await?;
+    Ok(match swapped {
+        1 => {
+            let (placed, entrants) = (head.len(), order.len());
+            if placed < entrants {
+                let (state, lock, event) = (state.clone(), lock.clone(), event_id.to_owned());
+                spawn_placing(&state.clone(), event_id, async move {
+                    place(&state, &lock, &kept, &event, &order, placed).await
+                });
             }
-            let first = chunk_index * STAGING_CHUNK + 1;
-            let places = (first..).zip(chunk);
-            let mut pipe = ::redis::pipe();
-            pipe.zadd_multiple(
-                &line,
-                &places
-                    .clone()
-                    .map(|(place, (buyer, _))| (place, buyer.as_str()))
-                    .collect::<Vec<_>>(),
-            )
-            .ignore()
-            .zadd_multiple(
-                &tickets,
-                &places
-                    .map(|(place, (_, ticket))| (place, ticket.as_str()))
-                    .collect::<Vec<_>>(),
-            )
-            .ignore()
-            .pexpire(&line, STAGING_TTL_MS)
-            .ignore()
-            .pexpire(&tickets, STAGING_TTL_MS)
-            .ignore();
-            pipe.query_async::<()>(&mut redis.clone()).await?;
+            Drawn::Made {
+                entrants: entrants as u64,
+                took: started.elapsed(),
+                read,
+                ordered,
+            }
         }
-        let swapped: i64 = scripts::Draw {
+        2 => Drawn::Already,
+        -1 => Drawn::NotDue,
+        _ => Drawn::Interrupted,
+    })
+}
+
+/// `entrants` in draw order under `seed`: a million hashes and a sort, off the async workers.
+async fn ordered(seed: &str, entrants: Vec<(String, String)>) -> Result<Vec<(String, String)>> {
+    let seed = seed.to_owned();
+    tokio::task::spawn_blocking(move || {
+        proof::order(&seed, entrants, |(_, t): &(String, String)| t.as_str())
+    })
+    .await
+    .map_err(|e| Error::Internal(format!("the draw's sort failed: {e}")))
+}
+
+/// Runs `placing` (the putting in line of `event_id`'s drawn order) in a task of its own,
+/// unless a task of this instance places that event's order already.
+fn spawn_placing(
+    state: &Catalog,
+    event_id: &str,
+    placing: impl Future<Output = Result<()>> + Send + 'static,
+) {
+    if !state.draws.placing(event_id) {
+        return;
+    }
+    let (draws, event) = (state.draws.clone(), event_id.to_owned());
+    tokio::spawn(async move {
+        if let Err(e) = placing.await {
+            tracing::warn!(event = %event, error = %e, "could not put the draw's order in line");
+        }
+        draws.placed(&event);
+    });
+}
+
+/// Puts `order` in line from place `placed + 1` on, a chunk a call, as the holder of `lock`
+/// (kept by `kept`); stops when the lock is lost or another drawer placed (the record no
+/// longer stands where this one left it).
+async fn place(
+    state: &Catalog,
+    lock: &Lock,
+    kept: &Kept,
+    event_id: &str,
+    order: &[(String, String)],
+    mut placed: usize,
+) -> Result<()> {
+    let started = Instant::now();
+    while placed < order.len() && !kept.lost() {
+        let chunk = &order[placed..order.len().min(placed + PLACING_CHUNK)];
+        let after: i64 = scripts::Place {
             event_id,
             lock,
-            entrants: order.len(),
-            opens_at: sealed.opens_at,
-            seed: &seed,
-            beacon: &sealed.beacon,
+            placed,
+            chunk,
         }
-        .invocation(&state.scripts, keys)
-        .invoke_async(&mut redis.clone())
+        .invocation(&state.scripts, &state.keys)
+        .invoke_async(&mut state.redis.clone())
         .await?;
-        Ok::<_, Error>(match swapped {
-            1 => Drawn::Made {
-                entrants: order.len() as u64,
-                took: started.elapsed(),
-            },
-            2 => Drawn::Already,
-            -1 => Drawn::NotDue,
-            _ => Drawn::Interrupted,
-        })
+        let Ok(after) = usize::try_from(after) else {
+            return Ok(());
+        };
+        if after <= placed {
+            return Ok(());
+        }
+        placed = after;
     }
-    .await;
-    drop(kept);
-    if !matches!(drawn, Ok(Drawn::Made { .. })) {
-        // What this attempt staged is nobody's now (it would expire anyway).
-        let _: ::redis::RedisResult<()> = ::redis::cmd("DEL")
-            .arg(&line)
-            .arg(&tickets)
-            .query_async(&mut redis)
-            .await;
+    if placed == order.len() {
+        tracing::info!(
+            event = %event_id,
+            entrants = placed,
+            took_ms = started.elapsed().as_millis() as u64,
+            "the draw's order is all in line"
+        );
     }
-    drawn
+    Ok(())
 }
 
 /// Every entrant (buyer, ticket), read in batches (each reply small, within the Redis call's
@@ -561,14 +632,14 @@ pub async fn archive(state: &Catalog, event_id: &str) -> Result<bool> {
         Some((false, stored, nonce, commitment)) => (stored, nonce, commitment),
     };
     let keys = &state.keys;
-    let (record, tickets): (HashMap<String, String>, Vec<String>) = ::redis::pipe()
-        .hgetall(keys.draw(event_id))
-        .zrange(keys.drawn_tickets(event_id), 0, -1)
+    let record: HashMap<String, String> = ::redis::cmd("HGETALL")
+        .arg(keys.draw(event_id))
         .query_async(&mut state.redis.clone())
         .await?;
-    if record.is_empty() {
+    if !all_placed(&record) {
         return Ok(false);
     }
+    let tickets = drawn_tickets(state, event_id).await?;
     let field = |name: &str| record.get(name).cloned().unwrap_or_default();
     let entrants: i64 = field("entrants").parse().unwrap_or(tickets.len() as i64);
     // The secret is published with the draw: kept as it is from now on.
@@ -700,18 +771,18 @@ async fn published_json(state: &Catalog, event_id: &str) -> Result<Bytes> {
         beacon_source: row.beacon_source.map(|s| s.0),
         beacon_signature: row.beacon_signature,
     };
-    if record.is_empty() {
+    if !all_placed(&record) {
+        // Made, and its order still going into line: published once it is all there (the
+        // entrants are final, so their count is too).
+        if let Some(n) = record.get("entrants").and_then(|n| n.parse().ok()) {
+            draw.entrants = n;
+        }
         return to_json(&draw);
     }
     let cell = cell();
     let json = cell
         .get_or_try_init(|| async {
-            let tickets: Vec<String> = ::redis::cmd("ZRANGE")
-                .arg(keys.drawn_tickets(event_id))
-                .arg(0)
-                .arg(-1)
-                .query_async(&mut state.redis.clone())
-                .await?;
+            let tickets = drawn_tickets(state, event_id).await?;
             let field = |name: &str| record.get(name).cloned().unwrap_or_default();
             draw.state = DrawState::Drawn;
             draw.entrants = field("entrants").parse().unwrap_or(tickets.len() as u64);
@@ -729,6 +800,26 @@ async fn published_json(state: &Catalog, event_id: &str) -> Result<Bytes> {
         })
         .await?;
     Ok(json.clone())
+}
+
+/// Every ticket of a made draw whose order is all in line, in draw order.
+async fn drawn_tickets(state: &Catalog, event_id: &str) -> Result<Vec<String>> {
+    Ok(::redis::cmd("ZRANGE")
+        .arg(state.keys.drawn_tickets(event_id))
+        .arg(0)
+        .arg(-1)
+        .query_async(&mut state.redis.clone())
+        .await?)
+}
+
+/// Whether the draw's `record` (its hash in Redis) says the draw is made and its whole order in
+/// line (a record without `placed` placed everything at once).
+fn all_placed(record: &HashMap<String, String>) -> bool {
+    let count = |name: &str| record.get(name).and_then(|n| n.parse::<u64>().ok());
+    match (count("entrants"), count("placed")) {
+        (Some(entrants), placed) => placed.unwrap_or(entrants) >= entrants,
+        (None, _) => false,
+    }
 }
 
 fn to_json(draw: &Draw) -> Result<Bytes> {

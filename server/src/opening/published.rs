@@ -1,7 +1,7 @@
 //! What an instance keeps of the draws it published (see [`Published`]).
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     sync::{Arc, Mutex},
     time::Instant,
 };
@@ -22,6 +22,8 @@ pub struct Published {
     /// When this instance last asked the relays for a round ("chain:round"), kept only while
     /// recent.
     pub(super) rounds_asked: Mutex<HashMap<String, Instant>>,
+    /// The events whose drawn order a task of this instance is putting in line.
+    placing: Mutex<HashSet<String>>,
 }
 
 impl Published {
@@ -30,7 +32,19 @@ impl Published {
             key,
             made: Mutex::default(),
             rounds_asked: Mutex::default(),
+            placing: Mutex::default(),
         }
+    }
+
+    /// Marks `event_id`'s order as being placed by this instance; false when it was already.
+    pub(super) fn placing(&self, event_id: &str) -> bool {
+        let mut placing = self.placing.lock().expect("not poisoned");
+        placing.insert(event_id.to_owned())
+    }
+
+    /// The task placing `event_id`'s order ended.
+    pub(super) fn placed(&self, event_id: &str) {
+        self.placing.lock().expect("not poisoned").remove(event_id);
     }
 
     /// The key that makes this deployment's draw secrets.

@@ -219,8 +219,10 @@ impl Keys {
         self.event(event_id, "entrants")
     }
 
-    /// The record of the draw once made (a hash: seed, beacon, entrants, drawn_at_ms,
-    /// drawn_by); its absence means the draw is still to be made.
+    /// The record of the draw once made (a hash: seed, beacon, entrants, placed, drawn_at_ms,
+    /// drawn_by); its absence means the draw is still to be made. `placed` counts the
+    /// entrants put in line so far (places 1..=placed); absent in records made before it
+    /// existed, which placed every entrant at once.
     pub fn draw(&self, event_id: &str) -> String {
         self.event(event_id, "draw")
     }
@@ -228,17 +230,6 @@ impl Keys {
     /// The published draw: a sorted set of ticket -> place.
     pub fn drawn_tickets(&self, event_id: &str) -> String {
         self.event(event_id, "draw:tickets")
-    }
-
-    /// Where one holder of the ticker lock (named by its owner token) builds the draw: the
-    /// line's entrants (buyer -> place) and the published tickets (ticket -> place), before
-    /// one script swaps them in. Each holder has its own pair, so a stalled leader's half-built
-    /// draw never mixes with its successor's.
-    pub fn draw_staging(&self, event_id: &str, owner: &str) -> (String, String) {
-        (
-            self.event(event_id, &format!("draw:{owner}:line")),
-            self.event(event_id, &format!("draw:{owner}:tickets")),
-        )
     }
 
     /// How each waiting buyer joined: a hash buyer -> `joined_ms:position:model` (the

@@ -8,7 +8,11 @@ use std::{
     time::{Duration, Instant},
 };
 
-use anteroom::admission::ticker::{Tick, Ticker};
+use anteroom::{
+    admission::ticker::{Tick, Ticker},
+    opening::proof,
+    redis::{Lock, scripts},
+};
 use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -565,63 +569,70 @@ async fn the_draw_is_made_once_across_three_processes_when_its_leader_is_killed_
         later.push(token);
     }
 
-    // The leader stages the draw; it is killed as soon as its staging shows.
+    // The leader makes the draw (the head of its order in line at once) and puts the rest
+    // in line behind it; it is killed as soon as its record shows part of the order placed.
     let started = Instant::now();
-    let staging = async || {
-        let made: bool = redis_get(&app, redis::cmd("EXISTS").arg(keys.draw(&event))).await;
-        assert!(!made, "a leader starts the draw (made already: {made})");
-        let owner: Option<String> =
-            redis_get(&app, redis::cmd("GET").arg(keys.ticker(&event))).await;
-        let owner = owner?;
-        let (line, _) = keys.draw_staging(&event, &owner);
-        let staged: usize = redis_get(&app, redis::cmd("ZCARD").arg(&line)).await;
-        (staged > 0).then_some((owner, staged))
+    let record = async || {
+        let record: HashMap<String, String> =
+            redis_get(&app, redis::cmd("HGETALL").arg(keys.draw(&event))).await;
+        let placed: usize = record.get("placed")?.parse().ok()?;
+        (placed < entrants).then(|| (record["drawn_by"].clone(), placed))
     };
     let (every, within) = (Duration::from_millis(2), Duration::from_secs(30));
-    let (owner, staged) =
-        eventually_every("a leader stages the draw", within, every, staging).await;
+    let (owner, placed) = eventually_every("a leader makes the draw", within, every, record).await;
     let pid: u32 = owner.split('/').nth(1).unwrap().parse().unwrap();
     let victim = instances
         .iter()
         .position(|i| i.pid() == pid)
         .expect("a process of ours leads");
     instances[victim].signal("KILL");
-    let (line, _) = keys.draw_staging(&event, &owner);
-    let left: usize = redis_get(&app, redis::cmd("ZCARD").arg(&line)).await;
+    let left: usize = redis_get(
+        &app,
+        redis::cmd("HGET").arg(keys.draw(&event)).arg("placed"),
+    )
+    .await;
     assert!(
         left < entrants,
-        "killed mid-draw: {left} of {entrants} staged"
+        "killed mid-draw: {left} of {entrants} placed"
     );
 
-    // Until another process finishes it, the line shows the later joiners only: never part
-    // of the draw.
-    let mut seen = HashSet::new();
-    let drawn = async || {
-        // The line and the admitted, read together: who is in line or let out of it.
-        let (waiting, admitted, record): (usize, usize, HashMap<String, String>) = redis::pipe()
+    // Until another process has put the whole order in line: the places given so far only
+    // grow, and the line (waiting or let out of it) is exactly the entrants placed so far and
+    // the later joiners, so nobody was admitted past the last place given.
+    let mut seen = Vec::new();
+    let all_placed = async || {
+        let (waiting, admitted, placed): (usize, usize, usize) = redis::pipe()
             .atomic()
             .zcard(keys.queue(&event))
             .zcard(keys.admitted(&event))
-            .hgetall(keys.draw(&event))
+            .hget(keys.draw(&event), "placed")
             .query_async(&mut app.state.redis.clone())
             .await
             .unwrap();
-        seen.insert(waiting + admitted);
-        (!record.is_empty()).then_some(record)
+        seen.push((placed, waiting + admitted));
+        (placed == entrants).then_some(())
     };
     let (every, within) = (Duration::from_millis(5), Duration::from_secs(60));
-    let record = eventually_every("another process makes the draw", within, every, drawn).await;
-    let drawn_at = started.elapsed();
+    eventually_every("another process places the rest", within, every, all_placed).await;
+    let placed_at = started.elapsed();
     assert!(
-        seen.iter()
-            .all(|n| *n == later.len() || *n == entrants + later.len()),
-        "the line's lengths seen during the draw: {seen:?}"
+        seen.windows(2).all(|w| w[0].0 <= w[1].0),
+        "the places given only grow: {seen:?}"
     );
-    assert_ne!(record["drawn_by"], owner, "made by a survivor");
+    assert!(
+        seen.iter().all(|(p, n)| *n == p + later.len()),
+        "the line is the placed entrants and the later joiners: {seen:?}"
+    );
+    let finisher: Option<String> =
+        redis_get(&app, redis::cmd("GET").arg(keys.ticker(&event))).await;
+    assert_ne!(
+        finisher.as_deref(),
+        Some(owner.as_str()),
+        "finished by a survivor"
+    );
     println!(
-        "draw of {entrants} entrants across 3 processes: leader killed with {staged} staged \
-         ({left} when it died), made by {} {drawn_at:?} after staging began",
-        record["drawn_by"]
+        "draw of {entrants} entrants across 3 processes: leader killed with {placed} placed \
+         ({left} when it died), the rest placed by {finisher:?} {placed_at:?} after the draw"
     );
 
     // Exactly once: the line holds every entrant once, at its place in the published draw,
@@ -677,6 +688,115 @@ async fn the_draw_is_made_once_across_three_processes_when_its_leader_is_killed_
         assert_eq!(body["status"], "waiting");
         assert!(body.get("ticket").is_none());
     }
+}
+
+/// Issue 35: a draw of a million cannot put every entrant in line within a tick, so the draw
+/// puts the head of its order in line and the rest follows a chunk at a time. Meanwhile the
+/// entrants not yet placed are told the draw is being made (a join makes them no place at the
+/// back), the later joiners count them ahead, and admission stops at the last place given.
+#[tokio::test]
+async fn admission_starts_from_the_head_of_the_draw_and_never_passes_its_last_place() {
+    let app = crate::helpers::spawn_app().await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(2), 60, 50).await;
+    let entrants = enter_prequeue(&app, &event, 3).await;
+    sleep_until(opens_at).await;
+    let mut later = Vec::new();
+    for i in 0..2 {
+        let (_, token) = app.session().await;
+        let (status, body) = join(&app, &event, &token).await;
+        assert_eq!(status, StatusCode::ACCEPTED);
+        assert_eq!(body["position"], 4 + i, "the entrants come first: {body}");
+        later.push(token);
+    }
+    // The draw as the ticker's leader makes it, with only its head placed.
+    let keys = &app.state.keys;
+    let ticker = Ticker::new(app.state.line.clone());
+    assert!(ticker.acquire(&event).await.unwrap());
+    let lock = Lock::with_owner(keys.ticker(&event), ticker.owner().to_owned());
+    let tickets: HashMap<String, String> =
+        redis_get(&app, redis::cmd("HGETALL").arg(keys.entrants(&event))).await;
+    let order = proof::order("a seed", tickets.into_iter().collect(), |(_, t)| t.as_str());
+    let made: i64 = scripts::Draw {
+        event_id: &event,
+        lock: &lock,
+        entrants: order.len(),
+        opens_at,
+        seed: "a seed",
+        beacon: "",
+        head: &order[..1],
+    }
+    .invocation(&app.state.scripts, keys)
+    .invoke_async(&mut app.state.redis.clone())
+    .await
+    .unwrap();
+    assert_eq!(made, 1);
+    let token_of: HashMap<&String, &String> = entrants.iter().map(|(k, t)| (t, k)).collect();
+    let token = |i: usize| token_of[&order[i].1].as_str();
+    let (_, first) = poll(&app, &event, token(0)).await;
+    assert_eq!(
+        (&first["status"], &first["position"]),
+        (&json!("waiting"), &json!(1))
+    );
+    assert_eq!(first["ticket"], order[0].1.as_str());
+    for (_, ticket) in &order[1..] {
+        let (status, body) = join(&app, &event, token_of[ticket]).await;
+        assert_eq!(
+            (status, &body["status"], &body["ticket"]),
+            (StatusCode::ACCEPTED, &json!("pre_queue"), &json!(ticket)),
+            "not placed yet: {body}"
+        );
+    }
+    for (i, token) in later.iter().enumerate() {
+        assert_eq!(poll(&app, &event, token).await.1["position"], 4 + i);
+    }
+    let (_, draw) = published_draw(&app, &event).await;
+    assert_eq!(
+        (&draw["state"], &draw["entrants"], &draw["tickets"]),
+        (&json!("pending"), &json!(3), &Value::Null),
+        "published once the order is all in line: {draw}"
+    );
+
+    // A tick at 50 a second admits the one placed entrant, nobody past it; the leader takes
+    // up the placing of the rest.
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    let tick = ticker.tick(&event, &room, 0).await.unwrap();
+    assert!(matches!(tick, Tick::Admitted { count: 1, .. }), "{tick:?}");
+    let placed = async || {
+        let placed: usize = redis_get(
+            &app,
+            redis::cmd("HGET").arg(keys.draw(&event)).arg("placed"),
+        )
+        .await;
+        (placed == 3).then_some(())
+    };
+    let (every, within) = (Duration::from_millis(10), Duration::from_secs(10));
+    eventually_every("the rest of the order placed", within, every, placed).await;
+    ticker.tick(&event, &room, 1).await.unwrap();
+    let log: Vec<String> = redis_get(
+        &app,
+        redis::cmd("LRANGE")
+            .arg(keys.admission_log(&event))
+            .arg(0)
+            .arg(-1),
+    )
+    .await;
+    let arrivals: Vec<&str> = log.iter().map(|e| e.split(':').nth(1).unwrap()).collect();
+    assert_eq!(
+        &arrivals[..3],
+        ["1", "2", "3"],
+        "the draw's order first: {log:?}"
+    );
+    assert_eq!(arrivals.len(), 5, "then the later joiners: {log:?}");
+    let (_, draw) = published_draw(&app, &event).await;
+    assert_eq!(draw["state"], "drawn");
+    let published: Vec<&str> = draw["tickets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    let expected: Vec<&str> = order.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(published, expected);
 }
 
 /// Review finding 5: between the draw's read of the entrants and its swap into the line, a

@@ -37,8 +37,17 @@ redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
 redis.call('HSET', KEYS[8], unpack(ARGV, 12))
 -- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
 -- (the draw's record is written by the same kind of fenced script, so no tick falls between).
-if ARGV[7] == '1' and redis.call('EXISTS', KEYS[10]) == 0 then
-  return {-2, redis.call('ZCARD', KEYS[2]), 0}
+-- Until the draw's order is all in line (place.lua), admission stops at the last place given:
+-- the entrants behind it come before everyone who joined after the opening.
+local ceiling = nil
+if ARGV[7] == '1' then
+  local record = redis.call('HMGET', KEYS[10], 'entrants', 'placed')
+  if not record[1] then
+    return {-2, redis.call('ZCARD', KEYS[2]), 0}
+  end
+  if record[2] and tonumber(record[2]) < tonumber(record[1]) then
+    ceiling = tonumber(record[2])
+  end
 end
 local credit = tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(ARGV[2])
 local n = math.floor(credit / 1000)
@@ -61,7 +70,15 @@ if n > 0 then
   -- seen (a place made before the marks existed) counts as present. The rounds are bounded,
   -- so a line of the long gone costs a few ticks, not one long script.
   for _ = 1, 8 do
-    local popped = redis.call('ZPOPMIN', KEYS[2], n - admitted)
+    local take = n - admitted
+    if ceiling then
+      -- Never past the last place given so far.
+      take = math.min(take, redis.call('ZCOUNT', KEYS[2], '-inf', ceiling))
+    end
+    if take == 0 then
+      break
+    end
+    local popped = redis.call('ZPOPMIN', KEYS[2], take)
     if #popped == 0 then
       break
     end

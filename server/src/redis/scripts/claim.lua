@@ -36,10 +36,11 @@ end
 if tonumber(redis.call('ZSCORE', KEYS[6], new) or '0') > now_ms then
   return {'claimer_admitted', 0}
 end
--- From the opening until the draw's record exists the draw reads the entrants and then puts
--- them in line: an entrant renamed (or given up) between the two would lose the place, so no
--- entrant's place moves then; the code stays good for after the draw.
-local pending = redis.call('EXISTS', KEYS[13]) == 0
+-- From the opening until the draw's order is all in line the drawer reads the entrants and
+-- then puts them in line: an entrant renamed (or given up) between the two would lose the
+-- place, so no entrant's place moves then; the code stays good for after.
+local record = redis.call('HMGET', KEYS[13], 'entrants', 'placed')
+local pending = not record[1] or tonumber(record[2] or record[1]) < tonumber(record[1])
 if pending and ARGV[3] ~= '' and now_ms >= tonumber(ARGV[3])
   and (redis.call('HEXISTS', KEYS[11], old) == 1 or redis.call('HEXISTS', KEYS[11], new) == 1) then
   return {'drawing', 0}

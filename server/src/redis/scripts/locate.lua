@@ -9,7 +9,8 @@
 -- number ever admitted), KEYS[5] inventory (the hash the ticker's leader writes), KEYS[6]
 -- shopping (zset buyer -> admission expiry ms: admitted without a hold yet), KEYS[7] the
 -- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
--- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made),
+-- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made;
+-- its `placed` counts the entrants put in line so far),
 -- KEYS[11] joins (hash buyer -> 'joined_ms:position:model' of the place's making, which the
 -- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
 -- KEYS[13] seen (zset buyer -> until when their last waiting answer keeps them present, ms), KEYS[14] away (zset buyer ->
@@ -105,15 +106,20 @@ if token_expiry and token_expiry > now_ms then
   return reply('admitted', token_expiry, 0, 1)
 end
 local opening = ARGV[9] ~= ''
--- The draw is still to be made: the entrants are ahead of everyone in the line.
-local pending = opening and redis.call('EXISTS', KEYS[10]) == 0
-if pending then
-  local ticket = redis.call('HGET', KEYS[9], buyer)
-  if ticket then
-    return reply('pre_queue', 0, 0, 0, ticket)
+-- The draw is still to be made (pending), or made and its order not yet all in line
+-- (draw.lua, place.lua): the entrants not yet placed are ahead of everyone who joined after
+-- the opening.
+local pending, drawn, unplaced = false, 0, 0
+if opening then
+  local record = redis.call('HMGET', KEYS[10], 'entrants', 'placed')
+  if record[1] then
+    drawn = tonumber(record[1])
+    unplaced = drawn - tonumber(record[2] or record[1])
+  else
+    pending = true
   end
 end
--- A waiting answer: the position counts the entrants still to be drawn in ahead; a drawn
+-- A waiting answer: the position counts the entrants still to be put in line ahead; a drawn
 -- entrant (their arrival number is their place in the draw) gets their ticket back. A place
 -- just made records its joining.
 local function waiting(arrival, restored, made)
@@ -121,8 +127,10 @@ local function waiting(arrival, restored, made)
   local ticket = ''
   if pending then
     position = position + redis.call('HLEN', KEYS[9])
-  elseif opening and arrival <= tonumber(redis.call('HGET', KEYS[10], 'entrants') or '0') then
+  elseif opening and arrival <= drawn then
     ticket = redis.call('HGET', KEYS[9], buyer) or ''
+  else
+    position = position + unplaced
   end
   if made then
     redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. model())
@@ -169,6 +177,13 @@ if not arrival then
 end
 if arrival then
   return waiting(tonumber(arrival), 0, false)
+end
+-- An entrant with no place yet: before the draw, or behind the part of its order in line.
+if pending or unplaced > 0 then
+  local ticket = redis.call('HGET', KEYS[9], buyer)
+  if ticket then
+    return reply('pre_queue', 0, 0, 0, ticket)
+  end
 end
 if pending and now_ms < tonumber(ARGV[10]) then
   if now_ms < tonumber(ARGV[9]) then

@@ -30,7 +30,7 @@ use chrono::{DateTime, Utc};
 pub use admit::Admit;
 pub use claim::Claim;
 pub use consume::Consume;
-pub use draw::Draw;
+pub use draw::{Draw, Place};
 pub use locate::Locate;
 pub use offer_move::OfferMove;
 pub use progress::Progress;
@@ -48,6 +48,7 @@ pub struct Scripts {
     retire: Script,
     set_if_generation: Script,
     draw: Script,
+    place: Script,
     trim_log: Script,
     offer_move: Script,
     claim: Script,
@@ -64,6 +65,7 @@ impl Scripts {
             retire: Script::new(include_str!("retire.lua")),
             set_if_generation: Script::new(include_str!("set_if_generation.lua")),
             draw: Script::new(include_str!("draw.lua")),
+            place: Script::new(include_str!("place.lua")),
             trim_log: Script::new(include_str!("trim_log.lua")),
             offer_move: Script::new(include_str!("offer_move.lua")),
             claim: Script::new(include_str!("claim.lua")),

@@ -37,8 +37,15 @@ if len > 0 and sampled ~= len - 1 then
   sample(len - 1)
 end
 local ahead = 0
-if ARGV[3] == '1' and redis.call('EXISTS', KEYS[7]) == 0 then
-  ahead = redis.call('HLEN', KEYS[6])
+if ARGV[3] == '1' then
+  -- The entrants still to be put in line: all of them before the draw, then those behind the
+  -- part of its order placed so far.
+  local record = redis.call('HMGET', KEYS[7], 'entrants', 'placed')
+  if record[1] then
+    ahead = tonumber(record[1]) - tonumber(record[2] or record[1])
+  else
+    ahead = redis.call('HLEN', KEYS[6])
+  end
 end
 local inventory = redis.call('HMGET', KEYS[4], unpack(ARGV, 4))
 local shopping = redis.call('ZCOUNT', KEYS[5], '(' .. now_ms, '+inf')
