@@ -99,13 +99,14 @@ pub async fn retire(state: &Line, event_id: &str) -> Result<Retired> {
     let mut touched = touched;
     if touched >= 0 && crate::opening::archive(state, event_id).await? {
         let ms = ttl.as_millis() as u64;
-        let (entrants, draw, tickets): (i64, i64, i64) = redis::pipe()
+        let (entrants, entered, draw, tickets): (i64, i64, i64, i64) = redis::pipe()
             .pexpire(keys.entrants(event_id), ms as i64)
+            .pexpire(keys.entered(event_id), ms as i64)
             .pexpire(keys.draw(event_id), ms as i64)
             .pexpire(keys.drawn_tickets(event_id), ms as i64)
             .query_async(&mut redis)
             .await?;
-        touched += entrants + draw + tickets;
+        touched += entrants + entered + draw + tickets;
     }
     Ok(match u64::try_from(touched) {
         Ok(keys) => Retired::Expiring {

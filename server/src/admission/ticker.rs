@@ -304,7 +304,12 @@ impl Ticker {
         }
         let mut tick = self.admit(event_id, room, now_unix).await?;
         let opened = room.opens_at.is_some_and(|t| t <= chrono::Utc::now());
-        if tick == Tick::BeforeOpening && opened && self.draw(event_id).await? {
+        if tick == Tick::BeforeOpening && !opened {
+            // The entrants so far, read ahead of the draw (which then reads only the last).
+            if let Err(e) = opening::prefetch(&self.state, event_id).await {
+                tracing::warn!(event = %event_id, error = %e, "could not read the pre-queue ahead");
+            }
+        } else if tick == Tick::BeforeOpening && opened && self.draw(event_id).await? {
             tick = self.admit(event_id, room, now_unix).await?;
         } else if opened
             && !self

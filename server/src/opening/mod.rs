@@ -21,6 +21,10 @@
 //!   writes. A drawer that dies half-way leaves a prefix of the order in line, and the next
 //!   leader (which recomputes the same order: it depends only on the seed and the tickets)
 //!   goes on from its end.
+//! - The draw reads the entrants as this instance's ticks read them ahead ([`prefetch`]) and
+//!   the entries since, only when these account for every entrant; else the entrants' hash
+//!   whole. The entrants are final once the sale opened (Redis's clock), and the draw's
+//!   script checks their count.
 //! - Nobody is admitted before the draw, nor past its last place given (the admit script
 //!   reads the record); an entrant not yet placed is told the draw is being made, and those
 //!   who joined after the opening count them ahead. The draw is published once its order is
@@ -38,6 +42,7 @@ pub mod published;
 pub mod secret;
 pub mod verify;
 
+use published::Entered;
 pub use published::Published;
 pub use secret::{SecretKey, commit};
 
@@ -68,7 +73,7 @@ use crate::{
     redis::{Kept, Lock, scripts},
 };
 
-/// Entrants read per round trip.
+/// Entrants (or pre-queue entries) read per round trip.
 const ENTRANTS_BATCH: usize = 10_000;
 /// Entrants put in line per script call: the head the draw itself places, then each chunk
 /// behind it (a chunk is one short script, so admissions and polls go on between them).
@@ -305,7 +310,7 @@ pub async fn draw(state: &Catalog, lock: &Lock, lease: Duration, event_id: &str)
     // Kept all through (reading and sorting a million entrants takes a while), and then by
     // the task that puts the rest of the order in line.
     let kept = lock.keep(&state.redis, lease);
-    let Some(entrants) = read_entrants(state, event_id, &kept).await? else {
+    let Some(entrants) = all_entrants(state, event_id, &kept).await? else {
         return Ok(Drawn::Interrupted);
     };
     let read = started.elapsed();
@@ -419,6 +424,69 @@ async fn place(
         );
     }
     Ok(())
+}
+
+/// Reads the entries of `event_id`'s pre-queue that came since this instance last read them:
+/// the ticker's leader does on each tick before the opening, so that at the opening the draw
+/// reads only the last second's (the entrants are known before the seed is).
+pub async fn prefetch(state: &Catalog, event_id: &str) -> Result<()> {
+    let entered = state.draws.entered(event_id);
+    let mut entered = entered.lock().await;
+    read_entered(state, event_id, &mut entered).await
+}
+
+/// Reads and folds the entries after the first `entered.read` (a ticket with a buyer enters
+/// or moves to that buyer; a ticket with none was given up).
+async fn read_entered(state: &Catalog, event_id: &str, entered: &mut Entered) -> Result<()> {
+    let key = state.keys.entered(event_id);
+    loop {
+        let batch: Vec<String> = ::redis::cmd("LRANGE")
+            .arg(&key)
+            .arg(entered.read)
+            .arg(entered.read + ENTRANTS_BATCH - 1)
+            .query_async(&mut state.redis.clone())
+            .await?;
+        entered.read += batch.len();
+        for entry in &batch {
+            match entry.split_once(' ') {
+                Some((ticket, buyer)) if !buyer.is_empty() => {
+                    entered.buyers.insert(ticket.to_owned(), buyer.to_owned());
+                }
+                _ => {
+                    let ticket = entry.split(' ').next().unwrap_or_default();
+                    entered.buyers.remove(ticket);
+                }
+            }
+        }
+        if batch.len() < ENTRANTS_BATCH {
+            return Ok(());
+        }
+    }
+}
+
+/// Every entrant (buyer, ticket) at the draw: what this instance read of the pre-queue before
+/// the opening and the entries since, when they account for every entrant; else read whole
+/// (another instance read them, or the line predates its entries).
+async fn all_entrants(
+    state: &Catalog,
+    event_id: &str,
+    kept: &Kept,
+) -> Result<Option<Vec<(String, String)>>> {
+    let mut entered = match state.draws.take_entered(event_id) {
+        Some(cell) => std::mem::take(&mut *cell.lock().await),
+        None => Entered::default(),
+    };
+    read_entered(state, event_id, &mut entered).await?;
+    let count: usize = ::redis::cmd("HLEN")
+        .arg(state.keys.entrants(event_id))
+        .query_async(&mut state.redis.clone())
+        .await?;
+    if entered.buyers.len() == count {
+        return Ok(Some(
+            entered.buyers.into_iter().map(|(t, b)| (b, t)).collect(),
+        ));
+    }
+    read_entrants(state, event_id, kept).await
 }
 
 /// Every entrant (buyer, ticket), read in batches (each reply small, within the Redis call's
@@ -660,6 +728,11 @@ pub async fn archive(state: &Catalog, event_id: &str) -> Result<bool> {
     .bind(&secret)
     .execute(&state.db)
     .await?;
+    // The pre-queue's entries served the draw only.
+    ::redis::cmd("UNLINK")
+        .arg(keys.entered(event_id))
+        .query_async::<()>(&mut state.redis.clone())
+        .await?;
     Ok(true)
 }
 

@@ -24,6 +24,17 @@ pub struct Published {
     pub(super) rounds_asked: Mutex<HashMap<String, Instant>>,
     /// The events whose drawn order a task of this instance is putting in line.
     placing: Mutex<HashSet<String>>,
+    /// What this instance read of each pre-queue it leads before its opening (`prefetch`),
+    /// taken by the draw: at most one entry an event with a pre-queue, gone at its draw.
+    entered: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Entered>>>>,
+}
+
+/// The entries of a pre-queue (`Keys::entered`) an instance has read, folded: each entrant's
+/// buyer by ticket, and how many entries were read.
+#[derive(Default)]
+pub struct Entered {
+    pub(super) read: usize,
+    pub(super) buyers: HashMap<String, String>,
 }
 
 impl Published {
@@ -33,7 +44,19 @@ impl Published {
             made: Mutex::default(),
             rounds_asked: Mutex::default(),
             placing: Mutex::default(),
+            entered: Mutex::default(),
         }
+    }
+
+    /// This instance's reading of `event_id`'s pre-queue, made on first use.
+    pub(super) fn entered(&self, event_id: &str) -> Arc<tokio::sync::Mutex<Entered>> {
+        let mut entered = self.entered.lock().expect("not poisoned");
+        entered.entry(event_id.to_owned()).or_default().clone()
+    }
+
+    /// Takes this instance's reading of `event_id`'s pre-queue (the draw's), if any.
+    pub(super) fn take_entered(&self, event_id: &str) -> Option<Arc<tokio::sync::Mutex<Entered>>> {
+        self.entered.lock().expect("not poisoned").remove(event_id)
     }
 
     /// Marks `event_id`'s order as being placed by this instance; false when it was already.

@@ -227,6 +227,15 @@ impl Keys {
         self.event(event_id, "draw")
     }
 
+    /// The pre-queue's entries in the order they came (a list of "ticket buyer"), so that the
+    /// ticker's leader reads the entrants as they come, before the seed is known, and at the
+    /// opening reads only the last ones: a join that enters pushes one, and a claim that moves
+    /// an entrant's place pushes its ticket with the new buyer (or with none, for a ticket given
+    /// up). Folded in order, the entries give every entrant's ticket and buyer.
+    pub fn entered(&self, event_id: &str) -> String {
+        self.event(event_id, "entered")
+    }
+
     /// The published draw: a sorted set of ticket -> place.
     pub fn drawn_tickets(&self, event_id: &str) -> String {
         self.event(event_id, "draw:tickets")

@@ -10,7 +10,7 @@ use std::{
 
 use anteroom::{
     admission::ticker::{Tick, Ticker},
-    opening::proof,
+    opening::{self, proof},
     redis::{Lock, scripts},
 };
 use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
@@ -797,6 +797,71 @@ async fn admission_starts_from_the_head_of_the_draw_and_never_passes_its_last_pl
         .collect();
     let expected: Vec<&str> = order.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(published, expected);
+}
+
+/// Issue 35: the draw reads the entrants ahead, from the pre-queue's entries as they come (a
+/// join pushes its ticket and buyer, a claim the ticket's new buyer, or none for a ticket given
+/// up), so that at the opening only the last ones are read. A place moved by a claim in the
+/// pre-queue is drawn for the device that claimed it, and the claimer's own ticket is gone.
+#[tokio::test]
+async fn entrants_read_ahead_of_the_draw_follow_a_place_moved_in_the_pre_queue() {
+    let app = crate::helpers::spawn_app().await;
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(3), 60, 50).await;
+    let entrants = enter_prequeue(&app, &event, 4).await;
+    opening::prefetch(&app.state, &event).await.unwrap();
+    // The fourth entrant claims the second's place: their own ticket is given up.
+    let code = crate::moving::move_code(&app, &event, &entrants[1].0).await;
+    let r = app
+        .client
+        .post(app.url(&format!("/api/events/{event}/queue/claim")))
+        .bearer_auth(&entrants[3].0)
+        .json(&json!({ "code": code["code"] }))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+    let keys = &app.state.keys;
+    let entries: Vec<String> = redis_get(
+        &app,
+        redis::cmd("LRANGE")
+            .arg(keys.entered(&event))
+            .arg(0)
+            .arg(-1),
+    )
+    .await;
+    assert_eq!(
+        entries.len(),
+        6,
+        "4 entries, a ticket given up, a ticket moved: {entries:?}"
+    );
+    assert_eq!(entries[4], format!("{} ", entrants[3].1));
+    assert!(entries[5].starts_with(&format!("{} ", entrants[1].1)));
+    assert!(!entries[5].ends_with(' '));
+
+    sleep_until(opens_at).await;
+    tick_once(&app, &event).await;
+    let (_, draw) = published_draw(&app, &event).await;
+    let order = recompute(&draw);
+    let mut drawn: Vec<&String> = order.iter().collect();
+    drawn.sort();
+    let mut expected: Vec<&String> = entrants[..3].iter().map(|(_, t)| t).collect();
+    expected.sort();
+    assert_eq!(drawn, expected, "the claimer's own ticket was given up");
+    let place = order.iter().position(|t| *t == entrants[1].1).unwrap() + 1;
+    let (_, body) = poll(&app, &event, &entrants[3].0).await;
+    if place > 1 {
+        assert_eq!(body["status"], "waiting", "{body}");
+        assert_eq!(body["ticket"], entrants[1].1.as_str(), "{body}");
+    } else {
+        assert_eq!(body["status"], "admitted", "{body}");
+    }
+    assert_eq!(
+        poll(&app, &event, &entrants[1].0).await.0,
+        StatusCode::NOT_FOUND,
+        "the place moved away from the second entrant"
+    );
+    let left: bool = redis_get(&app, redis::cmd("EXISTS").arg(keys.entered(&event))).await;
+    assert!(!left, "the entries go once the draw is kept in Postgres");
 }
 
 /// Review finding 5: between the draw's read of the entrants and its swap into the line, a

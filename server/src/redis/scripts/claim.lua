@@ -9,7 +9,8 @@
 -- ms), KEYS[8] seen (zset buyer -> ms), KEYS[9] away (zset buyer -> arrival), KEYS[10] joins
 -- (hash buyer -> how they joined), KEYS[11] entrants (hash buyer -> pre-queue ticket),
 -- KEYS[12] bound (hash buyer -> device key thumbprint), KEYS[13] the draw's record (present
--- once made).
+-- once made), KEYS[14] the pre-queue's entries (list of "ticket buyer", `Keys::entered`: a
+-- moved entrant's ticket is pushed with its new buyer, a ticket given up with none).
 -- ARGV[1] the claiming buyer; ARGV[2] the thumbprint of the claimer's device key in a room
 -- that binds tokens, else '' (the place keeps the binding it had, if any); ARGV[3] when the
 -- sale opens (ms), or '' for a sale without an opening time.
@@ -62,6 +63,14 @@ end
 -- given up first, so that the moved records below are not removed with it.
 local zsets = {KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9]}
 local hashes = {KEYS[10], KEYS[11], KEYS[12]}
+local given_up = redis.call('HGET', KEYS[11], new)
+if given_up then
+  redis.call('RPUSH', KEYS[14], given_up .. ' ')
+end
+local ticket = redis.call('HGET', KEYS[11], old)
+if ticket then
+  redis.call('RPUSH', KEYS[14], ticket .. ' ' .. new)
+end
 for _, key in ipairs(zsets) do
   redis.call('ZREM', key, new)
 end

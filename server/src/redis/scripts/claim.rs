@@ -42,6 +42,7 @@ impl Claim<'_> {
             .key(keys.entrants(event_id))
             .key(keys.bound(event_id))
             .key(keys.draw(event_id))
+            .key(keys.entered(event_id))
             .arg(self.buyer)
             .arg(self.device.unwrap_or(""))
             .arg(millis(self.opens_at));

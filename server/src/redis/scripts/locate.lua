@@ -15,8 +15,9 @@
 -- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
 -- KEYS[13] seen (zset buyer -> until when their last waiting answer keeps them present, ms), KEYS[14] away (zset buyer ->
 -- arrival number of the buyers the ticker skipped while they were gone), KEYS[15] moved (hash
--- buyer -> ms when their place moved to another device, `queue::moving`), KEYS[16..] the joins
--- each of the joiner's networks made to this line in the current window (none for a poll).
+-- buyer -> ms when their place moved to another device, `queue::moving`), KEYS[16] the
+-- pre-queue's entries (list of "ticket buyer", `Keys::entered`), KEYS[17..] the joins each of
+-- the joiner's networks made to this line in the current window (none for a poll).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
 -- ARGV[5] the greatest arrival number ever admitted as Postgres keeps it (the head survives
@@ -26,7 +27,7 @@
 -- expires, or '' for a join without one; ARGV[9] when the pre-queue opens (ms), or '' when the
 -- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
 -- ticket, for a new entrant; ARGV[12] the estimate's band in force (`Band::record`), kept
--- with a new place; ARGV[13] the joins each network of KEYS[16..] may make a window, separated
+-- with a new place; ARGV[13] the joins each network of KEYS[17..] may make a window, separated
 -- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15] and ARGV[16] the presence
 -- window's floor (ms) and divisor (`app::presence::Schedule`); ARGV[17..] the inventory's
 -- fields (queue/inventory.rs), the first of them '1' when sold out.
@@ -50,7 +51,7 @@ local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- A join counts against each of its networks' joins this window and is refused at the first
 -- past its share, before anything else: counted here, so that a join is one round trip.
-local counter = 16
+local counter = 17
 for share in string.gmatch(ARGV[13], '%S+') do
   local joins = redis.call('INCR', KEYS[counter])
   local window_left = redis.call('PTTL', KEYS[counter])
@@ -198,6 +199,7 @@ if pending and now_ms < tonumber(ARGV[10]) then
     return refused
   end
   redis.call('HSET', KEYS[9], buyer, ARGV[11])
+  redis.call('RPUSH', KEYS[16], ARGV[11] .. ' ' .. buyer)
   redis.call('INCR', KEYS[12])
   return reply('pre_queue', 0, 0, 0, ARGV[11])
 end
