@@ -763,9 +763,11 @@ Gated paths, {concurrency} concurrent buyers, {requests} admitted buyers per roo
     run.stop().await;
 }
 
-/// `rounds` openings of `entrants` each: the draw (reading the entrants, sorting them by their
-/// keys, staging them, swapping the line in) as the ticker's leader makes it, and the first
-/// admission tick after it; their sum is how late the first admissions come after the opening.
+/// `rounds` openings of `entrants` each: the entrants read ahead (as the ticker's leader does
+/// on its ticks before the opening), the draw (reading the last entries, sorting, the head of
+/// the order in line) as the leader makes it, and the first admission tick after it (their sum
+/// is how late the first admissions come after the opening); then until every entrant is in
+/// line.
 async fn bench_draw(entrants: usize, rounds: usize) {
     let run = start().await;
     let state = run.state();

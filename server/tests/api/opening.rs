@@ -806,7 +806,8 @@ async fn admission_starts_from_the_head_of_the_draw_and_never_passes_its_last_pl
 #[tokio::test]
 async fn entrants_read_ahead_of_the_draw_follow_a_place_moved_in_the_pre_queue() {
     let app = crate::helpers::spawn_app().await;
-    let (event, opens_at) = opening_event(&app, Duration::from_secs(3), 60, 50).await;
+    // One admission a tick: the draw's tick admits place 1 only.
+    let (event, opens_at) = opening_event(&app, Duration::from_secs(3), 60, 1).await;
     let entrants = enter_prequeue(&app, &event, 4).await;
     opening::prefetch(&app.state, &event).await.unwrap();
     // The fourth entrant claims the second's place: their own ticket is given up.
