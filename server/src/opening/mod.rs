@@ -446,18 +446,7 @@ async fn read_entered(state: &Catalog, event_id: &str, entered: &mut Entered) ->
             .arg(entered.read + ENTRANTS_BATCH - 1)
             .query_async(&mut state.redis.clone())
             .await?;
-        entered.read += batch.len();
-        for entry in &batch {
-            match entry.split_once(' ') {
-                Some((ticket, buyer)) if !buyer.is_empty() => {
-                    entered.buyers.insert(ticket.to_owned(), buyer.to_owned());
-                }
-                _ => {
-                    let ticket = entry.split(' ').next().unwrap_or_default();
-                    entered.buyers.remove(ticket);
-                }
-            }
-        }
+        entered.fold(&batch);
         if batch.len() < ENTRANTS_BATCH {
             return Ok(());
         }

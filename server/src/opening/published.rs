@@ -37,6 +37,22 @@ pub struct Entered {
     pub(super) buyers: HashMap<String, String>,
 }
 
+impl Entered {
+    /// Folds the next `entries` ("ticket buyer") in: a ticket with a buyer enters or moves to
+    /// that buyer, a ticket with none was given up.
+    pub(super) fn fold(&mut self, entries: &[String]) {
+        self.read += entries.len();
+        for entry in entries {
+            let (ticket, buyer) = entry.split_once(' ').unwrap_or((entry, ""));
+            if buyer.is_empty() {
+                self.buyers.remove(ticket);
+            } else {
+                self.buyers.insert(ticket.to_owned(), buyer.to_owned());
+            }
+        }
+    }
+}
+
 impl Published {
     pub fn new(key: SecretKey) -> Self {
         Self {
@@ -73,5 +89,28 @@ impl Published {
     /// The key that makes this deployment's draw secrets.
     pub fn key(&self) -> &SecretKey {
         &self.key
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_fold_into_each_entrants_buyer_in_the_order_they_came() {
+        let mut entered = Entered::default();
+        let entries = |list: &[&str]| list.iter().map(|e| e.to_string()).collect::<Vec<_>>();
+        entered.fold(&entries(&["t1 alice", "t2 bob", "t3 carol"]));
+        // Carol claims Bob's place: her own ticket is given up, his moves to her.
+        entered.fold(&entries(&["t3 ", "t2 carol"]));
+        entered.fold(&entries(&["t4 dan"]));
+        let mut buyers: Vec<(&str, &str)> = entered
+            .buyers
+            .iter()
+            .map(|(t, b)| (t.as_str(), b.as_str()))
+            .collect();
+        buyers.sort();
+        assert_eq!(buyers, [("t1", "alice"), ("t2", "carol"), ("t4", "dan")]);
+        assert_eq!(entered.read, 6, "every entry counts, to read on from");
     }
 }
