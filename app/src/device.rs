@@ -14,8 +14,9 @@
 //! - Where IndexedDB fails but WebCrypto works (some private windows), the key lives in memory
 //!   for the page's life only: a reload makes a new key, which the place bound to the old one
 //!   refuses (403); the page says so.
-//! - Without WebCrypto, or when it fails, every proof is the error `no_device_key` with
-//!   [`words::NEEDS_DEVICE`]: the one sentence such a browser gets.
+//! - Without WebCrypto, or when it fails, every proof is the error `no_device_key`, which the
+//!   page puts in the buyer's words by its code (`words::error_in_words`, message
+//!   `needs-device`): the one sentence such a browser gets.
 //! - A proof's `iat` is on the server's clock as the page last saw it ([`set_server_now`]), so
 //!   a browser whose clock is minutes off still proves within the server's 60 s.
 
@@ -35,12 +36,16 @@ use web_sys::{
 use crate::{
     dpop::{self, ProofClaims, ProofHeader, PublicJwk},
     wire::ErrorBody,
-    words,
 };
 
 const DATABASE: &str = "anteroom";
 const STORE: &str = "keys";
 const ENTRY: &str = "device";
+
+/// The error's `message`, API-style and English: the page shows the buyer its own sentence,
+/// by the code.
+const NO_DEVICE_KEY: &str = "This browser cannot make a device key (WebCrypto), which this \
+                             sale needs to tie a place in line to the device that took it.";
 
 /// The key of this page, ready to sign.
 struct Device {
@@ -68,7 +73,7 @@ pub fn set_server_now(server_now: i64) {
 pub async fn proof(method: &str, path: &str, token: Option<&str>) -> Result<String, ErrorBody> {
     sign_proof(method, path, token)
         .await
-        .map_err(|_| ErrorBody::new("no_device_key", words::NEEDS_DEVICE))
+        .map_err(|_| ErrorBody::new("no_device_key", NO_DEVICE_KEY))
 }
 
 async fn sign_proof(method: &str, path: &str, token: Option<&str>) -> Result<String, JsValue> {

@@ -15,6 +15,7 @@ pub mod backend;
 pub mod device;
 pub mod dpop;
 pub mod estimate;
+pub mod lang;
 mod onsale;
 mod pages;
 pub mod pow;

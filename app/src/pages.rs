@@ -21,19 +21,29 @@ use leptos_router::{
 use crate::{
     admin::OperatorPages,
     api::Api,
+    lang::{Lang, Words},
     onsale::{EventPage, PageQuery},
     title::set_title,
     wire::{Event, Room, Zone},
-    words::date_and_time,
+    words::{date_and_time, error_in_words},
 };
 
-/// The HTML document around the app.
+/// The HTML document around the app, in the page's language ([`Words`], which the server put
+/// in the render's context): `<html lang dir>`, and the address of that language's messages
+/// for the browser's script (it carries no language of its own), preloaded beside the WASM.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let lang = Words::current().lang;
+    #[cfg(feature = "ssr")]
+    let words = crate::lang::page_words(lang).path.clone();
+    #[cfg(not(feature = "ssr"))]
+    let words = String::new();
+    let preload = words.clone();
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang=lang.tag() dir=lang.dir() data-words=words>
             <head>
                 <meta charset="utf-8"/>
+                <link rel="preload" href=preload r#as="fetch" crossorigin="anonymous"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <AutoReload options=options.clone()/>
                 // Content-hashed file names (hash-files): served as immutable for a year.
@@ -45,6 +55,58 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <App/>
             </body>
         </html>
+    }
+}
+
+/// In the browser: the page's language (`<html lang>`) and its messages, fetched from where
+/// [`shell`] says they are (preloaded meanwhile), installed for every view to read
+/// ([`Words::install`]). Tried twice; without them the page still shows what the server
+/// rendered.
+#[cfg(feature = "hydrate")]
+async fn install_words() {
+    let html = document().document_element();
+    let attr = |name: &str| html.as_ref().and_then(|e| e.get_attribute(name));
+    let lang = attr("lang")
+        .and_then(|tag| Lang::parse(&tag))
+        .unwrap_or_default();
+    let Some(path) = attr("data-words") else {
+        return;
+    };
+    for _ in 0..2 {
+        if let Ok(messages) = crate::api::words(&path).await {
+            Words::install(Words::new(lang, std::sync::Arc::new(messages)));
+            return;
+        }
+    }
+}
+
+/// Whether this is an operator's page (`/admin...`): those stay in English, with no switcher.
+fn operators_page() -> bool {
+    #[cfg(feature = "ssr")]
+    let path = use_context::<http::request::Parts>().map(|p| p.uri.path().to_owned());
+    #[cfg(not(feature = "ssr"))]
+    let path = window().location().pathname().ok();
+    path.is_some_and(|p| p == "/admin" || p.starts_with("/admin/"))
+}
+
+/// The languages a buyer's page speaks, each a link to this page in it (`?lang=`, which the
+/// server keeps in a cookie): it works without script, and a page in another language comes
+/// from the server whole.
+#[component]
+fn LanguageSwitcher() -> impl IntoView {
+    let words = Words::current();
+    let here = words.lang;
+    view! {
+        <nav class="languages" aria-label=words.t("languages")>
+            <ul>
+                {Lang::ALL.into_iter().map(|lang| view! {
+                    <li>
+                        <a href=format!("?lang={}", lang.tag()) lang=lang.tag() hreflang=lang.tag()
+                            aria-current=(lang == here).then_some("true")>{lang.name()}</a>
+                    </li>
+                }).collect_view()}
+            </ul>
+        </nav>
     }
 }
 
@@ -63,9 +125,11 @@ fn Frame(children: Children) -> impl IntoView {
         }
     });
     set_title("Anteroom");
+    let switcher = (!operators_page()).then(|| view! { <LanguageSwitcher/> });
     view! {
         <header class="topbar">
             <a class="brand" href="/">"Anteroom"</a>
+            {switcher}
         </header>
         <main class="page">{children()}</main>
     }
@@ -123,6 +187,8 @@ fn EventRoute() -> impl IntoView {
 /// line does not download it. Links from an event's page load their page from the server.
 #[cfg(feature = "hydrate")]
 pub async fn hydrate() {
+    // First: reading the address (a note's sentence) takes the page's words already.
+    install_words().await;
     match event_page_here() {
         Some((id, query)) => {
             crate::onsale::before_hydrating().await;
@@ -164,9 +230,10 @@ fn event_page_here() -> Option<(String, PageQuery)> {
 
 #[component]
 fn NotFound() -> impl IntoView {
+    let w = Words::current();
     view! {
-        <h1>"Not found"</h1>
-        <p>"There is no page here. "<a href="/">"See the events on sale."</a></p>
+        <h1>{w.t("not-found")}</h1>
+        <p>{w.t("not-found-here")}" "<a href="/">{w.t("not-found-events")}</a></p>
     }
 }
 
@@ -198,59 +265,65 @@ fn EventsPage() -> impl IntoView {
         },
     );
     let (details, set_details) = signal(false);
-    set_title("Events · Anteroom");
+    let w = Words::current();
+    set_title(&w.t("events-title"));
+    let (hide, show) = (w.t("events-hide-details"), w.t("events-show-details"));
+    let (loading, empty) = (w.t("events-loading"), w.t("events-none"));
     view! {
         <div class="heading">
-            <h1>"Events on sale"</h1>
+            <h1>{w.t("events-heading")}</h1>
             <button
                 class="button secondary"
                 aria-pressed=move || details.get().to_string()
                 on:click=move |_| set_details.update(|d| *d = !*d)
             >
-                {move || if details.get() { "Hide room details" } else { "Show room details" }}
+                {move || if details.get() { hide.clone() } else { show.clone() }}
             </button>
         </div>
-        <Suspense fallback=|| view! { <p class="muted">"Loading events…"</p> }>
-            {move || Suspend::new(async move {
+        <Suspense fallback=move || view! { <p class="muted">{loading.clone()}</p> }>
+            {move || { let (w, empty) = (w.clone(), empty.clone()); Suspend::new(async move {
                 match events.await {
                     Ok(list) if list.is_empty() => {
-                        view! { <p class="muted">"Nothing is on sale yet."</p> }.into_any()
+                        view! { <p class="muted">{empty}</p> }.into_any()
                     }
                     Ok(list) => view! {
                         <ul class="events">
                             {list.into_iter().map(|e| view! { <EventCard event=e details/> }).collect_view()}
                         </ul>
                     }.into_any(),
-                    Err(e) => view! { <p class="error" role="alert">{e.message}</p> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{error_in_words(&w, &e)}</p> }.into_any(),
                 }
-            })}
+            })}}
         </Suspense>
     }
 }
 
 /// When a room's sale opens, and its pre-queue, on the venue's clock (written without "now",
 /// so that the server's rendering and the browser's agree).
-fn opening(room: &Room, zone: &Zone) -> Option<String> {
-    let at = |t: chrono::DateTime<chrono::Utc>| date_and_time(t, zone);
+fn opening(w: &Words, room: &Room, zone: &Zone) -> Option<String> {
+    let at = |t: chrono::DateTime<chrono::Utc>| date_and_time(w, t, zone);
     let opens_at = room.opens_at?;
     Some(match room.prequeue_opens_at.filter(|p| *p < opens_at) {
-        Some(prequeue) => format!(
-            "Sale opens {}; pre-queue from {} (everyone in it has the same chance)",
-            at(opens_at),
-            at(prequeue)
+        Some(prequeue) => w.f(
+            "events-opens-with-pre-queue",
+            &[
+                ("opens", at(opens_at).into()),
+                ("prequeue", at(prequeue).into()),
+            ],
         ),
-        None => format!("Sale opens {}", at(opens_at)),
+        None => w.f("events-opens", &[("opens", at(opens_at).into())]),
     })
 }
 
 #[component]
 fn EventCard(event: Event, details: ReadSignal<bool>) -> impl IntoView {
+    let w = Words::current();
     let state = if !event.room.enabled {
-        "On sale: no waiting"
+        w.t("events-no-waiting")
     } else if event.room.paused {
-        "Waiting room paused"
+        w.t("events-paused")
     } else {
-        "Waiting room open"
+        w.t("events-open")
     };
     let room = event.room.clone();
     view! {
@@ -258,14 +331,14 @@ fn EventCard(event: Event, details: ReadSignal<bool>) -> impl IntoView {
             <a href=format!("/events/{}", event.id)>
                 <h2>{event.name.clone()}</h2>
             </a>
-            <p class="muted">{date_and_time(event.starts_at, &event.zone)}</p>
+            <p class="muted">{date_and_time(&w, event.starts_at, &event.zone)}</p>
             <p class="state">{state}</p>
-            {opening(&event.room, &event.zone).map(|o| view! { <p class="opening-time">{o}</p> })}
+            {opening(&w, &event.room, &event.zone).map(|o| view! { <p class="opening-time">{o}</p> })}
             <Show when=move || details.get()>
                 <dl class="room-details">
-                    <dt>"Admitted per second"</dt><dd>{room.admit_rate_per_second}</dd>
-                    <dt>"Hold lasts"</dt><dd>{format!("{} min", room.hold_ttl_seconds / 60)}</dd>
-                    <dt>"Seats per buyer"</dt><dd>{room.seats_per_buyer}</dd>
+                    <dt>{w.t("events-admitted-per-second")}</dt><dd>{w.number(room.admit_rate_per_second.into())}</dd>
+                    <dt>{w.t("events-hold-lasts")}</dt><dd>{w.n("events-minutes", (room.hold_ttl_seconds / 60).into())}</dd>
+                    <dt>{w.t("events-seats-per-buyer")}</dt><dd>{w.number(room.seats_per_buyer.into())}</dd>
                 </dl>
             </Show>
         </li>

@@ -1,32 +1,33 @@
-//! Numbers in words for people: waits, prices, places, the outlook; and the notes a form's
-//! answer leaves for the page it leads back to ([`Note`]).
+//! Numbers in words for people: waits, prices, places, moments, the outlook; and the notes a
+//! form's answer leaves for the page it leads back to ([`Note`]). Every sentence is a message of
+//! the page's language ([`Words`]); what is here is which message, with which numbers.
 //!
 //! Invariant: a note travels as a fixed code (and at most a number of seconds), never as text,
-//! so a link crafted elsewhere can make the page say only one of the sentences written here.
+//! so a link crafted elsewhere can make the page say only one of the sentences written in the
+//! message files.
 
 use chrono::{DateTime, Datelike, TimeZone, Timelike, Utc};
 
-use crate::wire::{Outlook, Zone};
+use crate::{
+    lang::{Arg, Lang, Words},
+    wire::{Outlook, Zone},
+};
 
 /// The outlook as one honest sentence.
-pub fn outlook_in_words(outlook: Outlook) -> &'static str {
+pub fn outlook_in_words(w: &Words, outlook: Outlook) -> String {
     match outlook {
-        Outlook::Likely => "Seats are likely to be left when your turn comes.",
-        Outlook::Uncertain => {
-            "Seats may or may not be left when your turn comes: it depends on held seats coming back."
-        }
-        Outlook::Unlikely => {
-            "Seats are unlikely to be left when your turn comes, unless many held seats come back."
-        }
+        Outlook::Likely => w.t("outlook-likely"),
+        Outlook::Uncertain => w.t("outlook-uncertain"),
+        Outlook::Unlikely => w.t("outlook-unlikely"),
     }
 }
 
 /// The wait as a screen reader hears it: in steps that change rarely ("less than a minute",
 /// "about 5 minutes", then in 5 and 15 minute steps), so that a live region speaks a change of
 /// wait, not every poll.
-pub fn wait_to_announce(seconds: u64) -> String {
+pub fn wait_to_announce(w: &Words, seconds: u64) -> String {
     if seconds < 60 {
-        return "less than a minute".to_owned();
+        return w.t("wait-under-a-minute");
     }
     let minutes = seconds.div_ceil(60);
     let step = match minutes {
@@ -34,127 +35,159 @@ pub fn wait_to_announce(seconds: u64) -> String {
         11..=60 => 5,
         _ => 15,
     };
-    wait_in_words(minutes.div_ceil(step) * step * 60)
+    wait_in_words(w, minutes.div_ceil(step) * step * 60)
 }
 
-/// "about 21 seconds", "about 3 minutes", "about 1 hour 5 minutes"; rounds up, never says 0.
-pub fn wait_in_words(seconds: u64) -> String {
-    match seconds {
-        0..=1 => "about a second".to_owned(),
-        2..=59 => format!("about {seconds} seconds"),
-        60..=3599 => {
-            let minutes = seconds.div_ceil(60);
-            if minutes == 1 {
-                "about a minute".to_owned()
-            } else {
-                format!("about {minutes} minutes")
-            }
-        }
-        _ => {
-            let minutes = seconds.div_ceil(60);
-            let (h, m) = (minutes / 60, minutes % 60);
-            let hours = if h == 1 {
-                "1 hour".to_owned()
-            } else {
-                format!("{h} hours")
-            };
-            if m == 0 {
-                format!("about {hours}")
-            } else {
-                format!("about {hours} {m} minutes")
+/// A length of time as said in a wait, rounded up, never 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Span {
+    Seconds(u64),
+    Minutes(u64),
+    /// Hours and minutes.
+    Hours(u64, u64),
+}
+
+impl Span {
+    fn of(seconds: u64) -> Span {
+        match seconds {
+            0..=59 => Span::Seconds(seconds.max(1)),
+            60..=3599 => Span::Minutes(seconds.div_ceil(60)),
+            _ => {
+                let minutes = seconds.div_ceil(60);
+                Span::Hours(minutes / 60, minutes % 60)
             }
         }
     }
+
+    /// "21 seconds", "a minute", "1 hour 5 minutes".
+    fn words(self, w: &Words) -> String {
+        match self {
+            Span::Seconds(n) => w.n("duration-seconds", n),
+            Span::Minutes(n) => w.n("duration-minutes", n),
+            Span::Hours(h, 0) => w.n("duration-hours", h),
+            Span::Hours(h, m) => w.f(
+                "duration-hours-minutes",
+                &[("hours", w.n("duration-hours", h).into()), ("m", m.into())],
+            ),
+        }
+    }
+}
+
+/// "about 21 seconds", "about 3 minutes", "about 1 hour 5 minutes"; rounds up, never says 0.
+pub fn wait_in_words(w: &Words, seconds: u64) -> String {
+    w.f(
+        "wait-about",
+        &[("duration", Span::of(seconds).words(w).into())],
+    )
 }
 
 /// A band of waits, never one false-precise number: "about 3 to 4 minutes", "about 20 to 40
 /// seconds", "about 40 seconds to 2 minutes"; one figure when both ends read the same.
-pub fn wait_range_in_words(low: u64, high: u64) -> String {
+pub fn wait_range_in_words(w: &Words, low: u64, high: u64) -> String {
     let (low, high) = (low.min(high), high.max(low));
-    let (a, b) = (wait_in_words(low), wait_in_words(high));
+    let (a, b) = (Span::of(low), Span::of(high));
     if a == b {
-        return a;
+        return wait_in_words(w, low);
     }
-    let a = a.trim_start_matches("about ");
-    let b = b.trim_start_matches("about ");
-    // "3 minutes" and "4 minutes": say the unit once.
-    match (a.split_once(' '), b.split_once(' ')) {
-        (Some((n, unit)), Some((_, unit_b)))
-            if unit == unit_b && n.chars().all(|c| c.is_ascii_digit()) =>
-        {
-            format!("about {n} to {b}")
-        }
-        _ => format!("about {a} to {b}"),
+    let ends = |a: u64, b: u64| [("low", Arg::Num(a)), ("high", Arg::Num(b))];
+    match (a, b) {
+        // The unit said once.
+        (Span::Seconds(a), Span::Seconds(b)) if a > 1 => w.f("wait-range-seconds", &ends(a, b)),
+        (Span::Minutes(a), Span::Minutes(b)) if a > 1 => w.f("wait-range-minutes", &ends(a, b)),
+        _ => w.f(
+            "wait-range",
+            &[("low", a.words(w).into()), ("high", b.words(w).into())],
+        ),
     }
 }
 
-/// 14812 -> "14,812".
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// An amount in the minor units of `currency` (ISO 4217) as people read it: 8500 EUR ->
-/// "€85.00", 8500 JPY -> "¥8500", 8500 CHF -> "CHF 85.00".
-pub fn money(minor: i64, currency: &str) -> String {
+/// An amount in the minor units of `currency` (ISO 4217) as people of the page's language read
+/// it: 8500 EUR -> "€85.00" in English, "85,00 €" in German; 8500 JPY -> "¥8,500"; 8500 CHF ->
+/// "CHF 85.00".
+pub fn money(w: &Words, minor: i64, currency: &str) -> String {
     // Currencies without minor units; every other one has two (the few with three are not
     // sold in here).
     let whole = matches!(currency, "JPY" | "KRW" | "ISK" | "CLP" | "VND" | "HUF");
+    let sign = if minor < 0 { "-" } else { "" };
+    let m = minor.unsigned_abs();
     let amount = if whole {
-        minor.to_string()
+        format!("{sign}{}", w.number(m))
     } else {
-        let sign = if minor < 0 { "-" } else { "" };
-        let m = minor.unsigned_abs();
-        format!("{sign}{}.{:02}", m / 100, m % 100)
+        format!(
+            "{sign}{}{}{:02}",
+            w.number(m / 100),
+            w.lang.decimal_separator(),
+            m % 100
+        )
     };
-    match currency {
-        "EUR" => format!("€{amount}"),
-        "USD" => format!("${amount}"),
-        "GBP" => format!("£{amount}"),
-        "JPY" => format!("¥{amount}"),
-        code => format!("{code} {amount}"),
+    let symbol = match currency {
+        "EUR" => "€",
+        "USD" => "$",
+        "GBP" => "£",
+        "JPY" => "¥",
+        code => code,
+    };
+    let before = symbol.chars().count() == 1;
+    match w.lang {
+        // The symbol after the amount, a no-break space between.
+        Lang::De | Lang::Fr | Lang::Es => format!("{amount}\u{a0}{symbol}"),
+        _ if before => format!("{symbol}{amount}"),
+        _ => format!("{symbol}\u{a0}{amount}"),
     }
 }
 
 /// 125 -> "2:05", 3725 -> "1:02:05", 2 days and a bit -> "2 days 3 h"; never below "0:00".
-pub fn countdown(seconds: i64) -> String {
+pub fn countdown(w: &Words, seconds: i64) -> String {
     let s = seconds.max(0);
     match s {
         0..3600 => format!("{}:{:02}", s / 60, s % 60),
         3600..86_400 => format!("{}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60),
-        _ => {
-            let days = s / 86_400;
-            format!(
-                "{days} day{} {} h",
-                if days == 1 { "" } else { "s" },
-                s % 86_400 / 3600
-            )
-        }
+        _ => w.f(
+            "countdown-days",
+            &[
+                ("days", (s as u64 / 86_400).into()),
+                ("hours", (s as u64 % 86_400 / 3600).into()),
+            ],
+        ),
     }
+}
+
+/// The zone's name for people: "Berlin time" (by the city of its IANA name), else its name
+/// ("UTC").
+pub fn zone_label(w: &Words, zone: &Zone) -> String {
+    match zone.name.rsplit_once('/') {
+        Some((_, city)) => w.f("zone-time", &[("city", city.replace('_', " ").into())]),
+        None => zone.name.clone(),
+    }
+}
+
+/// A time of day on the venue's clock with its zone: "19:04 Berlin time".
+pub fn time_in_zone(w: &Words, t: DateTime<Utc>, zone: &Zone) -> String {
+    in_zone(w, clock(zone.local(t)), zone)
+}
+
+fn in_zone(w: &Words, time: String, zone: &Zone) -> String {
+    w.f(
+        "time-in-zone",
+        &[("time", time.into()), ("zone", zone_label(w, zone).into())],
+    )
 }
 
 /// A moment for people on the venue's clock: "19:00 Berlin time" today there (by the clock
 /// `now`), else "Tuesday 1 December, 19:00 Berlin time".
-pub fn moment(t: DateTime<Utc>, now: DateTime<Utc>, zone: &Zone) -> String {
+pub fn moment(w: &Words, t: DateTime<Utc>, now: DateTime<Utc>, zone: &Zone) -> String {
     let (local, today) = (zone.local(t), zone.local(now));
     if local.date_naive() == today.date_naive() {
-        format!("{} {}", clock(local), zone.label())
+        in_zone(w, clock(local), zone)
     } else {
-        format!("{} {}", day_and_clock(local, false), zone.label())
+        in_zone(w, day_and_clock(w, local, false), zone)
     }
 }
 
 /// A date and time for people on the venue's clock: "Tuesday 1 December 2026, 19:00 Berlin
 /// time".
-pub fn date_and_time(t: DateTime<Utc>, zone: &Zone) -> String {
-    format!("{} {}", day_and_clock(zone.local(t), true), zone.label())
+pub fn date_and_time(w: &Words, t: DateTime<Utc>, zone: &Zone) -> String {
+    in_zone(w, day_and_clock(w, zone.local(t), true), zone)
 }
 
 /// What a form posted without JavaScript tells the page its answer redirects to
@@ -216,45 +249,51 @@ pub enum Note {
     Failed,
 }
 
-/// Why a browser that cannot make a device key (no JavaScript, or WebCrypto blocked) cannot
-/// buy in a room that binds tokens: the one sentence the event page shows it.
-pub const NEEDS_DEVICE: &str = "This sale ties each place in line to the device that took it, which needs JavaScript and a browser that can make a key (WebCrypto); this browser cannot, so it cannot take a place here. Open this page in an up-to-date browser with JavaScript on.";
-
-/// What the "continue on another device" panel says of its code.
-pub const MOVE_EXPLAINED: &str = "On your other device, scan this code, or open this sale there and type the code under \"Have a code from another device?\". Your place moves there with its position, once; this page then has no place any more.";
-
-/// A code to claim a place that the server did not take (used, expired or unknown).
-pub const CLAIM_REFUSED: &str = "That code is used, expired or unknown, so no place moved here. You keep this page's own place in line.";
-
-/// Said once a place moved here from another device.
-pub const CLAIMED: &str = "Your place moved here from your other device, with its position.";
+/// What went wrong, in the page's language, by the error's code (API.md "Errors": the
+/// `message` the API writes stays English; a client translates the `error` code).
+pub fn error_in_words(w: &Words, e: &crate::wire::ErrorBody) -> String {
+    match e.error.as_str() {
+        "network" => w.t("error-network"),
+        "rate_limited" => w.t("error-rate-limited"),
+        "unavailable" => w.t("error-unavailable"),
+        "seat_unavailable" => w.t("error-seat-unavailable"),
+        "not_admitted" => w.t("error-not-admitted"),
+        "not_in_queue" => w.t("error-not-in-queue"),
+        "not_found" => w.t("error-not-found"),
+        "not_open" => w.t("error-not-open"),
+        "conflict" => w.t("error-conflict"),
+        "unauthorized" => w.t("error-unauthorized"),
+        "forbidden" => w.t("error-forbidden"),
+        "no_device_key" => w.t("needs-device"),
+        // The page's own: what our server sent could not be read.
+        "unreadable" => w.t("unreadable"),
+        "bad_request" | "unprocessable" | "payload_too_large" => w.t("error-bad-request"),
+        _ => w.t("error-internal"),
+    }
+}
 
 /// What the buyer is told before a place moves here over the place this page has: where the
 /// moving place stands, and what moving it gives up.
-pub fn claim_choice(moving: &crate::wire::ClaimPreview, own: Option<u64>) -> (String, String) {
+pub fn claim_choice(
+    w: &Words,
+    moving: &crate::wire::ClaimPreview,
+    own: Option<u64>,
+) -> (String, String) {
     use crate::wire::MovingPlace;
     let moving = match (moving.status, moving.position) {
-        (MovingPlace::Waiting, Some(position)) => format!(
-            "Your other device's place is #{} in line.",
-            grouped(position)
-        ),
-        (MovingPlace::Waiting, None) => "Your other device's place is in line.".to_owned(),
-        (MovingPlace::Admitted, _) => "Your other device's place has been let in.".to_owned(),
-        (MovingPlace::PreQueue, _) => "Your other device's place is in the draw.".to_owned(),
+        (MovingPlace::Waiting, Some(position)) => w.n("moving-place-waiting", position),
+        (MovingPlace::Waiting, None) => w.t("moving-place-in-line"),
+        (MovingPlace::Admitted, _) => w.t("moving-place-admitted"),
+        (MovingPlace::PreQueue, _) => w.t("moving-place-in-draw"),
     };
-    (moving, own_place_given_up(own))
+    (moving, own_place_given_up(w, own))
 }
 
 /// What moving a place here gives up: this page's own place (`None`: a ticket in the draw).
-pub fn own_place_given_up(own: Option<u64>) -> String {
+pub fn own_place_given_up(w: &Words, own: Option<u64>) -> String {
     match own {
-        Some(position) => format!(
-            "This device is #{} in line; moving that place here gives this one up.",
-            grouped(position)
-        ),
-        None => {
-            "This device is in the draw; moving that place here gives its ticket up.".to_owned()
-        }
+        Some(position) => w.n("own-place-given-up", position),
+        None => w.t("own-ticket-given-up"),
     }
 }
 
@@ -272,30 +311,23 @@ pub fn code_in_groups(code: &str) -> String {
         .join(" ")
 }
 
-/// While an admitted buyer's browser asks for the seat map with its device's proof.
-pub const SEATS_COMING: &str = "It is your turn: your seat map is on its way.";
-
-/// When the page cannot read what the server sent for the buyer's turn (never expected: our
-/// own server wrote it).
-pub const UNREADABLE: &str =
-    "This page could not read what our server sent. Reload it to try again.";
-
 /// Until when a code that moves a place works: "Valid until 19:14 Berlin time, once."
-pub fn move_valid_until(at: DateTime<Utc>, zone: &Zone) -> String {
-    format!(
-        "Valid until {} {}, once.",
-        clock(zone.local(at)),
-        zone.label()
+pub fn move_valid_until(w: &Words, at: DateTime<Utc>, zone: &Zone) -> String {
+    w.f(
+        "move-valid-until",
+        &[("time", time_in_zone(w, at, zone).into())],
     )
 }
 
 /// What the page whose place moved to another device says, with when it moved (`at`) on the
 /// venue's clock.
-pub fn place_moved(at: DateTime<Utc>, zone: &Zone) -> String {
-    format!(
-        "Your place moved to another device at {} ({}). Continue there; this page has no place any more.",
-        clock(zone.local(at)),
-        zone.label()
+pub fn place_moved(w: &Words, at: DateTime<Utc>, zone: &Zone) -> String {
+    w.f(
+        "place-moved",
+        &[
+            ("time", clock(zone.local(at)).into()),
+            ("zone", zone_label(w, zone).into()),
+        ],
     )
 }
 
@@ -374,74 +406,37 @@ impl Note {
 
     /// The sentence; `retry` (seconds, clamped to 1..=3600) where the note says when to try
     /// again.
-    pub fn sentence(self, retry: Option<u64>) -> String {
-        let wait = wait_in_words(retry.unwrap_or(1).clamp(1, 3600));
+    pub fn sentence(self, w: &Words, retry: Option<u64>) -> String {
+        let wait = || {
+            let wait = wait_in_words(w, retry.unwrap_or(1).clamp(1, 3600));
+            [("wait", Arg::Text(wait))]
+        };
         match self {
-            Note::Released => "Released. The seats are free for others again.".into(),
-            Note::SeatTaken => {
-                "Someone just took a seat you chose, so nothing was held. The map now shows what is left; choose again.".into()
-            }
-            Note::NotTogether => {
-                "There are not that many seats left together in that section, so nothing was held. Try fewer seats or another section.".into()
-            }
-            Note::NoSeats => {
-                "You had not chosen any seat. Tick the seats you want, or let us find the best ones.".into()
-            }
-            Note::TooManySeats => {
-                "That is more seats than one buyer may hold at this sale, so nothing was held. Choose fewer.".into()
-            }
-            Note::BadForm => {
-                "We could not read that form, so nothing was changed. Here is the page again; please try once more.".into()
-            }
-            Note::AdmissionEnded => {
-                "Your time to choose seats ran out, so you have joined the line again.".into()
-            }
-            Note::NotYourTurn => {
-                "It is not your turn to choose seats yet. You keep your place in line; this page lets you in when it is your turn.".into()
-            }
-            Note::NeedsDevice => NEEDS_DEVICE.into(),
-            Note::Claimed => CLAIMED.into(),
-            Note::ClaimRefused => CLAIM_REFUSED.into(),
-            Note::ClaimConflict => {
-                "That place cannot move to this browser: the code is this browser's own, or this browser is admitted already, or its place moved once before. Nothing changed.".into()
-            }
-            Note::AdmissionMissing => {
-                "Your browser sent that form without your admission, so nothing was held. Here is the seat map again; please try once more.".into()
-            }
-            Note::NoSession => {
-                "Your browser sent that form without our session cookie, so we could not tell it was you and changed nothing. Allow cookies for this site and try again.".into()
-            }
-            Note::StaleForm => {
-                "That form came from an older visit to this page, so nothing was changed. Here is the page again, up to date; please try once more.".into()
-            }
-            Note::RateLimited => format!(
-                "You tried that many times in the last minute, so nothing was changed. Try again in {wait}."
-            ),
-            Note::Busy => format!(
-                "Anteroom is at capacity this instant, so nothing was changed. Try again in {wait}."
-            ),
-            Note::Unavailable => format!(
-                "Part of Anteroom is not answering just now, so nothing was changed. Try again in {wait}."
-            ),
-            Note::Declined => {
-                "The payment was declined. Your seats are still held; you can try again.".into()
-            }
-            Note::PayNotDone => format!(
-                "Your payment has not gone through yet. Your seats are still held and are never charged twice; try again in {wait}."
-            ),
-            Note::HoldEnded => {
-                "Your hold had ended before it was paid, so nothing was charged and the seats went back on sale. Choose again if you like.".into()
-            }
-            Note::AlreadyPaid => "Those seats are paid for, so they cannot be released.".into(),
-            Note::NoHold => {
-                "We found no such hold of yours, so nothing was changed. Here is where you are now.".into()
-            }
-            Note::NotOpen => {
-                "The sale has not opened yet, so nothing was changed. This page counts down to it.".into()
-            }
-            Note::Failed => {
-                "Something went wrong on our side, so that did not go through. Please try again.".into()
-            }
+            Note::Released => w.t("note-released"),
+            Note::SeatTaken => w.t("note-seat-taken"),
+            Note::NotTogether => w.t("note-not-together"),
+            Note::NoSeats => w.t("note-no-seats"),
+            Note::TooManySeats => w.t("note-too-many-seats"),
+            Note::BadForm => w.t("note-bad-form"),
+            Note::AdmissionEnded => w.t("note-admission-ended"),
+            Note::NotYourTurn => w.t("note-not-your-turn"),
+            Note::NeedsDevice => w.t("needs-device"),
+            Note::Claimed => w.t("claimed"),
+            Note::ClaimRefused => w.t("claim-refused"),
+            Note::ClaimConflict => w.t("note-claim-conflict"),
+            Note::AdmissionMissing => w.t("note-admission-missing"),
+            Note::NoSession => w.t("note-no-session"),
+            Note::StaleForm => w.t("note-stale-form"),
+            Note::RateLimited => w.f("note-rate-limited", &wait()),
+            Note::Busy => w.f("note-busy", &wait()),
+            Note::Unavailable => w.f("note-unavailable", &wait()),
+            Note::Declined => w.t("note-declined"),
+            Note::PayNotDone => w.f("note-pay-not-done", &wait()),
+            Note::HoldEnded => w.t("note-hold-ended"),
+            Note::AlreadyPaid => w.t("note-already-paid"),
+            Note::NoHold => w.t("note-no-hold"),
+            Note::NotOpen => w.t("note-not-open"),
+            Note::Failed => w.t("note-failed"),
         }
     }
 }
@@ -452,41 +447,24 @@ pub fn clock<Tz: TimeZone>(t: DateTime<Tz>) -> String {
 }
 
 /// "Tuesday 1 December, 19:00", or with the year "Tuesday 1 December 2026, 19:00", on `t`'s
-/// own clock. Written out by hand: chrono's `format` would put its strftime parser in the
-/// buyer's WASM.
-pub fn day_and_clock<Tz: TimeZone>(t: DateTime<Tz>, with_year: bool) -> String {
-    const DAYS: [&str; 7] = [
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
+/// own clock, in the page's language. Written out by hand: chrono's `format` would put its
+/// strftime parser in the buyer's WASM.
+pub fn day_and_clock<Tz: TimeZone>(w: &Words, t: DateTime<Tz>, with_year: bool) -> String {
+    let weekday = w.n("weekday", u64::from(t.weekday().number_from_monday()));
+    let month = w.n("month", u64::from(t.month()));
+    let mut args = vec![
+        ("weekday", Arg::Text(weekday)),
+        ("day", Arg::Num(u64::from(t.day()))),
+        ("month", Arg::Text(month)),
+        ("time", Arg::Text(clock(t.clone()))),
     ];
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    let day = DAYS[t.weekday().num_days_from_monday() as usize];
-    let month = MONTHS[t.month0() as usize];
-    let year = if with_year {
-        format!(" {}", t.year())
+    if with_year {
+        // Text, not a number: a year is never grouped ("2026", not "2,026").
+        args.push(("year", Arg::Text(t.year().to_string())));
+        w.f("day-and-time-with-year", &args)
     } else {
-        String::new()
-    };
-    let date = format!("{day} {} {month}{year}, ", t.day());
-    date + &clock(t)
+        w.f("day-and-time", &args)
+    }
 }
 
 /// `text` with the characters that mean something in HTML written as entities.
@@ -509,17 +487,21 @@ pub fn escape_html(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn en() -> Words {
+        Words::of(Lang::En)
+    }
+
     #[test]
     fn days_and_times_read_as_chrono_would_format_them() {
         let mut t = "2026-01-01T00:00:00Z".parse::<DateTime<Utc>>().unwrap();
         // Every weekday and month, single- and double-digit days and hours.
         for _ in 0..400 {
             assert_eq!(
-                day_and_clock(t, false),
+                day_and_clock(&en(), t, false),
                 t.format("%A %-d %B, %H:%M").to_string()
             );
             assert_eq!(
-                day_and_clock(t, true),
+                day_and_clock(&en(), t, true),
                 t.format("%A %-d %B %Y, %H:%M").to_string()
             );
             assert_eq!(clock(t), t.format("%H:%M").to_string());
@@ -529,38 +511,47 @@ mod tests {
 
     #[test]
     fn waits_read_like_a_person_would_say_them() {
-        assert_eq!(wait_in_words(21), "about 21 seconds");
-        assert_eq!(wait_in_words(150), "about 3 minutes");
-        assert_eq!(wait_in_words(60), "about a minute");
-        assert_eq!(wait_in_words(3900), "about 1 hour 5 minutes");
-        assert_eq!(wait_in_words(0), "about a second");
+        assert_eq!(wait_in_words(&en(), 21), "about 21 seconds");
+        assert_eq!(wait_in_words(&en(), 150), "about 3 minutes");
+        assert_eq!(wait_in_words(&en(), 60), "about a minute");
+        assert_eq!(wait_in_words(&en(), 3900), "about 1 hour 5 minutes");
+        assert_eq!(wait_in_words(&en(), 0), "about a second");
     }
 
     #[test]
     fn a_band_reads_as_a_range_with_its_unit_said_once() {
-        assert_eq!(wait_range_in_words(150, 230), "about 3 to 4 minutes");
-        assert_eq!(wait_range_in_words(20, 40), "about 20 to 40 seconds");
+        assert_eq!(wait_range_in_words(&en(), 150, 230), "about 3 to 4 minutes");
+        assert_eq!(wait_range_in_words(&en(), 20, 40), "about 20 to 40 seconds");
         assert_eq!(
-            wait_range_in_words(40, 110),
+            wait_range_in_words(&en(), 40, 110),
             "about 40 seconds to 2 minutes"
         );
-        assert_eq!(wait_range_in_words(121, 170), "about 3 minutes");
-        assert_eq!(wait_range_in_words(0, 1), "about a second");
-        assert_eq!(wait_range_in_words(1, 5), "about a second to 5 seconds");
-        assert_eq!(wait_range_in_words(30, 90), "about 30 seconds to 2 minutes");
-        assert_eq!(wait_range_in_words(45, 60), "about 45 seconds to a minute");
+        assert_eq!(wait_range_in_words(&en(), 121, 170), "about 3 minutes");
+        assert_eq!(wait_range_in_words(&en(), 0, 1), "about a second");
+        assert_eq!(
+            wait_range_in_words(&en(), 1, 5),
+            "about a second to 5 seconds"
+        );
+        assert_eq!(
+            wait_range_in_words(&en(), 30, 90),
+            "about 30 seconds to 2 minutes"
+        );
+        assert_eq!(
+            wait_range_in_words(&en(), 45, 60),
+            "about 45 seconds to a minute"
+        );
     }
 
     #[test]
     fn the_announced_wait_changes_in_steps() {
-        assert_eq!(wait_to_announce(5), "less than a minute");
-        assert_eq!(wait_to_announce(59), "less than a minute");
-        assert_eq!(wait_to_announce(61), "about 2 minutes");
-        assert_eq!(wait_to_announce(600), "about 10 minutes");
+        assert_eq!(wait_to_announce(&en(), 5), "less than a minute");
+        assert_eq!(wait_to_announce(&en(), 59), "less than a minute");
+        assert_eq!(wait_to_announce(&en(), 61), "about 2 minutes");
+        assert_eq!(wait_to_announce(&en(), 600), "about 10 minutes");
         // 11 to 15 minutes all read "about 15 minutes": the region stays quiet meanwhile.
-        assert_eq!(wait_to_announce(11 * 60 - 30), "about 15 minutes");
-        assert_eq!(wait_to_announce(15 * 60), "about 15 minutes");
-        assert_eq!(wait_to_announce(61 * 60), "about 1 hour 15 minutes");
+        assert_eq!(wait_to_announce(&en(), 11 * 60 - 30), "about 15 minutes");
+        assert_eq!(wait_to_announce(&en(), 15 * 60), "about 15 minutes");
+        assert_eq!(wait_to_announce(&en(), 61 * 60), "about 1 hour 15 minutes");
     }
 
     #[test]
@@ -576,11 +567,11 @@ mod tests {
     fn every_note_reads_back_from_its_code_and_nothing_else_does() {
         for note in Note::ALL {
             assert_eq!(Note::from_code(note.code()), Some(note));
-            assert!(!note.sentence(Some(7)).is_empty());
+            assert!(!note.sentence(&en(), Some(7)).is_empty());
         }
         assert_eq!(Note::from_code("<script>"), None);
         assert_eq!(
-            Note::RateLimited.sentence(Some(12)),
+            Note::RateLimited.sentence(&en(), Some(12)),
             "You tried that many times in the last minute, so nothing was changed. Try again in about 12 seconds."
         );
     }
@@ -595,20 +586,20 @@ mod tests {
 
     #[test]
     fn numbers_and_money_are_grouped() {
-        assert_eq!(grouped(6200), "6,200");
-        assert_eq!(grouped(1_000_000), "1,000,000");
-        assert_eq!(grouped(14), "14");
-        assert_eq!(money(8500, "EUR"), "€85.00");
-        assert_eq!(money(4005, "EUR"), "€40.05");
-        assert_eq!(money(4005, "USD"), "$40.05");
-        assert_eq!(money(8500, "JPY"), "¥8500");
-        assert_eq!(money(8500, "CHF"), "CHF 85.00");
-        assert_eq!(money(-5, "GBP"), "£-0.05");
-        assert_eq!(countdown(125), "2:05");
-        assert_eq!(countdown(-3), "0:00");
-        assert_eq!(countdown(3725), "1:02:05");
-        assert_eq!(countdown(86_400 + 3 * 3600 + 5), "1 day 3 h");
-        assert_eq!(countdown(2 * 86_400), "2 days 0 h");
+        assert_eq!(Lang::En.number(6200), "6,200");
+        assert_eq!(Lang::En.number(1_000_000), "1,000,000");
+        assert_eq!(Lang::En.number(14), "14");
+        assert_eq!(money(&en(), 8500, "EUR"), "€85.00");
+        assert_eq!(money(&en(), 4005, "EUR"), "€40.05");
+        assert_eq!(money(&en(), 4005, "USD"), "$40.05");
+        assert_eq!(money(&en(), 8500, "JPY"), "¥8,500");
+        assert_eq!(money(&en(), 8500, "CHF"), "CHF\u{a0}85.00");
+        assert_eq!(money(&en(), -5, "GBP"), "£-0.05");
+        assert_eq!(countdown(&en(), 125), "2:05");
+        assert_eq!(countdown(&en(), -3), "0:00");
+        assert_eq!(countdown(&en(), 3725), "1:02:05");
+        assert_eq!(countdown(&en(), 86_400 + 3 * 3600 + 5), "1 day 3 h");
+        assert_eq!(countdown(&en(), 2 * 86_400), "2 days 0 h");
     }
 
     #[test]
@@ -631,31 +622,195 @@ mod tests {
         };
         let now = at("2026-03-01T09:00:00Z");
         assert_eq!(
-            moment(at("2026-03-01T18:00:00Z"), now, &berlin),
+            moment(&en(), at("2026-03-01T18:00:00Z"), now, &berlin),
             "19:00 Berlin time"
         );
         assert_eq!(
-            moment(at("2026-04-01T17:00:00Z"), now, &berlin),
+            moment(&en(), at("2026-04-01T17:00:00Z"), now, &berlin),
             "Wednesday 1 April, 19:00 Berlin time"
         );
         // 23:30 UTC is already the next day in Berlin.
         assert_eq!(
-            date_and_time(at("2026-02-28T23:30:00Z"), &berlin),
+            date_and_time(&en(), at("2026-02-28T23:30:00Z"), &berlin),
             "Sunday 1 March 2026, 00:30 Berlin time"
         );
         let new_york = Zone {
             name: "America/New_York".into(),
             offsets: vec![],
         };
-        assert_eq!(new_york.label(), "New York time");
-        assert_eq!(moment(now, now, &Zone::default()), "09:00 UTC");
+        assert_eq!(zone_label(&en(), &new_york), "New York time");
+        assert_eq!(moment(&en(), now, now, &Zone::default()), "09:00 UTC");
         assert_eq!(
-            place_moved(at("2026-03-01T18:04:00Z"), &berlin),
+            place_moved(&en(), at("2026-03-01T18:04:00Z"), &berlin),
             "Your place moved to another device at 19:04 (Berlin time). Continue there; this page has no place any more."
         );
         assert_eq!(
-            move_valid_until(at("2026-03-01T18:14:00Z"), &berlin),
+            move_valid_until(&en(), at("2026-03-01T18:14:00Z"), &berlin),
             "Valid until 19:14 Berlin time, once."
         );
+    }
+
+    /// Each language's plural forms and numbers at the numbers that tell languages apart, in a
+    /// message of its file, and its waits, money and dates.
+    #[test]
+    fn plural_forms_numbers_money_and_dates_in_every_language() {
+        let at = [0, 1, 2, 5, 11, 21, 101, 1000];
+        let seats_left: [(Lang, [&str; 8]); 6] = [
+            (
+                Lang::En,
+                [
+                    "None free now",
+                    "1 seat left",
+                    "2 seats left",
+                    "5 seats left",
+                    "11 seats left",
+                    "21 seats left",
+                    "101 seats left",
+                    "1,000 seats left",
+                ],
+            ),
+            (
+                Lang::De,
+                [
+                    "Derzeit keine frei",
+                    "1 Platz frei",
+                    "2 Plätze frei",
+                    "5 Plätze frei",
+                    "11 Plätze frei",
+                    "21 Plätze frei",
+                    "101 Plätze frei",
+                    "1.000 Plätze frei",
+                ],
+            ),
+            (
+                Lang::Fr,
+                [
+                    "Aucune place libre pour l'instant",
+                    "1 place restante",
+                    "2 places restantes",
+                    "5 places restantes",
+                    "11 places restantes",
+                    "21 places restantes",
+                    "101 places restantes",
+                    "1\u{202f}000 places restantes",
+                ],
+            ),
+            (
+                Lang::Es,
+                [
+                    "Ninguno libre ahora",
+                    "Queda 1 asiento",
+                    "Quedan 2 asientos",
+                    "Quedan 5 asientos",
+                    "Quedan 11 asientos",
+                    "Quedan 21 asientos",
+                    "Quedan 101 asientos",
+                    "Quedan 1000 asientos",
+                ],
+            ),
+            (
+                Lang::Ja,
+                [
+                    "現在、空席なし",
+                    "残り1席",
+                    "残り2席",
+                    "残り5席",
+                    "残り11席",
+                    "残り21席",
+                    "残り101席",
+                    "残り1,000席",
+                ],
+            ),
+            (
+                Lang::Ar,
+                [
+                    "لا توجد مقاعد متاحة الآن",
+                    "بقي مقعد واحد",
+                    "بقي مقعدان",
+                    "بقي 5 مقاعد",
+                    "بقي 11 مقعدًا",
+                    "بقي 21 مقعدًا",
+                    "بقي 101 مقعد",
+                    "بقي 1,000 مقعد",
+                ],
+            ),
+        ];
+        for (lang, forms) in seats_left {
+            let w = Words::of(lang);
+            for (n, form) in at.into_iter().zip(forms) {
+                assert_eq!(w.n("seats-left", n), form, "{lang:?} {n}");
+            }
+        }
+        let t = "2026-12-01T18:00:00Z".parse::<DateTime<Utc>>().unwrap();
+        let rest: [(Lang, [&str; 5]); 6] = [
+            (
+                Lang::En,
+                [
+                    "about 3 to 4 minutes",
+                    "about 40 seconds to 2 minutes",
+                    "€1,234.50",
+                    "¥850,000",
+                    "Tuesday 1 December 2026, 18:00",
+                ],
+            ),
+            (
+                Lang::De,
+                [
+                    "etwa 3 bis 4 Minuten",
+                    "etwa 40 Sekunden bis 2 Minuten",
+                    "1.234,50\u{a0}€",
+                    "850.000\u{a0}¥",
+                    "Dienstag, 1. Dezember 2026, 18:00",
+                ],
+            ),
+            (
+                Lang::Fr,
+                [
+                    "environ 3 à 4 minutes",
+                    "environ 40 secondes à 2 minutes",
+                    "1\u{202f}234,50\u{a0}€",
+                    "850\u{202f}000\u{a0}¥",
+                    "mardi 1er décembre 2026 à 18:00",
+                ],
+            ),
+            (
+                Lang::Es,
+                [
+                    "aproximadamente entre 3 y 4 minutos",
+                    "aproximadamente entre 40 segundos y 2 minutos",
+                    "1234,50\u{a0}€",
+                    "850.000\u{a0}¥",
+                    "martes, 1 de diciembre de 2026, 18:00",
+                ],
+            ),
+            (
+                Lang::Ja,
+                [
+                    "約3～4分",
+                    "約40秒～2分",
+                    "€1,234.50",
+                    "¥850,000",
+                    "2026年12月1日(火) 18:00",
+                ],
+            ),
+            (
+                Lang::Ar,
+                [
+                    "3 إلى 4 دقائق تقريبًا",
+                    "40 ثانية إلى دقيقتين تقريبًا",
+                    "€1,234.50",
+                    "¥850,000",
+                    "الثلاثاء، 1 ديسمبر 2026، 18:00",
+                ],
+            ),
+        ];
+        for (lang, [band, mixed, euros, yen, date]) in rest {
+            let w = Words::of(lang);
+            assert_eq!(wait_range_in_words(&w, 150, 230), band, "{lang:?}");
+            assert_eq!(wait_range_in_words(&w, 40, 110), mixed, "{lang:?}");
+            assert_eq!(money(&w, 123_450, "EUR"), euros, "{lang:?}");
+            assert_eq!(money(&w, 850_000, "JPY"), yen, "{lang:?}");
+            assert_eq!(day_and_clock(&w, t, true), date, "{lang:?}");
+        }
     }
 }

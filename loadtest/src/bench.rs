@@ -226,6 +226,7 @@ fn bench_event(rows: u32, seats_per_row: u32, room: RoomUpdate) -> NewEvent {
         starts_at: chrono::Utc::now(),
         time_zone: None,
         currency: None,
+        language: None,
         sections: vec![NewSection {
             name: "A".into(),
             rows,

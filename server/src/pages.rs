@@ -18,6 +18,7 @@ use std::{sync::Arc, time::Duration};
 use app::{
     App,
     backend::{Backend, BoxFuture, PageBuyer, SessionRefused, SharedBackend},
+    lang::{self, Lang, Words},
     shell,
     wire::{BuyerId, Deferred, ErrorBody, Event, EventEntry, EventId, HoldStatus, QueueStatus},
 };
@@ -43,7 +44,10 @@ use crate::{
     redis::ratelimit,
     seatmap,
     state::AppState,
-    tokens::{Buyer, cookies::Cookie},
+    tokens::{
+        Buyer,
+        cookies::{self, Cookie},
+    },
 };
 
 /// The data source of server rendering.
@@ -238,6 +242,11 @@ pub fn router(state: &AppState) -> Router<AppState> {
             generate_route_list(App),
             move || {
                 provide_context(backend.clone());
+                // The page's language, as the `language` middleware chose it.
+                let lang = use_context::<http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<Lang>().copied())
+                    .unwrap_or_default();
+                provide_context(Words::of(lang));
                 // The nonce of the response's policy (`csp`), for Leptos's inline scripts.
                 if let Some(nonce) = use_context::<http::request::Parts>()
                     .and_then(|parts| parts.extensions.get::<CspNonce>().cloned())
@@ -252,7 +261,92 @@ pub fn router(state: &AppState) -> Router<AppState> {
             crate::origin::handoff::send_on,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), page_session))
+        .layer(middleware::from_fn_with_state(state.clone(), language))
         .layer(middleware::from_fn(csp))
+}
+
+/// Middleware: the page's language (API.md "Languages"): `?lang=`, then the buyer's earlier
+/// choice (the `lang` cookie), then `Accept-Language`, then the event's own language (an
+/// event's page; English elsewhere). An operator's page is always English. A `?lang=` naming
+/// one of ours is kept in the cookie for the buyer's next pages; any other value is passed
+/// over and sets nothing.
+async fn language(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let path = req.uri().path();
+    let asked = req
+        .uri()
+        .query()
+        .and_then(|q| form_urlencoded_value(q, "lang"))
+        .and_then(|tag| Lang::parse(&tag));
+    let lang = if path == "/admin" || path.starts_with("/admin/") {
+        Lang::En
+    } else {
+        let event = match path.split('/').collect::<Vec<_>>()[..] {
+            ["", "events", id] | ["", "events", id, "seats"] => state.rooms.language(id),
+            _ => Lang::En,
+        };
+        let headers = req.headers();
+        let accept = headers
+            .get(header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok());
+        lang::negotiate(
+            asked.map(Lang::tag),
+            cookies::read(&state.config, headers, lang::COOKIE),
+            accept,
+            event,
+        )
+    };
+    req.extensions_mut().insert(lang);
+    let mut response = next.run(req).await;
+    let headers = response.headers_mut();
+    if let Some(lang) = asked {
+        Cookie::Language { lang }.set(&state.config, headers);
+    }
+    headers.append(
+        header::VARY,
+        HeaderValue::from_static("accept-language, cookie"),
+    );
+    response
+}
+
+/// The first value of `name` in a query string (`a=1&lang=de`), percent-decoded; at most 35
+/// characters are looked at (a language tag is shorter).
+fn form_urlencoded_value(query: &str, name: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        (key == name && value.len() <= 35).then(|| value.replace('+', " "))
+    })
+}
+
+/// `GET /words/{tag}.json`: a language's messages for the pages' script (`app::lang`), cached
+/// for a year at the address the pages name (`?v=` its content's hash), for five minutes at
+/// any other. 404 for a language the pages do not speak.
+pub fn words_router() -> Router<AppState> {
+    Router::new().route("/words/{file}", axum::routing::get(words))
+}
+
+async fn words(
+    axum::extract::Path(file): axum::extract::Path<String>,
+    uri: http::Uri,
+) -> Result<Response> {
+    let lang = file
+        .strip_suffix(".json")
+        .and_then(|tag| Lang::ALL.into_iter().find(|l| l.tag() == tag))
+        .ok_or_else(|| Error::NotFound(format!("there are no words {file:?}")))?;
+    let words = lang::page_words(lang);
+    let named = words.path.rsplit_once('?').map(|(_, q)| q) == uri.query();
+    let cache = if named {
+        "public, max-age=31536000, immutable"
+    } else {
+        "public, max-age=300"
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, cache),
+        ],
+        words.json.clone(),
+    )
+        .into_response())
 }
 
 /// The nonce of one page's Content-Security-Policy.

@@ -338,6 +338,7 @@ pub fn router(state: AppState) -> Router {
         .merge(ops::router())
         .merge(openapi::router())
         .merge(pages::router(&state))
+        .merge(pages::words_router())
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             ops::shed::gate,

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::{wire::StatsPoint, words::grouped};
+use crate::{lang::Lang, wire::StatsPoint};
 
 pub(super) type Line = (&'static str, fn(&StatsPoint) -> u64);
 
@@ -64,7 +64,7 @@ pub(super) fn Chart(
         .map(|&v| {
             view! {
                 <line x1=LEFT y1=y(v) x2=W y2=y(v) class="grid"/>
-                <text x=LEFT - 4.0 y=y(v) + 3.0 text-anchor="end" class="tick">{grouped(v)}</text>
+                <text x=LEFT - 4.0 y=y(v) + 3.0 text-anchor="end" class="tick">{Lang::En.number(v)}</text>
             }
         })
         .collect_view();
@@ -98,7 +98,7 @@ pub(super) fn Chart(
         .map(|(i, p)| {
             let figures: Vec<String> = lines
                 .iter()
-                .map(|(name, f)| format!("{name} {}", grouped(f(p))))
+                .map(|(name, f)| format!("{name} {}", Lang::En.number(f(p))))
                 .collect();
             let title = format!(
                 "{} ({}): {}",
@@ -122,7 +122,7 @@ pub(super) fn Chart(
                 {polylines}
                 {under_pointer}
             </svg>
-            <figcaption>{format!("{label} (max {})", grouped(top))}</figcaption>
+            <figcaption>{format!("{label} (max {})", Lang::En.number(top))}</figcaption>
         </figure>
     }
 }

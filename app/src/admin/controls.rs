@@ -8,12 +8,13 @@ use leptos::prelude::*;
 use super::room_state;
 use crate::{
     api::Api,
+    lang::{Lang, Words},
     wire::{
         DEFAULT_CURRENCY, DEFAULT_MAX_ADMIT_RATE, DEFAULT_MIN_ADMIT_RATE,
         DEFAULT_TARGET_HOLD_P99_MS, Draw, DrawState, Eligible, Event, Identity, NewEvent,
         NewSection, RoomUpdate,
     },
-    words::{countdown, grouped},
+    words::countdown,
 };
 
 /// A new event: its name, start, zone and currency, its room's rate and opening, its sections.
@@ -37,6 +38,7 @@ pub(super) fn CreateEvent() -> impl IntoView {
             starts_at: starts,
             time_zone: Some(time_zone.get_untracked().trim().to_owned()),
             currency: Some(currency.get_untracked().trim().to_uppercase()),
+            language: None,
             sections: sections
                 .get_untracked()
                 .into_iter()
@@ -352,12 +354,12 @@ fn utc_input(value: &str) -> Option<DateTime<Utc>> {
 /// The pre-queue line of the panel: "pre-queue: 14,812 entrants, draw in 3:12", or the draw
 /// made.
 fn prequeue_line(draw: &Draw, now: DateTime<Utc>) -> String {
-    let entrants = grouped(draw.entrants);
+    let entrants = Lang::En.number(draw.entrants);
     match (draw.state, draw.opens_at) {
         (DrawState::Drawn, _) => format!("draw made: {entrants} entrants, the order is published"),
         (DrawState::Pending, Some(opens_at)) if opens_at > now => format!(
             "pre-queue: {entrants} entrants, draw in {}",
-            countdown((opens_at - now).num_seconds())
+            countdown(&Words::current(), (opens_at - now).num_seconds())
         ),
         (DrawState::Pending, Some(_)) => {
             format!("pre-queue: {entrants} entrants, the draw is being made")

@@ -14,8 +14,8 @@ use super::{
 use crate::wire::DrawState;
 use crate::{
     api::Api,
+    lang::Lang,
     wire::{AuditEntry, Draw, Event, Payments, RoomUpdate, Stats, StatsPoint},
-    words::grouped,
 };
 
 /// The panel: the data every part reads, fetched here (the event and its audit on each change,
@@ -149,11 +149,11 @@ fn Panel(stats: Stats) -> impl IntoView {
     let per_second = |f: fn(&StatsPoint) -> u64| last.as_ref().map(f).unwrap_or(0);
     view! {
         <dl class="figures">
-            <div><dt>"In line"</dt><dd data-figure="queue">{grouped(stats.queue_length)}</dd></div>
+            <div><dt>"In line"</dt><dd data-figure="queue">{Lang::En.number(stats.queue_length)}</dd></div>
             <div><dt>"Admissions/s"</dt><dd data-figure="admissions">{per_second(|p| p.admissions)}</dd></div>
             <div><dt>"Holds/s"</dt><dd>{per_second(|p| p.holds)}</dd></div>
             <div><dt>"Checkouts/s"</dt><dd>{per_second(|p| p.checkouts)}</dd></div>
-            <div><dt>"Admitted"</dt><dd>{grouped(stats.admitted_total)}</dd></div>
+            <div><dt>"Admitted"</dt><dd>{Lang::En.number(stats.admitted_total)}</dd></div>
             <div><dt>"Active holds"</dt><dd>{stats.holds_active}</dd></div>
             <div><dt>"Seats available · held · sold"</dt>
                 <dd>{format!("{} · {} · {}", stats.seats.available, stats.seats.held, stats.seats.sold)}</dd></div>
@@ -165,9 +165,9 @@ fn Panel(stats: Stats) -> impl IntoView {
             <div><dt>"Hold p99 · target"</dt><dd>{against(stats.rate.hold_p99_ms, f64::from(stats.rate.target_hold_p99_ms))}</dd></div>
             <div><dt>"Pool wait · limit"</dt><dd>{against(stats.rate.acquire_wait_ms, stats.rate.acquire_wait_limit_ms)}</dd></div>
             <div><dt>"Loop lag · limit"</dt><dd>{against(stats.rate.loop_lag_ms, f64::from(stats.rate.loop_lag_limit_ms))}</dd></div>
-            <div><dt>"Shopping · target"</dt><dd>{format!("{} · {}", grouped(stats.rate.shopping), grouped(stats.rate.target_shoppers))}</dd></div>
+            <div><dt>"Shopping · target"</dt><dd>{format!("{} · {}", Lang::En.number(stats.rate.shopping), Lang::En.number(stats.rate.target_shoppers))}</dd></div>
             <div><dt>"Refused: no device key · no JavaScript"</dt><dd data-figure="device-refusals">{format!("{} · {}",
-                grouped(stats.device_refusals.no_key), grouped(stats.device_refusals.no_script))}</dd></div>
+                Lang::En.number(stats.device_refusals.no_key), Lang::En.number(stats.device_refusals.no_script))}</dd></div>
             <div><dt>"Ticker held by"</dt><dd class="holder">{stats.ticker_holder.clone().unwrap_or_else(|| "nobody".into())}</dd></div>
         </dl>
         <div class="charts">

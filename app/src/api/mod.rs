@@ -134,6 +134,12 @@ async fn call<B: Serialize, T: DeserializeOwned>(
         .map_err(|e| ErrorBody::new("internal", format!("An answer we did not understand: {e}")))
 }
 
+/// The page's messages, from where the page says they are (`crate::lang`).
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+pub(crate) async fn words(path: &str) -> Result<crate::lang::Messages, ErrorBody> {
+    call::<(), _>("GET", path, None, &[]).await
+}
+
 /// One request of the JSON API with its JSON `body`: the answer's text when it succeeded, else
 /// its [`ErrorBody`].
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]

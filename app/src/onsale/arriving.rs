@@ -15,9 +15,10 @@ use super::{
 #[cfg(feature = "hydrate")]
 use crate::api::Api;
 use crate::{
+    lang::Words,
     title::set_title,
     wire::{ErrorBody, EventEntry, PageForms, ProofChallenge},
-    words::NEEDS_DEVICE,
+    words::{error_in_words, escape_html},
 };
 
 /// While the browser joins the line by script: after a first visit or a prefetch, which the
@@ -47,10 +48,13 @@ pub(super) fn GettingPlace(
     let failed = RwSignal::new(None::<ErrorBody>);
     let page = StoredValue::new(format!("/events/{event_id}"));
     let here = StoredValue::new(event_id.clone());
+    let w = Words::current();
+    let words = w.clone();
     Effect::new(move |_| {
         #[cfg(feature = "hydrate")]
         {
             let (api, event_id, asked) = (Api::current(), event_id.clone(), asked.clone());
+            let w = words.clone();
             let (claim, note) = (claim.clone(), note.clone());
             let claimed = claim.is_some();
             if claimed {
@@ -60,8 +64,8 @@ pub(super) fn GettingPlace(
                 match api.enter_joining(event_id, asked, claim).await {
                     Ok((found, refused)) => {
                         let notice = match (claimed, refused) {
-                            (_, Some(_)) => Some(crate::words::CLAIM_REFUSED.to_owned()),
-                            (true, None) => Some(crate::words::CLAIMED.to_owned()),
+                            (_, Some(_)) => Some(w.t("claim-refused")),
+                            (true, None) => Some(w.t("claimed")),
                             (false, None) => None,
                         };
                         let notice = note.or(notice);
@@ -72,36 +76,40 @@ pub(super) fn GettingPlace(
             });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (&event_id, &asked, &claim, &note);
+        let _ = (&event_id, &asked, &claim, &note, &words);
     });
     view! {
         {move || match (entry.get(), failed.get()) {
             (Some((entry, notice)), _) => view! { <OnSale entry claim=None notice section=None/> }.into_any(),
             (None, Some(e)) if e.error == "no_device_key" => {
                 set_title("Anteroom");
-                one_sentence("needs-device", NEEDS_DEVICE.into())
+                one_sentence("needs-device", w.t("needs-device"))
             }
             (None, failed) => {
                 set_title("Anteroom");
                 view! {
                     <section class="waiting card" aria-busy="true">
-                        <p class="eyebrow">"Getting your place…"</p>
+                        <p class="eyebrow">{w.t("arriving-getting-place")}</p>
                         {if proof {
+                            let needs_script = w.clone();
                             view! {
-                                <p>"This sale asks each browser for a few seconds of work before it joins the line, so that nobody can take places in bulk. Your browser is doing it now; keep this page open and it moves on by itself."</p>
-                                {noscript(|| r#"<p class="error">That work needs JavaScript: turn it on for this site and reload the page.</p>"#.to_owned())}
+                                <p>{w.t("arriving-proof-work")}</p>
+                                {noscript(move || format!(
+                                    r#"<p class="error">{}</p>"#,
+                                    escape_html(&needs_script.t("arriving-proof-needs-script"))
+                                ))}
                             }.into_any()
                         } else {
                             view! {
-                                <p>"One moment: your browser is joining the line."</p>
+                                <p>{w.t("arriving-joining")}</p>
                                 {match claim_by_form.get_value() {
                                     Some(code) => claim_form(&here.get_value(), code, None, &forms.get_value()).into_any(),
-                                    None => noscript_refresh("1".into(), "This page reloads itself in a second with your place.").into_any(),
+                                    None => noscript_refresh("1".into(), w.t("arriving-reloads")).into_any(),
                                 }}
                             }.into_any()
                         }}
                         {failed.map(|e| view! {
-                            <p class="error" role="alert">{e.message}" "<a href=page.get_value()>"Try again"</a></p>
+                            <p class="error" role="alert">{error_in_words(&w, &e)}" "<a href=page.get_value()>{w.t("page-try-again")}</a></p>
                         })}
                     </section>
                     <PlaceElsewhere event_id=here.get_value() moving=false/>

@@ -3,29 +3,35 @@
 use leptos::prelude::*;
 
 use super::held::SeatList;
-use crate::wire::{Hold, Order};
+use crate::{
+    lang::Words,
+    wire::{Hold, Order},
+};
 
 /// Instead of a position: the line is over.
 #[component]
 pub(super) fn SoldOut() -> impl IntoView {
+    let w = Words::current();
     view! {
         <section class="sold-out card" aria-labelledby="sold-out">
-            <h2 id="sold-out">"Sold out"</h2>
-            <p>"Every seat of this event has been sold, so the waiting room has closed."</p>
-            <p><a href="/">"See all events"</a></p>
+            <h2 id="sold-out">{w.t("done-sold-out-title")}</h2>
+            <p>{w.t("done-sold-out")}</p>
+            <p><a href="/">{w.t("page-all-events")}</a></p>
         </section>
     }
 }
 
 #[component]
 pub(super) fn Confirmation(order: Order, hold: Hold) -> impl IntoView {
+    let w = Words::current();
+    let (before, after) = w.around("done-order-number", "order", &[]);
     view! {
         <section class="card confirmation">
-            <h2>"You are going!"</h2>
-            <p>"Order number "<strong class="order-id">{order.order_id.clone()}</strong></p>
+            <h2>{w.t("done-title")}</h2>
+            <p>{before}<strong class="order-id">{order.order_id.clone()}</strong>{after}</p>
             <SeatList hold/>
-            <p class="muted">"Keep the order number; your tickets are on their way."</p>
-            <p><a href="/">"Back to the events"</a></p>
+            <p class="muted">{w.t("done-keep")}</p>
+            <p><a href="/">{w.t("done-back")}</a></p>
         </section>
     }
 }

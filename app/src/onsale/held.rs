@@ -11,8 +11,9 @@ use super::{
 };
 use crate::{
     api::Api,
+    lang::Arg,
     wire::{Deferred, Hold, PageForms},
-    words::countdown,
+    words::{countdown, error_in_words},
 };
 
 #[component]
@@ -29,11 +30,14 @@ pub(super) fn HoldPanel(
     let expires = hold.expires_at.timestamp();
     let busy = RwSignal::new(false);
     let venue = Venue::here();
+    let w = venue.words.clone();
+    let words = StoredValue::new(w.clone());
     let hold = StoredValue::new(hold);
     let event_id = hold.with_value(|h| h.event_id.clone());
     let event_id = StoredValue::new(event_id);
     let back_to_map = move |note: Option<String>| {
         let api = Api::current();
+        let w = words.get_value();
         leptos::task::spawn_local(async move {
             match api.seats(&event_id.get_value()).await {
                 Ok(map) => {
@@ -43,7 +47,7 @@ pub(super) fn HoldPanel(
                 Err(e) if e.error == "not_admitted" => {
                     back_to_line(&event_id.get_value(), stage, message).await;
                 }
-                Err(e) => message.set(Some(e.message)),
+                Err(e) => message.set(Some(error_in_words(&w, &e))),
             }
         });
     };
@@ -53,14 +57,10 @@ pub(super) fn HoldPanel(
     Effect::new(move |_| {
         let left = expires - now.get();
         if left <= 0 && !busy.get_untracked() {
-            back_to_map(Some(
-                "Your hold ended and the seats went back on sale. Choose again if you like.".into(),
-            ));
+            back_to_map(Some(words.with_value(|w| w.t("held-ended"))));
         } else if left <= HOLD_WARNING_SECONDS && !warned.get_untracked() {
             warned.set(true);
-            message.set(Some(
-                "One minute left: pay now or the seats go back on sale.".into(),
-            ));
+            message.set(Some(words.with_value(|w| w.t("held-one-minute"))));
         }
     });
     let pay_key = StoredValue::new(new_key());
@@ -68,6 +68,7 @@ pub(super) fn HoldPanel(
         busy.set(true);
         message.set(None);
         let api = Api::current();
+        let w = words.get_value();
         leptos::task::spawn_local(async move {
             let h = hold.get_value();
             match api
@@ -82,7 +83,7 @@ pub(super) fn HoldPanel(
                         // A new attempt (another card) is a new payment.
                         pay_key.set_value(new_key());
                     }
-                    message.set(Some(e.message));
+                    message.set(Some(error_in_words(&w, &e)));
                     busy.set(false);
                 }
             }
@@ -91,36 +92,45 @@ pub(super) fn HoldPanel(
     let release = move || {
         busy.set(true);
         let api = Api::current();
+        let w = words.get_value();
         leptos::task::spawn_local(async move {
             let h = hold.get_value();
             match api.release(&h.event_id, &h.hold_id).await {
-                Ok(()) => back_to_map(Some(
-                    "Released. The seats are free for others again.".into(),
-                )),
+                Ok(()) => back_to_map(Some(w.t("note-released"))),
                 Err(e) => {
-                    message.set(Some(e.message));
+                    message.set(Some(error_in_words(&w, &e)));
                     busy.set(false);
                 }
             }
         });
     };
+    let (held_for, more) = w.around("held-for", "time", &[]);
+    let pay_words = w.f(
+        "held-pay",
+        &[(
+            "amount",
+            Arg::Text(venue.money(hold.with_value(|h| h.total_cents))),
+        )],
+    );
     view! {
         <section class="card hold">
-            <h2>"Your seats are held"</h2>
+            <h2>{w.t("held-title")}</h2>
             <p class="countdown" class:urgent=move || expires - now.get() <= HOLD_WARNING_SECONDS>
-                "Held for "<strong>{move || countdown(expires - now.get())}</strong>" more"
+                {held_for}
+                <strong>{move || words.with_value(|w| countdown(w, expires - now.get()))}</strong>
+                {more}
             </p>
             <SeatList hold=hold.get_value()/>
             <div class="actions">
                 <form method="post" action=pay_action on:submit=move |ev| by_script(ev, pay)>
                     {hidden_fields(&forms, Some("pay"))}
                     <button type="submit" class="button" disabled=move || busy.get()>
-                        {format!("Pay {}", venue.money(hold.with_value(|h| h.total_cents)))}
+                        {pay_words}
                     </button>
                 </form>
                 <form method="post" action=release_action on:submit=move |ev| by_script(ev, release)>
                     {hidden_fields(&forms, None)}
-                    <button type="submit" class="button secondary" disabled=move || busy.get()>"Release seats"</button>
+                    <button type="submit" class="button secondary" disabled=move || busy.get()>{w.t("held-release")}</button>
                 </form>
             </div>
             // Without JavaScript: the time left is right on each reload, and at the end the
@@ -136,12 +146,22 @@ const HOLD_WARNING_SECONDS: i64 = 60;
 #[component]
 pub(super) fn SeatList(hold: Hold) -> impl IntoView {
     let venue = Venue::here();
+    let w = &venue.words;
     view! {
         <ul class="seat-list">
-            {hold.seats.into_iter().map(|s| view! {
-                <li>{format!("{} · row {} · seat {}", s.section, s.row, s.number)}<span>{venue.money(s.price_cents)}</span></li>
+            {hold.seats.into_iter().map(|s| {
+                let seat = w.f(
+                    "held-seat",
+                    &[
+                        ("section", Arg::Text(s.section)),
+                        ("row", Arg::Text(s.row)),
+                        // Text: a seat's number is a name, never grouped ("1200").
+                        ("seat", Arg::Text(s.number.to_string())),
+                    ],
+                );
+                view! { <li>{seat}<span>{venue.money(s.price_cents)}</span></li> }
             }).collect_view()}
-            <li class="total">"Total"<span>{venue.money(hold.total_cents)}</span></li>
+            <li class="total">{w.t("held-total")}<span>{venue.money(hold.total_cents)}</span></li>
         </ul>
     }
 }

@@ -39,9 +39,10 @@ use leptos::prelude::*;
 
 use crate::{
     api::{Api, binds},
+    lang::Words,
     title::set_title,
     wire::{Deferred, ErrorBody, EventEntry, PageForms, Zone},
-    words::{Note, SEATS_COMING, UNREADABLE, moment, money, place_moved, wait_to_announce},
+    words::{Note, error_in_words, moment, money, place_moved, wait_to_announce},
 };
 use arriving::GettingPlace;
 use done::{Confirmation, SoldOut};
@@ -95,8 +96,10 @@ pub fn EventPage(
             async move { api.enter(id).await }
         },
     );
+    let words = StoredValue::new(Words::current());
+    let finding = words.with_value(|w| w.t("page-finding-place"));
     view! {
-        <Suspense fallback=|| view! { <p class="muted">"Finding your place in line…"</p> }>
+        <Suspense fallback=move || view! { <p class="muted">{finding.clone()}</p> }>
             {move || Suspend::new(async move {
                 let event_id = || id.get_untracked();
                 match entry.await {
@@ -116,14 +119,16 @@ pub fn EventPage(
                     // A sale for signed-in accounts: the way to the ticketer's sign-in (a link
                     // and redirects that come back here: no script needed), or why this
                     // account may not join.
-                    Err(ErrorBody { why: Some(why), message, .. }) => {
-                        let title = if why.sign_in_url.is_some() { "Sign in to join" } else { "This sale is not open to your account" };
-                        set_title(title);
+                    Err(e @ ErrorBody { why: Some(_), .. }) => {
+                        let w = words.get_value();
+                        let sign_in = e.why.as_ref().and_then(|why| why.sign_in_url.clone());
+                        let title = if sign_in.is_some() { w.t("page-sign-in-to-join") } else { w.t("page-not-for-your-account") };
+                        set_title(&title);
                         view! {
                             <h1>{title}</h1>
-                            <p role="alert">{message}</p>
-                            {why.sign_in_url.map(|url| view! { <p><a class="button" href=url>"Sign in"</a></p> })}
-                            <p><a href="/">"See all events"</a></p>
+                            <p role="alert">{error_in_words(&w, &e)}</p>
+                            {sign_in.map(|url| view! { <p><a class="button" href=url>{w.t("page-sign-in")}</a></p> })}
+                            <p><a href="/">{w.t("page-all-events")}</a></p>
                         }.into_any()
                     }
                     Err(e) => {
@@ -132,17 +137,18 @@ pub fn EventPage(
                         // (a limit is not: each try would count against it).
                         let passes = matches!(e.error.as_str(), "rate_limited" | "unavailable" | "internal");
                         let again = e.error != "rate_limited";
+                        let w = words.get_value();
                         set_title("Anteroom");
                         view! {
-                            <h1>"We could not open this sale"</h1>
-                            <p class="error" role="alert">{e.message}</p>
+                            <h1>{w.t("page-could-not-open")}</h1>
+                            <p class="error" role="alert">{error_in_words(&w, &e)}</p>
                             {passes.then(|| view! {
-                                <p><a class="button" href=format!("/events/{}", event_id())>"Try again"</a></p>
+                                <p><a class="button" href=format!("/events/{}", event_id())>{w.t("page-try-again")}</a></p>
                             })}
                             {(passes && again).then(|| view! {
-                                {noscript_refresh("10".into(), "This page tries again by itself in 10 seconds.")}
+                                {noscript_refresh("10".into(), w.n("page-tries-again-in", 10))}
                             })}
-                            <p><a href="/">"See all events"</a></p>
+                            <p><a href="/">{w.t("page-all-events")}</a></p>
                         }.into_any()
                     }
                 }
@@ -173,7 +179,7 @@ impl PageQuery {
             claim: get("claim"),
             note: get("note")
                 .and_then(|code| Note::from_code(&code))
-                .map(|n| n.sentence(retry)),
+                .map(|n| n.sentence(&Words::current(), retry)),
             section: get("section").and_then(|s| s.parse().ok()),
         }
     }
@@ -184,6 +190,8 @@ impl PageQuery {
 struct Venue {
     zone: Zone,
     currency: String,
+    /// The page's words (its language).
+    words: Words,
 }
 
 impl Venue {
@@ -191,16 +199,17 @@ impl Venue {
     fn here() -> Self {
         use_context::<Venue>().unwrap_or_else(|| Venue {
             currency: crate::wire::DEFAULT_CURRENCY.into(),
+            words: Words::current(),
             ..Venue::default()
         })
     }
 
     fn money(&self, minor: i64) -> String {
-        money(minor, &self.currency)
+        money(&self.words, minor, &self.currency)
     }
 
     fn moment(&self, t: DateTime<Utc>, today: DateTime<Utc>) -> String {
-        moment(t, today, &self.zone)
+        moment(&self.words, t, today, &self.zone)
     }
 }
 
@@ -218,6 +227,7 @@ fn OnSale(
     provide_context(Venue {
         zone: event.zone.clone(),
         currency: event.currency.clone(),
+        words: Words::current(),
     });
     Api::current().bind(&entry);
     if binds(&event.room) {
@@ -239,6 +249,7 @@ fn OnSale(
         }
     });
     let message = RwSignal::new(notice);
+    let w = Words::current();
     let forms = StoredValue::new(entry.forms.clone());
 
     // A place moved here from another device: claimed once, before the buyer holds seats. A
@@ -254,19 +265,19 @@ fn OnSale(
         .map(|code| claim_form(&event.id, code, own_place, &entry.forms));
     // The code the buyer is to choose about (browser only).
     let choosing = RwSignal::new(None::<String>);
+    let words = StoredValue::new(w.clone());
     let claim_now = move |code: String| {
         choosing.set(None);
+        let w = words.get_value();
         leptos::task::spawn_local(async move {
             let event_id = event_id.get_value();
             match Api::current().claim(&event_id, &code).await {
                 Ok(status) => {
-                    message.set(Some(crate::words::CLAIMED.into()));
+                    message.set(Some(w.t("claimed")));
                     stage.set(Stage::at(&status));
                 }
-                Err(e) if e.error == "not_found" => {
-                    message.set(Some(crate::words::CLAIM_REFUSED.into()))
-                }
-                Err(e) => message.set(Some(e.message)),
+                Err(e) if e.error == "not_found" => message.set(Some(w.t("claim-refused"))),
+                Err(e) => message.set(Some(error_in_words(&w, &e))),
             }
         });
     };
@@ -299,9 +310,13 @@ fn OnSale(
     };
 
     // Admitted without the seat map (a room that binds tokens): ask for it with the proof.
+    let words = w.clone();
     Effect::new(move |_| {
+        #[cfg(not(feature = "hydrate"))]
+        let _ = &words;
         #[cfg(feature = "hydrate")]
         if stage.get() == Stage::Admitted {
+            let w = words.clone();
             leptos::task::spawn_local(async move {
                 let event_id = event_id.get_value();
                 match Api::current().seats(&event_id).await {
@@ -309,7 +324,7 @@ fn OnSale(
                     Err(e) if e.error == "not_admitted" => {
                         back_to_line(&event_id, stage, message).await;
                     }
-                    Err(e) => message.set(Some(e.message)),
+                    Err(e) => message.set(Some(error_in_words(&w, &e))),
                 }
             });
         }
@@ -342,9 +357,11 @@ fn OnSale(
 
     // What the live region says changes only when something that matters does (a memo
     // notifies only on a new value): not on every poll that moves the position.
-    let spoken = Memo::new(move |_| announcement(&stage.get(), paused.get()));
+    let words = w.clone();
+    let spoken = Memo::new(move |_| announcement(&words, &stage.get(), paused.get()));
 
     set_title(&format!("{} · Anteroom", event.name));
+    let admitted = w.t("seats-coming");
     view! {
         <h1>{event.name.clone()}</h1>
         <p class="sr-only" aria-live="polite">{move || spoken.get()}</p>
@@ -363,13 +380,14 @@ fn OnSale(
                     start=start.get_untracked().unwrap_or(position) paused=paused.get() about refresh/>
             }.into_any(),
             Stage::SoldOut => view! { <SoldOut/> }.into_any(),
-            Stage::Admitted => one_sentence("admitted", SEATS_COMING.into()),
-            Stage::Moved(at) => one_sentence("moved", place_moved(at, &Venue::here().zone)),
+            Stage::Admitted => one_sentence("admitted", admitted.clone()),
+            Stage::Moved(at) => one_sentence("moved", place_moved(&w, at, &Venue::here().zone)),
             turn @ (Stage::Choosing(_) | Stage::Holding(_) | Stage::Confirmed(..)) => {
                 let page = Turn { event_id: event_id.get_value(), limit, section, stage, message, forms: forms.get_value() };
+                let admitted = admitted.clone();
                 view! {
                     <div data-split=TURN_SPLIT>
-                        <Suspense fallback=|| one_sentence("admitted", SEATS_COMING.into())>
+                        <Suspense fallback=move || one_sentence("admitted", admitted.clone())>
                             {Suspend::new(turn_stage(turn, page))}
                         </Suspense>
                     </div>
@@ -432,14 +450,14 @@ fn turn_stage(at: Stage, page: Turn) -> AnyView {
         })
     };
     // A page that cannot read its stage says so instead of showing half of it.
-    stage_view().unwrap_or_else(|e| one_sentence("error", e.message))
+    stage_view().unwrap_or_else(|e| one_sentence("error", error_in_words(&Words::current(), &e)))
 }
 
 /// A part of the turn's data, read (only the turn's code calls this, so its readers stay in
 /// the turn's chunk); our own server wrote it, so a failure is ours, in one sentence.
 fn read<T: serde::de::DeserializeOwned>(part: Deferred<T>) -> Result<T, ErrorBody> {
     part.read()
-        .map_err(|_| ErrorBody::new("internal", UNREADABLE))
+        .map_err(|_| ErrorBody::new("unreadable", "The page could not read its data."))
 }
 
 /// Loads the code of the turn's stages before the page hydrates when the server rendered one of
@@ -453,28 +471,29 @@ pub(crate) async fn before_hydrating() {
     }
 }
 
-fn announcement(stage: &Stage, paused: bool) -> String {
+fn announcement(w: &Words, stage: &Stage, paused: bool) -> String {
     match stage {
-        Stage::NotOpen { .. } => "The sale has not opened yet.".into(),
+        Stage::NotOpen { .. } => w.t("say-not-open"),
         Stage::PreQueue { ticket, .. } => {
-            format!(
-                "You are in the pre-queue with ticket {ticket}. Your place comes with the draw."
-            )
+            w.f("say-pre-queue", &[("ticket", ticket.as_str().into())])
         }
         // The position moves on every poll: the live region speaks the wait, in steps that
         // change rarely, and the pause; the position is on the page.
-        Stage::Waiting { .. } if paused => "You are in line. The sale is paused.".into(),
-        Stage::Waiting { estimate, .. } => format!(
-            "You are in line, {} to go.",
-            wait_to_announce(estimate.map_or(0, |[_, high]| high))
+        Stage::Waiting { .. } if paused => w.t("say-paused"),
+        Stage::Waiting { estimate, .. } => w.f(
+            "say-waiting",
+            &[(
+                "wait",
+                wait_to_announce(w, estimate.map_or(0, |[_, high]| high)).into(),
+            )],
         ),
-        Stage::SoldOut => "Sold out: every seat has been sold.".into(),
-        Stage::Admitted => SEATS_COMING.into(),
-        Stage::Moved(_) => "Your place moved to another device. Continue there.".into(),
-        Stage::Choosing(_) => "It is your turn: choose your seats.".into(),
-        Stage::Holding(_) => "Your seats are held. Pay before the time runs out.".into(),
+        Stage::SoldOut => w.t("say-sold-out"),
+        Stage::Admitted => w.t("seats-coming"),
+        Stage::Moved(_) => w.t("say-moved"),
+        Stage::Choosing(_) => w.t("say-choosing"),
+        Stage::Holding(_) => w.t("say-holding"),
         // The order's number is on the page; the live region does not read the order.
-        Stage::Confirmed(..) => "Done. Your seats are bought.".into(),
+        Stage::Confirmed(..) => w.t("say-confirmed"),
     }
 }
 
@@ -489,25 +508,22 @@ fn one_sentence(class: &'static str, sentence: String) -> AnyView {
     .into_any()
 }
 
-/// What a buyer whose admission ran out while choosing reads: one true sentence, then the line.
-const ADMISSION_ENDED: &str =
-    "Your time to choose seats ran out, so you have joined the line again.";
-
 /// Back to the line after the gate refused an admission that ran out (`not_admitted`): joins
 /// again and shows the place (or the seat map, when the room lets everyone in), never an error.
 async fn back_to_line(event_id: &str, stage: RwSignal<Stage>, message: RwSignal<Option<String>>) {
     let api = Api::current();
+    let w = Words::current();
     match api.join(event_id).await {
         Ok(status) => {
-            message.set(Some(ADMISSION_ENDED.to_owned()));
+            message.set(Some(w.t("note-admission-ended")));
             match Stage::after_line(&status) {
                 Some(next) => stage.set(next),
                 None => match api.seats(event_id).await {
                     Ok(map) => stage.set(Stage::Choosing(map)),
-                    Err(e) => message.set(Some(e.message)),
+                    Err(e) => message.set(Some(error_in_words(&w, &e))),
                 },
             }
         }
-        Err(e) => message.set(Some(e.message)),
+        Err(e) => message.set(Some(error_in_words(&w, &e))),
     }
 }

@@ -8,8 +8,9 @@ use leptos::prelude::*;
 use super::{Venue, noscript::noscript};
 use crate::{
     api::Api,
+    lang::Words,
     wire::{MoveCode, PageForms},
-    words::{MOVE_EXPLAINED, code_in_groups, move_valid_until},
+    words::{code_in_groups, error_in_words, move_valid_until},
 };
 
 /// The claim of a place moved here (`code`), as a form for a browser without JavaScript (the
@@ -23,16 +24,24 @@ pub(super) fn claim_form(
     forms: &Option<PageForms>,
 ) -> impl IntoView + use<> {
     let (event_id, token) = (event_id.to_owned(), forms.as_ref().map(|f| f.token.clone()));
+    let w = Words::current();
     noscript(move || {
         let e = crate::words::escape_html;
         let given_up = own
-            .map(|position| format!("<p>{}</p>", e(&crate::words::own_place_given_up(position))))
+            .map(|position| {
+                format!(
+                    "<p>{}</p>",
+                    e(&crate::words::own_place_given_up(&w, position))
+                )
+            })
             .unwrap_or_default();
         format!(
-            r#"<form class="card claim-form" method="post" action="/events/{}/claim"><p>Your place in line is moving here from your other device.</p>{given_up}<input type="hidden" name="token" value="{}"><input type="hidden" name="code" value="{}"><button type="submit" class="button">Move my place here</button></form>"#,
+            r#"<form class="card claim-form" method="post" action="/events/{}/claim"><p>{}</p>{given_up}<input type="hidden" name="token" value="{}"><input type="hidden" name="code" value="{}"><button type="submit" class="button">{}</button></form>"#,
             e(&event_id),
+            e(&w.t("moving-claim-coming")),
             e(token.as_deref().unwrap_or_default()),
-            e(&code)
+            e(&code),
+            e(&w.t("moving-move-mine-here")),
         )
     })
 }
@@ -83,28 +92,30 @@ pub(super) async fn claim_choice(
     message: RwSignal<Option<String>>,
     choosing: RwSignal<Option<String>>,
 ) -> AnyView {
+    // Before the first wait: the words of the render that asked for this choice.
+    let w = Words::current();
     let preview = match Api::current().claim_preview(&event_id, &code).await {
         Ok(preview) => preview,
         Err(e) => {
             message.set(Some(if e.error == "not_found" {
-                crate::words::CLAIM_REFUSED.into()
+                w.t("claim-refused")
             } else {
-                e.message
+                error_in_words(&w, &e)
             }));
             choosing.set(None);
             return ().into_any();
         }
     };
-    let (moving, kept) = crate::words::claim_choice(&preview, own);
+    let (moving, kept) = crate::words::claim_choice(&w, &preview, own);
     view! {
-        <section class="card claim-choice" aria-label="A place moving here">
+        <section class="card claim-choice" aria-label=w.t("moving-choice-label")>
             <p>{moving}</p>
             <p>{kept}</p>
             <button type="button" class="button" on:click=move |_| claim.run(code.clone())>
-                "Move that place here"
+                {w.t("moving-choice-move")}
             </button>
             <button type="button" class="button secondary" on:click=move |_| choosing.set(None)>
-                "Keep this device's place"
+                {w.t("moving-choice-keep")}
             </button>
         </section>
     }
@@ -131,14 +142,17 @@ fn MoveElsewhere(event_id: String) -> impl IntoView {
     let busy = RwSignal::new(false);
     let event_id = StoredValue::new(event_id);
     let venue = StoredValue::new(Venue::here());
+    let w = venue.with_value(|v| v.words.clone());
+    let failing = w.clone();
     let ask = move |_| {
         busy.set(true);
         failed.set(None);
         let api = Api::current();
+        let w = failing.clone();
         leptos::task::spawn_local(async move {
             match api.move_place(&event_id.get_value()).await {
                 Ok(code) => found.set(Some(code)),
-                Err(e) => failed.set(Some(e.message)),
+                Err(e) => failed.set(Some(error_in_words(&w, &e))),
             }
             busy.set(false);
         });
@@ -148,16 +162,16 @@ fn MoveElsewhere(event_id: String) -> impl IntoView {
             {move || match found.get() {
                 None => view! {
                     <button id="move" type="button" class="button secondary"
-                        disabled=move || busy.get() on:click=ask>
-                        "Continue on another device"
+                        disabled=move || busy.get() on:click=ask.clone()>
+                        {w.t("moving-continue-elsewhere")}
                     </button>
                 }.into_any(),
                 Some(code) => view! {
-                    <h2 id="move">"Your code for the other device"</h2>
+                    <h2 id="move">{w.t("moving-code-heading")}</h2>
                     <p class="move-code"><code data-code=code.code.clone()>{code_in_groups(&code.code)}</code></p>
-                    <p>{venue.with_value(|v| move_valid_until(code.expires_at, &v.zone))}</p>
+                    <p>{venue.with_value(|v| move_valid_until(&v.words, code.expires_at, &v.zone))}</p>
                     <div class="qr" inner_html=code.qr_svg.clone()></div>
-                    <p class="muted">{MOVE_EXPLAINED}</p>
+                    <p class="muted">{w.t("move-explained")}</p>
                 }.into_any(),
             }}
             {move || failed.get().map(|m| view! { <p class="error" role="alert">{m}</p> })}
@@ -170,14 +184,15 @@ fn MoveElsewhere(event_id: String) -> impl IntoView {
 #[component]
 fn ClaimHere(event_id: String) -> impl IntoView {
     let page = format!("/events/{event_id}");
+    let w = Words::current();
     view! {
         <details class="claim">
-            <summary>"Have a code from another device?"</summary>
+            <summary>{w.t("moving-have-code")}</summary>
             <form method="get" action=page>
-                <label for="claim-code">"The code your other device shows"</label>
+                <label for="claim-code">{w.t("moving-code-label")}</label>
                 <input id="claim-code" name="claim" type="text" required=true
                     autocomplete="off" autocapitalize="characters" spellcheck="false"/>
-                <button type="submit" class="button secondary">"Move my place here"</button>
+                <button type="submit" class="button secondary">{w.t("moving-move-mine-here")}</button>
             </form>
         </details>
     }

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::words::NEEDS_DEVICE;
+use crate::lang::Words;
 
 /// A `<noscript>` with what a browser without JavaScript reads, written by the server as the
 /// HTML `html` makes. A browser with JavaScript never shows it, so the WASM hydrates an empty
@@ -33,10 +33,7 @@ pub(super) fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
         Some(page) => format!("{seconds}; url={page}"),
         None => seconds.to_string(),
     };
-    noscript_refresh(
-        content,
-        "This page refreshes itself; its countdown is right each time it does.",
-    )
+    noscript_refresh(content, Words::current().t("noscript-countdown-refresh"))
 }
 
 /// A `<noscript>` that reloads a page without JavaScript (`content` as `<meta refresh>` has it)
@@ -44,21 +41,23 @@ pub(super) fn refresh_in(seconds: i64, page: Option<String>) -> impl IntoView {
 /// empty one, whose `<meta refresh>` could not reload a page that keeps itself current).
 ///
 /// In a room that binds tokens ([`BoundRoom`]) a browser without JavaScript can take no place,
-/// and a reload would only loop: it reads [`NEEDS_DEVICE`] instead, and loads the image that
-/// counts it for the operator.
-pub(super) fn noscript_refresh(content: String, sentence: &'static str) -> impl IntoView {
+/// and a reload would only loop: it reads the message `needs-device` instead, and loads the
+/// image that counts it for the operator.
+pub(super) fn noscript_refresh(content: String, sentence: impl Into<String>) -> impl IntoView {
+    let sentence = sentence.into();
     noscript(move || {
         let e = crate::words::escape_html;
+        let w = Words::current();
         match use_context::<BoundRoom>() {
             Some(BoundRoom(event_id)) => format!(
                 r#"<p class="error">{}</p><img src="/api/events/{}/refusals/no-script" alt="" width="1" height="1">"#,
-                e(NEEDS_DEVICE),
+                e(&w.t("needs-device")),
                 e(&event_id)
             ),
             None => format!(
                 r#"<meta http-equiv="refresh" content="{}"><p class="muted">{}</p>"#,
                 e(&content),
-                e(sentence)
+                e(&sentence)
             ),
         }
     })

@@ -5,7 +5,10 @@ use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 
 use super::{Venue, noscript::refresh_in};
-use crate::words::countdown;
+use crate::{
+    lang::{Arg, Words},
+    words::countdown,
+};
 
 /// Before the pre-queue opens: when it opens and when the sale does, counting down.
 #[component]
@@ -15,33 +18,45 @@ pub(super) fn Countdowns(
     now: RwSignal<i64>,
     today: DateTime<Utc>,
 ) -> impl IntoView {
-    let to = move |t: DateTime<Utc>| move || countdown(t.timestamp() - now.get());
+    let w = Words::current();
+    let to = {
+        let w = w.clone();
+        move |t: DateTime<Utc>| {
+            let w = w.clone();
+            move || countdown(&w, t.timestamp() - now.get())
+        }
+    };
     let venue = Venue::here();
     let sale = venue.moment(opens_at, today);
     let prequeue = (prequeue_opens_at < opens_at).then(|| venue.moment(prequeue_opens_at, today));
     let until_prequeue = prequeue_opens_at.timestamp() - now.get_untracked();
+    let (sale_before, sale_after) = w.around("opening-sale-at", "time", &[]);
     view! {
         <section class="opening card" aria-labelledby="opening">
-            <p class="eyebrow">"The sale has not opened yet"</p>
-            <p id="opening" class="place">"The sale opens at "<strong>{sale.clone()}</strong></p>
+            <p class="eyebrow">{w.t("opening-not-yet")}</p>
+            <p id="opening" class="place">{sale_before}<strong>{sale.clone()}</strong>{sale_after}</p>
             {match prequeue {
-                Some(prequeue) => view! {
-                    <p class="wait">"The pre-queue opens at "{prequeue.clone()}", in "
-                        <strong class="countdown" data-countdown="prequeue">{to(prequeue_opens_at)}</strong>"."</p>
-                    <p>{format!(
-                        "Everyone who joins the pre-queue between {prequeue} and {sale} has the same \
-                         chance: at {sale} a draw puts them all in line in a random order, ahead of \
-                         everyone who comes later. Being first makes no difference, so there is no \
-                         need to rush: come any time before {sale}."
-                    )}</p>
-                }.into_any(),
-                None => view! {
-                    <p class="wait">"It opens in "
-                        <strong class="countdown" data-countdown="sale">{to(opens_at)}</strong>
-                        ". From then on it is first come, first served."</p>
-                }.into_any(),
+                Some(prequeue) => {
+                    let at = [("time", Arg::from(prequeue.clone()))];
+                    let (before, after) = w.around("opening-prequeue-at", "countdown", &at);
+                    let times = [("prequeue", Arg::from(prequeue)), ("sale", Arg::from(sale))];
+                    let explained = w.f("opening-prequeue-explained", &times);
+                    view! {
+                        <p class="wait">{before}
+                            <strong class="countdown" data-countdown="prequeue">{to(prequeue_opens_at)}</strong>{after}</p>
+                        <p>{explained}</p>
+                    }.into_any()
+                }
+                None => {
+                    let (before, after) = w.around("opening-sale-in", "countdown", &[]);
+                    view! {
+                        <p class="wait">{before}
+                            <strong class="countdown" data-countdown="sale">{to(opens_at)}</strong>
+                            {after}</p>
+                    }.into_any()
+                }
             }}
-            <p class="muted">"Keep this page open: it joins for you when the time comes."</p>
+            <p class="muted">{w.t("opening-keep-open")}</p>
             {refresh_in(until_prequeue, None)}
         </section>
     }
@@ -55,30 +70,32 @@ pub(super) fn PreQueue(
     now: RwSignal<i64>,
     today: DateTime<Utc>,
 ) -> impl IntoView {
+    let w = Words::current();
     let venue = Venue::here();
     let sale = venue.moment(opens_at, today);
+    let at = [("time", Arg::from(sale.clone()))];
+    let explained = w.f("opening-draw-explained", &at);
     let until_draw = opens_at.timestamp() - now.get_untracked();
+    let (ticket_before, ticket_after) = w.around("opening-your-ticket", "ticket", &[]);
+    let draw = w.clone();
     view! {
         <section class="prequeue card" aria-labelledby="prequeue">
-            <p class="eyebrow">"You are in the pre-queue"</p>
-            <p id="prequeue" class="place">"Your ticket "<code class="ticket">{ticket}</code></p>
+            <p class="eyebrow">{w.t("opening-in-prequeue")}</p>
+            <p id="prequeue" class="place">{ticket_before}<code class="ticket">{ticket}</code>{ticket_after}</p>
             <p class="wait">{move || {
                 let left = opens_at.timestamp() - now.get();
                 if left > 0 {
-                    format!("The draw is at {sale}, in {}.", countdown(left))
+                    let args = [
+                        ("time", Arg::from(sale.clone())),
+                        ("countdown", Arg::from(countdown(&draw, left))),
+                    ];
+                    draw.f("opening-draw-at", &args)
                 } else {
-                    "The draw is being made: your place comes in a moment.".to_owned()
+                    draw.t("opening-draw-now")
                 }
             }}</p>
-            <p>{format!(
-                "Everyone who joins before {} has the same chance: joining early or at the last \
-                 second makes no difference. At {0} a draw puts every ticket in a random order, and \
-                 that is the order of the line, ahead of everyone who comes after {0}.",
-                venue.moment(opens_at, today)
-            )}</p>
-            <p class="muted">"Keep this page open, or come back before the draw: your ticket stays \
-                yours, in every tab. It is random and says nothing about you; after the draw \
-                anyone can check where each ticket was placed."</p>
+            <p>{explained}</p>
+            <p class="muted">{w.t("opening-ticket-kept")}</p>
             {refresh_in(until_draw.min(30) + 1, None)}
         </section>
     }

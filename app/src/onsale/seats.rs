@@ -24,19 +24,33 @@ use super::{
 };
 use crate::{
     api::Api,
+    lang::{Arg, Words},
     wire::{Deferred, HoldRequest, PageForms, SeatMap, SeatStatus, SectionSummary, SectionView},
-    words::Note,
+    words::{Note, error_in_words},
 };
 
-fn seat_label(map: &SeatMap, id: &str) -> String {
+fn seat_label(w: &Words, map: &SeatMap, id: &str) -> String {
     for section in &map.sections {
         for row in &section.rows {
             if let Some(seat) = row.seats.iter().find(|s| s.id == id) {
-                return format!("{} row {} seat {}", section.name, row.label, seat.number);
+                return w.f(
+                    "seats-seat",
+                    &[
+                        ("section", Arg::from(section.name.as_str())),
+                        ("row", Arg::from(row.label.as_str())),
+                        // Text: a seat's number is a name, never grouped ("1200").
+                        ("seat", Arg::Text(seat.number.to_string())),
+                    ],
+                );
             }
         }
     }
-    format!("seat {id}")
+    w.f("seats-seat-id", &[("id", Arg::from(id))])
+}
+
+/// Seats' names as a list ("Stalls row 4 seat 12, Stalls row 4 seat 13").
+fn seat_list(w: &Words, names: &[String]) -> String {
+    names.join(&w.t("seats-list-separator"))
 }
 
 /// The section to open first, of the sections `summaries` sum up (the overview's, counted once):
@@ -51,16 +65,18 @@ fn first_open(summaries: &[(String, SectionSummary)], asked: Option<usize>) -> u
 }
 
 /// What a section's tile in the overview says of its seats left.
-fn seats_left(summary: &SectionSummary) -> String {
-    match summary.available {
-        0 => "None free now".to_owned(),
-        1 => "1 seat left".to_owned(),
-        n => format!("{n} seats left"),
-    }
+fn seats_left(w: &Words, summary: &SectionSummary) -> String {
+    w.n("seats-left", u64::from(summary.available))
 }
 
-/// The seat sizes a buyer picks from (the CSS gives each its size).
-const SIZES: [(&str, &str); 3] = [("small", "Small"), ("medium", "Medium"), ("large", "Large")];
+/// The seat sizes a buyer picks from (the CSS gives each its size), and their names.
+fn sizes(w: &Words) -> [(&'static str, String); 3] {
+    [
+        ("small", w.t("seats-size-small")),
+        ("medium", w.t("seats-size-medium")),
+        ("large", w.t("seats-size-large")),
+    ]
+}
 
 #[component]
 pub(super) fn SeatPicker(
@@ -73,6 +89,8 @@ pub(super) fn SeatPicker(
     message: RwSignal<Option<String>>,
     forms: Option<PageForms>,
 ) -> impl IntoView {
+    let w = Words::current();
+    let words = StoredValue::new(w.clone());
     let hold_action = format!("/events/{event_id}/hold");
     let selected = RwSignal::new(Vec::<String>::new());
     let busy = RwSignal::new(false);
@@ -100,6 +118,7 @@ pub(super) fn SeatPicker(
         message.set(None);
         let api = Api::current();
         let key = new_key();
+        let w = words.get_value();
         leptos::task::spawn_local(async move {
             let event_id = event_id.get_value();
             match api.hold(&event_id, &request, &key).await {
@@ -114,16 +133,18 @@ pub(super) fn SeatPicker(
                         Ok(fresh) => {
                             let fresh_map = fresh.map();
                             let words = if e.error == "seat_unavailable" && !taken.is_empty() {
-                                let names: Vec<String> =
-                                    taken.iter().map(|id| seat_label(&fresh_map, id)).collect();
-                                format!(
-                                    "Someone just took {}. The map now shows what is left; choose again.",
-                                    names.join(", ")
+                                let names: Vec<String> = taken
+                                    .iter()
+                                    .map(|id| seat_label(&w, &fresh_map, id))
+                                    .collect();
+                                w.f(
+                                    "seats-taken",
+                                    &[("seats", Arg::Text(seat_list(&w, &names)))],
                                 )
                             } else if e.error == "seat_unavailable" {
-                                "There are not that many seats left together in that section. Try fewer seats or another section.".to_owned()
+                                w.t("seats-not-together")
                             } else {
-                                e.message
+                                error_in_words(&w, &e)
                             };
                             message.set(Some(words));
                             // Read once, here: the stage takes the map as it is.
@@ -132,7 +153,7 @@ pub(super) fn SeatPicker(
                         Err(again) if again.error == "not_admitted" => {
                             back_to_line(&event_id, stage, message).await;
                         }
-                        Err(again) => message.set(Some(again.message)),
+                        Err(again) => message.set(Some(error_in_words(&w, &again))),
                     }
                     busy.set(false);
                 }
@@ -165,14 +186,14 @@ pub(super) fn SeatPicker(
         }
         if !choose(seat.value(), seat.checked()) {
             seat.set_checked(false);
-            message.set(Some(format!(
-                "You may hold up to {limit} seats; untick one to choose another."
-            )));
+            message.set(Some(
+                words.with_value(|w| w.n("seats-limit-reached", u64::from(limit))),
+            ));
         }
     };
     let hold_chosen = move || {
         if selected.with(Vec::is_empty) {
-            message.set(Some(Note::NoSeats.sentence(None)));
+            message.set(Some(words.with_value(|w| Note::NoSeats.sentence(w, None))));
         } else {
             request_hold(HoldRequest {
                 seat_ids: Some(selected.get()),
@@ -182,8 +203,11 @@ pub(super) fn SeatPicker(
     };
     let chosen_names = move || {
         selected.with(|s| {
-            map.with_value(|m| s.iter().map(|id| seat_label(m, id)).collect::<Vec<_>>())
-                .join(", ")
+            words.with_value(|w| {
+                let names =
+                    map.with_value(|m| s.iter().map(|id| seat_label(w, m, id)).collect::<Vec<_>>());
+                seat_list(w, &names)
+            })
         })
     };
     let best_action = hold_action.clone();
@@ -196,10 +220,12 @@ pub(super) fn SeatPicker(
                 if summary.min_price_cents == summary.max_price_cents {
                     v.money(summary.min_price_cents)
                 } else {
-                    format!(
-                        "{} to {}",
-                        v.money(summary.min_price_cents),
-                        v.money(summary.max_price_cents)
+                    w.f(
+                        "seats-price-range",
+                        &[
+                            ("low", Arg::Text(v.money(summary.min_price_cents))),
+                            ("high", Arg::Text(v.money(summary.max_price_cents))),
+                        ],
                     )
                 }
             });
@@ -210,6 +236,7 @@ pub(super) fn SeatPicker(
                 summary.rows.max(1)
             );
             let chosen_name = name.clone();
+            let left = seats_left(&w, &summary);
             view! {
                 <li>
                     <a class="tile" href=format!("{page}?section={}", i + 1) rel="external"
@@ -222,7 +249,7 @@ pub(super) fn SeatPicker(
                         <span class="shape" aria-hidden="true" style=shape></span>
                         <strong>{name}</strong>
                         <span class="muted">{price}</span>
-                        <span>{seats_left(&summary)}</span>
+                        <span>{left}</span>
                     </a>
                 </li>
             }
@@ -231,26 +258,26 @@ pub(super) fn SeatPicker(
 
     view! {
         <section class="card picker">
-            <p class="eyebrow admitted">"You're in: it is your turn."</p>
-            <h2>"Choose your seats"</h2>
-            <p class="muted">{format!("Up to {limit} seats. Open a section and tick seats to choose them, or let us find the best ones together.")}</p>
-            <nav class="overview" aria-label="Sections">
+            <p class="eyebrow admitted">{w.t("seats-your-turn")}</p>
+            <h2>{w.t("seats-title")}</h2>
+            <p class="muted">{w.n("seats-intro", u64::from(limit))}</p>
+            <nav class="overview" aria-label=w.t("seats-sections")>
                 <ul>{tiles}</ul>
             </nav>
             <div class="map-tools">
                 <ul class="legend">
-                    <li><span class="swatch available"></span>"Available"</li>
-                    <li><span class="swatch chosen"></span>"Your choice"</li>
-                    <li><span class="swatch held"></span>"Held"</li>
-                    <li><span class="swatch sold"></span>"Sold"</li>
+                    <li><span class="swatch available"></span>{w.t("seats-available")}</li>
+                    <li><span class="swatch chosen"></span>{w.t("seats-chosen")}</li>
+                    <li><span class="swatch held"></span>{w.t("seats-held")}</li>
+                    <li><span class="swatch sold"></span>{w.t("seats-sold")}</li>
                 </ul>
                 <fieldset class="zoom">
-                    <legend>"Seat size"</legend>
-                    {SIZES.into_iter().map(|(value, words)| view! {
+                    <legend>{w.t("seats-size")}</legend>
+                    {sizes(&w).into_iter().map(|(value, size)| view! {
                         <label>
                             <input type="radio" name="seat-size" id=format!("size-{value}") value=value
                                 checked=value == "medium"/>
-                            {words}
+                            {size}
                         </label>
                     }).collect_view()}
                 </fieldset>
@@ -260,7 +287,7 @@ pub(super) fn SeatPicker(
                 on:change=ticked>
                 {hidden_fields(&forms, Some("seats"))}
                 <div class="frame" on:keydown=arrow>
-                    <div class="stage-mark">"Stage"</div>
+                    <div class="stage-mark">{w.t("seats-stage")}</div>
                     {move || {
                         let at = open.get();
                         map.with_value(|m| {
@@ -271,13 +298,12 @@ pub(super) fn SeatPicker(
                 <div class="actions">
                     <p class="chosen" aria-live="polite">{chosen_names}</p>
                     <button type="submit" class="button" disabled=move || busy.get()>
-                        {move || match selected.with(Vec::len) {
-                            0 => "Hold the seats I ticked".to_owned(),
-                            1 => "Hold 1 seat".to_owned(),
-                            n => format!("Hold {n} seats"),
+                        {move || {
+                            let n = selected.with(Vec::len) as u64;
+                            words.with_value(|w| w.n("seats-hold-button", n))
                         }}
                     </button>
-                    <a href="#best">"Or: best available"</a>
+                    <a href="#best">{w.t("seats-best")}</a>
                 </div>
             </form>
             <form method="post" action=best_action class="best" id="best"
@@ -287,8 +313,8 @@ pub(super) fn SeatPicker(
                     ..HoldRequest::default()
                 }))>
                 {hidden_fields(&forms, Some("best"))}
-                <h3>"Or: best available"</h3>
-                <label>"Section "
+                <h3>{w.t("seats-best")}</h3>
+                <label>{w.t("seats-best-section")}" "
                     <select name="section" prop:value=move || best_section.get()
                         on:change=move |ev| best_section.set(event_target_value(&ev))>
                         {sections.iter().map(|s| view! {
@@ -296,13 +322,13 @@ pub(super) fn SeatPicker(
                         }).collect_view()}
                     </select>
                 </label>
-                <label>" Seats "
+                <label>" "{w.t("seats-best-quantity")}" "
                     <select name="quantity" on:change=move |ev| best_quantity.set(event_target_value(&ev).parse().unwrap_or(1))>
                         {(1..=limit).map(|n| view! { <option value=n.to_string() selected=n == 2u32.min(limit)>{n}</option> }).collect_view()}
                     </select>
                 </label>
                 <button type="submit" class="button secondary" disabled=move || busy.get()>
-                    "Find me seats"
+                    {w.t("seats-find")}
                 </button>
             </form>
         </section>
@@ -333,17 +359,24 @@ fn seats_html(section: &SectionView, venue: &Venue, chosen: &[String]) -> String
     use html_escape::{encode_double_quoted_attribute as attr, encode_text as text};
     use std::fmt::Write;
     let name = &section.name;
+    let w = &venue.words;
     // A row's seats mostly share a price: its words are made once a price.
     let mut prices: Vec<(i64, String)> = Vec::new();
     let mut html = String::with_capacity(
         section.rows.len() * 64 + 160 * section.rows.iter().map(|r| r.seats.len()).sum::<usize>(),
     );
     for row in &section.rows {
+        let row_words = w.f(
+            "seats-row",
+            &[
+                ("section", Arg::from(name.as_str())),
+                ("row", Arg::from(row.label.as_str())),
+            ],
+        );
         let _ = write!(
             html,
-            r#"<div class="row" role="group" aria-label="{} row {}"><span class="row-label" aria-hidden="true">{}</span>"#,
-            attr(name),
-            attr(&row.label),
+            r#"<div class="row" role="group" aria-label="{}"><span class="row-label" aria-hidden="true">{}</span>"#,
+            attr(&row_words),
             text(&row.label)
         );
         for seat in &row.seats {
@@ -356,13 +389,21 @@ fn seats_html(section: &SectionView, venue: &Venue, chosen: &[String]) -> String
             };
             let status = seat.status.word();
             let id = attr(&seat.id);
+            // "Stalls row 4 seat 12, 45.00 EUR, available"; $status chooses the word.
+            let label = w.f(
+                "seats-seat-described",
+                &[
+                    ("section", Arg::from(name.as_str())),
+                    ("row", Arg::from(row.label.as_str())),
+                    ("seat", Arg::Text(seat.number.to_string())),
+                    ("price", Arg::from(price.as_str())),
+                    ("status", Arg::from(status)),
+                ],
+            );
             let _ = write!(
                 html,
-                r#"<label class="seat {status}" data-seat-id="{id}"><input type="checkbox" name="seat" value="{id}" aria-label="{} row {} seat {}, {}, {status}"{}{}><span aria-hidden="true">{}</span></label>"#,
-                attr(name),
-                attr(&row.label),
-                seat.number,
-                attr(price),
+                r#"<label class="seat {status}" data-seat-id="{id}"><input type="checkbox" name="seat" value="{id}" aria-label="{}"{}{}><span aria-hidden="true">{}</span></label>"#,
+                attr(&label),
                 if seat.status == SeatStatus::Available {
                     ""
                 } else {
@@ -494,6 +535,7 @@ mod tests {
         let section = &runs.map().sections[0];
         let venue = Venue {
             currency: "EUR".into(),
+            words: Words::of(crate::lang::Lang::En),
             ..Venue::default()
         };
         let html = seats_html(section, &venue, &["7".to_owned()]);
@@ -509,11 +551,15 @@ mod tests {
 
     #[test]
     fn a_tile_says_the_seats_left() {
+        let w = Words::of(crate::lang::Lang::En);
         let left = |available| {
-            seats_left(&SectionSummary {
-                available,
-                ..SectionSummary::default()
-            })
+            seats_left(
+                &w,
+                &SectionSummary {
+                    available,
+                    ..SectionSummary::default()
+                },
+            )
         };
         assert_eq!(
             [left(0), left(1), left(120)],

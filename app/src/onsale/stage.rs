@@ -205,6 +205,7 @@ mod tests {
                 room: room(),
                 zone: Zone::default(),
                 currency: "EUR".into(),
+                language: Default::default(),
             },
             queue: None,
             seats: None,

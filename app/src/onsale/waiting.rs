@@ -13,8 +13,9 @@ use super::stage::Stage;
 #[cfg(feature = "hydrate")]
 use crate::{api::Api, presence::POLL_NEAR_MS, wire::QueueStatus};
 use crate::{
+    lang::{Arg, Part, Words},
     wire::Outlook,
-    words::{grouped, outlook_in_words, wait_range_in_words},
+    words::{outlook_in_words, wait_range_in_words},
 };
 
 #[component]
@@ -31,7 +32,8 @@ pub(super) fn WaitingRoom(
 ) -> impl IntoView {
     // Without script: again on the line's schedule (`crate::presence`), at the page without a
     // form's note (said once already).
-    let every = refresh_in_words(refresh);
+    let w = Words::current();
+    let every = w.n("waiting-refresh-every", refresh);
     let refresh = format!("{refresh}; url=/events/{event_id}");
     let done = start.saturating_sub(position) as f64;
     let progress = if start > 1 {
@@ -39,27 +41,34 @@ pub(super) fn WaitingRoom(
     } else {
         100.0
     };
+    let place = if about {
+        w.n("waiting-position-about", position)
+    } else {
+        w.n("waiting-position", position)
+    };
+    let (place_before, place_after) = w.around("waiting-place", "place", &[]);
     view! {
         <section class="waiting card" aria-labelledby="place">
-            <p class="eyebrow">"You are in the waiting room"</p>
-            <p id="place" class="place">"You are "<strong>{format!("{}#{}", if about { "about " } else { "" }, grouped(position))}</strong>" in line"</p>
+            <p class="eyebrow">{w.t("waiting-in-room")}</p>
+            <p id="place" class="place">{place_before}<strong>{place}</strong>{place_after}</p>
             {if paused {
                 view! {
-                    <p class="wait paused">"The sale is paused for a moment. You keep your place; no one can pass you."</p>
+                    <p class="wait paused">{w.t("waiting-paused")}</p>
                 }.into_any()
             } else {
+                let (before, after) = w.around("waiting-turn-in", "wait", &[]);
                 view! {
-                    <p class="wait">"Your turn comes in "<strong>{wait_band_in_words(estimate)}</strong>"."</p>
+                    <p class="wait">{before}<strong>{wait_band_in_words(&w, estimate)}</strong>{after}</p>
                 }.into_any()
             }}
-            {outlook.map(|o| view! { <p class="outlook">{outlook_in_words(o)}</p> })}
-            <div class="progress" role="progressbar" aria-label="Progress since you joined"
+            {outlook.map(|o| view! { <p class="outlook">{outlook_in_words(&w, o)}</p> })}
+            <div class="progress" role="progressbar" aria-label=w.t("waiting-progress")
                 aria-valuemin="0" aria-valuemax="100" aria-valuenow=format!("{progress:.0}")>
                 <div class="progress-bar" style=format!("width: {progress:.1}%")></div>
             </div>
             {drawn.map(|(ticket, place)| view! { <DrawnPlace ticket place event_id/> })}
-            <p class="muted">"Keep this page open: it moves by itself ("{every}"), and it lets you in when it is your turn. Refreshing or opening more tabs does not change your place."</p>
-            {noscript_refresh(refresh, "This page refreshes itself, less often while your turn is far.")}
+            <p class="muted">{w.f("waiting-keep-open", &[("every", Arg::from(every))])}</p>
+            {noscript_refresh(refresh, w.t("waiting-refreshes"))}
         </section>
     }
 }
@@ -68,55 +77,74 @@ pub(super) fn WaitingRoom(
 /// to check that without trusting us.
 #[component]
 fn DrawnPlace(ticket: String, place: u64, event_id: String) -> impl IntoView {
+    let w = Words::current();
     let draw = format!("/api/events/{event_id}/draw");
     let link = draw.clone();
+    let site = w.t("waiting-this-site");
+    let command = format!("anteroom verify-draw --url {site} --event {event_id} --ticket {ticket}");
+    let drawn = view! { <code class="ticket">{ticket}</code> }.into_any();
+    let place = view! { <strong data-drawn-place="">{w.number(place)}</strong> }.into_any();
+    let address = view! { <a href=link>{draw}</a> }.into_any();
+    let command = view! { <code>{command}</code> }.into_any();
     view! {
         <div class="drawn">
-            <p>"Your place comes from the draw: ticket "<code class="ticket">{ticket.clone()}</code>
-                " was drawn at place "<strong data-drawn-place="">{grouped(place)}</strong>"."</p>
-            <p class="muted">"Check it yourself: the draw is published at "
-                <a href=link>{draw}</a>
-                " (the secret committed to before the pre-queue opened, the beacon, the seed, and every ticket in order). Anyone can recompute it, or run "
-                <code>{format!("anteroom verify-draw --url <this site> --event {event_id} --ticket {ticket}")}</code>"."</p>
+            <p>{with_markup(w.marked("waiting-drawn-place", &["ticket", "place"], &[]), [drawn, place])}</p>
+            <p class="muted">{with_markup(w.marked("waiting-check-draw", &["address", "command"], &[]), [address, command])}</p>
         </div>
     }
 }
 
-/// How often the page refreshes, in words ("every 3 seconds", "every minute").
-fn refresh_in_words(seconds: u64) -> String {
-    match seconds {
-        60 => "every minute".into(),
-        s => format!("every {s} seconds"),
-    }
+/// A sentence's parts ([`Words::marked`]) with each mark's markup in its place.
+fn with_markup<const N: usize>(parts: Vec<Part>, markup: [AnyView; N]) -> Vec<AnyView> {
+    let mut markup = markup.map(Some);
+    parts
+        .into_iter()
+        .map(|part| match part {
+            Part::Text(text) => text.into_any(),
+            Part::Mark(i) => markup.get_mut(i).and_then(Option::take).into_any(),
+        })
+        .collect()
 }
 
 /// The band of a wait in words ("about 3 to 4 minutes").
-fn wait_band_in_words(band: Option<[u64; 2]>) -> String {
+fn wait_band_in_words(w: &Words, band: Option<[u64; 2]>) -> String {
     let [low, high] = band.unwrap_or([0, 0]);
-    wait_range_in_words(low, high)
+    wait_range_in_words(w, low, high)
 }
-
-/// What the page says when the line answers `recovered` (API notes in the README).
-#[cfg(feature = "hydrate")]
-const RECOVERED: &str = "The waiting room recovered from a failure of its store a moment ago. \
-    Your place is kept in the order you arrived; your position may have gone back while \
-    admissions lost in the failure are made again.";
 
 /// Follows the line from the browser until the seat map (or sold out): before the pre-queue
 /// opens it waits for the server's clock (`now`) to reach it and joins; then it polls every
 /// 3 s in the pre-queue, and in line on the line's schedule (`crate::presence`): it refreshes
 /// every `refresh` seconds of the last answer, from the line's public progress while its turn
 /// is far and its last ask recent enough, else by asking for its place.
+///
+/// The page's words are taken when it is called (in the page's context), before the future runs.
 #[cfg(feature = "hydrate")]
-pub(super) async fn follow_the_line(
+pub(super) fn follow_the_line(
+    event_id: String,
+    stage: RwSignal<Stage>,
+    paused: RwSignal<bool>,
+    message: RwSignal<Option<String>>,
+    now: RwSignal<i64>,
+) -> impl Future<Output = ()> + 'static {
+    let w = Words::current();
+    follow(w, event_id, stage, paused, message, now)
+}
+
+#[cfg(feature = "hydrate")]
+async fn follow(
+    w: Words,
     event_id: String,
     stage: RwSignal<Stage>,
     paused: RwSignal<bool>,
     message: RwSignal<Option<String>>,
     now: RwSignal<i64>,
 ) {
+    use crate::words::error_in_words;
     use gloo_timers::future::TimeoutFuture;
     let api = Api::current();
+    // What the page says when the line answers `recovered` (API notes in the README).
+    let recovered = w.t("waiting-recovered");
     // The ms since the page last asked for its place: between asks, a page far from the front
     // reads the public progress.
     let mut since_ask = 0;
@@ -181,7 +209,7 @@ pub(super) async fn follow_the_line(
                     message.set(None);
                     stage.set(Stage::Choosing(map));
                 }
-                Err(e) => message.set(Some(e.message)),
+                Err(e) => message.set(Some(error_in_words(&w, &e))),
             },
             Ok(status) => {
                 // The notice of a recovery stays while the buyer waits; other notes go.
@@ -189,8 +217,8 @@ pub(super) async fn follow_the_line(
                     recovered: true, ..
                 } = status
                 {
-                    message.set(Some(RECOVERED.to_owned()));
-                } else if message.get_untracked().as_deref() != Some(RECOVERED) {
+                    message.set(Some(recovered.clone()));
+                } else if message.get_untracked().as_ref() != Some(&recovered) {
                     message.set(None);
                 }
                 if let QueueStatus::Waiting {
@@ -217,24 +245,21 @@ pub(super) async fn follow_the_line(
                 None if e.error == "not_open" => {}
                 // This browser cannot prove its device: said once, no retrying.
                 None if e.error == "no_device_key" => {
-                    message.set(Some(e.message));
+                    message.set(Some(error_in_words(&w, &e)));
                     return;
                 }
                 None if e.error == "not_in_queue" => match api.join(&event_id).await {
                     Ok(status) => {
                         if was_waiting {
-                            message.set(Some(
-                                "Your turn passed without a choice, so you are back in line."
-                                    .into(),
-                            ));
+                            message.set(Some(w.t("waiting-turn-passed")));
                         }
                         if let Some(next) = Stage::after_line(&status) {
                             stage.set(next);
                         }
                     }
-                    Err(e) => message.set(Some(e.message)),
+                    Err(e) => message.set(Some(error_in_words(&w, &e))),
                 },
-                None => message.set(Some(e.message)),
+                None => message.set(Some(error_in_words(&w, &e))),
             },
         }
     }

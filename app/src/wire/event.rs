@@ -6,6 +6,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::{ErrorBody, Gate, rfc3339, unprocessable};
+use crate::lang::Lang;
 
 /// The waiting-room settings of one event, as the API shows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,6 +256,10 @@ pub struct Event {
     /// The ISO 4217 code of the event's prices (additive; absent: EUR).
     #[serde(default = "default_currency")]
     pub currency: String,
+    /// The language its buyer pages speak to a buyer who asked for none of ours (API.md
+    /// "Languages"; additive; absent: English).
+    #[serde(default)]
+    pub language: Lang,
 }
 
 /// The currency of an event made before events had one.
@@ -341,6 +346,9 @@ pub struct NewEvent {
     /// The ISO 4217 code of the prices (default EUR).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
+    /// The buyer pages' language when a buyer asks for none of ours (default `en`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<Lang>,
     pub sections: Vec<NewSection>,
     #[serde(default)]
     pub room: RoomUpdate,
@@ -660,6 +668,7 @@ mod tests {
             starts_at: Utc::now(),
             time_zone: None,
             currency: None,
+            language: None,
             sections: vec![NewSection {
                 name: "A".into(),
                 rows,

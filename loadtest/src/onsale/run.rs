@@ -174,6 +174,7 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target, number: u32) -> Result<
         starts_at: Utc::now(),
         time_zone: None,
         currency: None,
+        language: None,
         sections: layout(plan.seats),
         room,
     };

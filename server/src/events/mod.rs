@@ -221,6 +221,7 @@ fn demo_hall(name: &str, room: RoomUpdate) -> NewEvent {
         starts_at: tonight,
         time_zone: Some("Europe/Berlin".into()),
         currency: Some("EUR".into()),
+        language: None,
         sections: vec![
             section("Stalls", 8500),
             section("Circle", 6500),

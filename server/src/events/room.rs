@@ -7,6 +7,7 @@
 //! Invariant: a setting is read, inserted and updated only here; the round trip of every field
 //! through the database (`server/tests/api/events.rs`) fails when one of them misses it.
 
+use app::lang::Lang;
 use app::wire::{
     DEFAULT_CURRENCY, Eligible, Event, Gate, Identity, NewEvent, Room, Zone, ZoneOffset,
     prequeue_opens_at,
@@ -47,6 +48,7 @@ struct EventRow {
     origin_probe_url: Option<String>,
     time_zone: String,
     currency: String,
+    language: String,
 }
 
 /// The rules of the IANA zone `name`, if there is such a zone.
@@ -89,6 +91,8 @@ impl From<EventRow> for Event {
         Event {
             zone: zone(&r.time_zone, moments.into_iter().flatten().collect()),
             currency: r.currency,
+            // The table's check constraint keeps it one of ours.
+            language: Lang::parse(&r.language).unwrap_or_default(),
             id: r.id,
             name: r.name,
             starts_at: r.starts_at,
@@ -194,7 +198,7 @@ fn placeholders(first: usize) -> String {
 /// The columns an [`EventRow`] reads.
 fn event_columns() -> String {
     format!(
-        "id, name, starts_at, {}, time_zone, currency",
+        "id, name, starts_at, {}, time_zone, currency, language",
         SETTINGS.join(", ")
     )
 }
@@ -252,12 +256,12 @@ async fn read_event<'e>(db: impl PgExecutor<'e>, event_id: &str, lock: &str) -> 
 /// (nothing is written then).
 pub async fn insert(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Result<Option<Event>> {
     let sql = format!(
-        "insert into event (id, name, starts_at, time_zone, currency, {}) \
-         values ($1, $2, $3, $4, $5, {}) \
+        "insert into event (id, name, starts_at, time_zone, currency, language, {}) \
+         values ($1, $2, $3, $4, $5, $6, {}) \
          on conflict (id) do nothing \
          returning {}",
         SETTINGS.join(", "),
-        placeholders(6),
+        placeholders(7),
         event_columns()
     );
     let query = sqlx::query_as(&sql)
@@ -265,7 +269,8 @@ pub async fn insert(tx: &mut PgConnection, id: &str, new: &NewEvent) -> Result<O
         .bind(new.name.trim())
         .bind(new.starts_at)
         .bind(new.time_zone.as_deref().unwrap_or(DEFAULT_TIME_ZONE))
-        .bind(new.currency.as_deref().unwrap_or(DEFAULT_CURRENCY));
+        .bind(new.currency.as_deref().unwrap_or(DEFAULT_CURRENCY))
+        .bind(new.language.unwrap_or_default().tag());
     let row: Option<EventRow> = bind_settings(query, &new.room.new_room())
         .fetch_optional(&mut *tx)
         .await?;

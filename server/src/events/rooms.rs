@@ -198,6 +198,17 @@ impl Rooms {
         missing.insert(event_id.to_owned(), Instant::now());
     }
 
+    /// The language of `event_id`'s buyer pages as this instance knows it (English for an
+    /// event it has not read: a page of one renders its "not found" in the buyer's choice).
+    pub fn language(&self, event_id: &str) -> app::lang::Lang {
+        self.map
+            .read()
+            .expect("not poisoned")
+            .get(event_id)
+            .map(|k| k.event.language)
+            .unwrap_or_default()
+    }
+
     /// Keeps `event` as this instance's copy (a new event, or one just changed here).
     pub fn remember(&self, event: &Event) {
         let mut map = self.map.write().expect("not poisoned");

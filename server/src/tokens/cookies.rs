@@ -65,6 +65,8 @@ pub enum Cookie<'a> {
     OperatorSignIn { state: &'a str },
     /// Clears it.
     OperatorSignedIn,
+    /// The buyer's choice of language (`?lang=`), for a year: always one of `app::lang`'s tags.
+    Language { lang: app::lang::Lang },
 }
 
 impl Cookie<'_> {
@@ -106,6 +108,12 @@ impl Cookie<'_> {
                 SIGN_IN_TTL_SECS,
             ),
             Cookie::OperatorSignedIn => (OPERATOR_SIGN_IN_COOKIE.into(), "", "Lax", 0),
+            Cookie::Language { lang } => (
+                app::lang::COOKIE.into(),
+                lang.tag(),
+                "Lax",
+                LANGUAGE_TTL_SECS,
+            ),
         };
         let (prefix, secure) = if config.dev {
             ("", "")
@@ -124,6 +132,9 @@ impl Cookie<'_> {
         headers.append(header::SET_COOKIE, self.header(config));
     }
 }
+
+/// How long a buyer's choice of language is kept: a year.
+const LANGUAGE_TTL_SECS: u64 = 365 * 24 * 3600;
 
 /// The name prefix of every cookie outside `--dev`: the browser keeps a `__Host-` cookie only
 /// if it is `Secure`, has `Path=/` and no `Domain`, and came from a secure origin.

@@ -536,7 +536,8 @@ async fn a_place_moves_here_by_the_claim_form_and_a_used_code_comes_back_with_it
     );
     assert_eq!(poll(&app, &event, &mover).await.0, StatusCode::NOT_FOUND);
     let html = browser.page(&app, "?note=claimed").await;
-    assert!(html.contains(app::words::CLAIMED), "{html}");
+    let claimed = app::lang::Words::of(app::lang::Lang::En).t("claimed");
+    assert!(html.contains(&claimed), "{html}");
 
     // The code is used now: back to the page with the sentence, nothing moved.
     let to = browser.post(&app, &path, &form).await;

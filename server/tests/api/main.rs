@@ -17,6 +17,7 @@ mod fuzz;
 mod gate;
 mod helpers;
 mod holds;
+mod languages;
 mod moving;
 mod openapi;
 mod opening;
