@@ -23,6 +23,7 @@ const ENGLISH = readFileSync(new URL('../../app/locales/en.ftl', import.meta.url
 
 before(async () => { await waitForServer(); });
 
+/** An event of two seats whose own language is `language` (the pages' last resort). */
 function event(name, language) {
   return admin('POST', '/api/admin/events', {
     name,
@@ -58,7 +59,8 @@ async function stage(page, lang, name) {
 for (const lang of LANGUAGES) {
   test(`${lang}: the waiting room, the seat map, the hold and the confirmation`, async () => {
     const hall = await event(`Night in ${lang}`, lang);
-    const browser = await openBrowser({ bypassCSP: true, viewport: { width: 390, height: 844 } });
+    // The browser's own language (`Accept-Language`) chooses the page's.
+    const browser = await openBrowser({ bypassCSP: true, viewport: { width: 390, height: 844 }, locale: lang });
     try {
       const page = await browser.context.newPage();
       await page.goto(`${BASE}/events/${hall.id}`);
@@ -85,7 +87,7 @@ for (const lang of LANGUAGES) {
       await stage(page, lang, 'hold');
       // The price in the language's own way: 1,234.50 / 1.234,50 / 1 234,50.
       const price = { en: '€1,234.50', ja: '€1,234.50', ar: '€1,234.50', de: '1.234,50\u00a0€', es: '1234,50\u00a0€', fr: '1\u202f234,50\u00a0€' }[lang];
-      assert.ok((await page.locator('section.hold').innerText()).includes(price), `${lang}: ${price}`);
+      assert.ok((await page.locator('section.hold').textContent()).includes(price), `${lang}: ${price}`);
 
       await page.locator('section.hold form').first().locator('button').click();
       await page.locator('section.confirmation').waitFor({ timeout: 15_000 });

@@ -15,12 +15,15 @@ use serde::{Deserialize, Serialize};
 
 use super::Lang;
 
-/// A piece of a pattern.
+/// A piece of a pattern. In JSON an object whose one or three fields say which piece it is
+/// (`{"t": ...}`, `{"a": ...}`, `{"s": ..., "v": ..., "d": ...}`), read through [`PieceFields`]
+/// rather than as an untagged enum: serde reads those through a buffer of every value, code of
+/// its own in the buyer's WASM.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "PieceFields")]
 pub enum Piece {
     /// Text as it is.
-    Text(String),
+    Text { t: String },
     /// An argument's value, as the language writes it.
     Arg { a: String },
     /// The variant whose key is the argument's exact number or text, else its plural
@@ -30,6 +33,48 @@ pub enum Piece {
         v: Vec<(String, Vec<Piece>)>,
         d: Vec<Piece>,
     },
+}
+
+/// [`Piece`] as it is read: every field optional, the piece decided after.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PieceFields {
+    t: Option<String>,
+    a: Option<String>,
+    s: Option<String>,
+    v: Option<Vec<(String, Vec<Piece>)>>,
+    d: Option<Vec<Piece>>,
+}
+
+impl TryFrom<PieceFields> for Piece {
+    type Error = &'static str;
+
+    fn try_from(f: PieceFields) -> Result<Self, Self::Error> {
+        match f {
+            PieceFields {
+                t: Some(t),
+                a: None,
+                s: None,
+                v: None,
+                d: None,
+            } => Ok(Piece::Text { t }),
+            PieceFields {
+                t: None,
+                a: Some(a),
+                s: None,
+                v: None,
+                d: None,
+            } => Ok(Piece::Arg { a }),
+            PieceFields {
+                t: None,
+                a: None,
+                s: Some(s),
+                v: Some(v),
+                d: Some(d),
+            } => Ok(Piece::Select { s, v, d }),
+            _ => Err("a piece is {t}, {a} or {s, v, d}"),
+        }
+    }
 }
 
 /// One language's messages, by id.
@@ -215,7 +260,7 @@ impl Words {
         let arg = |name: &str| args.iter().find(|(n, _)| *n == name).map(|(_, a)| a);
         for piece in pattern {
             match piece {
-                Piece::Text(text) => out.push_str(text),
+                Piece::Text { t } => out.push_str(t),
                 Piece::Arg { a } => match arg(a) {
                     Some(Arg::Num(n)) => out.push_str(&self.lang.number(*n)),
                     Some(Arg::Text(text)) => out.push_str(text),
@@ -260,7 +305,7 @@ mod tests {
 
     #[test]
     fn a_choice_takes_the_exact_number_then_the_category_then_the_default() {
-        let text = |t: &str| Piece::Text(t.into());
+        let text = |t: &str| Piece::Text { t: t.into() };
         let pattern = vec![Piece::Select {
             s: "n".into(),
             v: vec![
@@ -287,7 +332,7 @@ mod tests {
 
     #[test]
     fn a_sentence_splits_around_its_markup_in_the_languages_own_order() {
-        let text = |t: &str| Piece::Text(t.into());
+        let text = |t: &str| Piece::Text { t: t.into() };
         let at = |a: &str| Piece::Arg { a: a.into() };
         let en = words(
             Lang::En,
@@ -315,7 +360,7 @@ mod tests {
 
     #[test]
     fn the_messages_the_browser_fetches_read_back_as_they_were() {
-        let text = |t: &str| Piece::Text(t.into());
+        let text = |t: &str| Piece::Text { t: t.into() };
         let w = words(
             Lang::De,
             vec![
@@ -329,5 +374,13 @@ mod tests {
         );
         let back: Messages = serde_json::from_str(&w.to_page_json()).unwrap();
         assert_eq!(back, *w.messages);
+        // A piece is one of the three shapes, never a mix.
+        for bad in [
+            r#"{"m":[{"t":"x","a":"n"}]}"#,
+            r#"{"m":[{"s":"n","d":[]}]}"#,
+            r#"{"m":["x"]}"#,
+        ] {
+            assert!(serde_json::from_str::<Messages>(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -129,7 +129,7 @@ fn pattern(p: &ast::Pattern<&str>, entries: &Entries, depth: usize) -> Result<Ve
             ast::PatternElement::Placeable { expression } => {
                 for piece in expression_pieces(expression, entries, depth)? {
                     match piece {
-                        Piece::Text(t) => text(&mut out, &t),
+                        Piece::Text { t } => text(&mut out, &t),
                         other => out.push(other),
                     }
                 }
@@ -142,8 +142,10 @@ fn pattern(p: &ast::Pattern<&str>, entries: &Entries, depth: usize) -> Result<Ve
 /// Appends text, joined to the text before it.
 fn text(out: &mut Vec<Piece>, value: &str) {
     match out.last_mut() {
-        Some(Piece::Text(t)) => t.push_str(value),
-        _ => out.push(Piece::Text(value.to_owned())),
+        Some(Piece::Text { t }) => t.push_str(value),
+        _ => out.push(Piece::Text {
+            t: value.to_owned(),
+        }),
     }
 }
 
@@ -186,8 +188,12 @@ fn inline_pieces(
     depth: usize,
 ) -> Result<Vec<Piece>, String> {
     match e {
-        ast::InlineExpression::StringLiteral { value } => Ok(vec![Piece::Text(unescape(value)?)]),
-        ast::InlineExpression::NumberLiteral { value } => Ok(vec![Piece::Text((*value).into())]),
+        ast::InlineExpression::StringLiteral { value } => Ok(vec![Piece::Text {
+            t: unescape(value)?,
+        }]),
+        ast::InlineExpression::NumberLiteral { value } => {
+            Ok(vec![Piece::Text { t: (*value).into() }])
+        }
         ast::InlineExpression::VariableReference { id } => Ok(vec![Piece::Arg {
             a: id.name.to_owned(),
         }]),
@@ -370,7 +376,7 @@ mod tests {
     fn arguments(pattern: &[Piece], out: &mut Vec<String>) {
         for piece in pattern {
             match piece {
-                Piece::Text(_) => {}
+                Piece::Text { .. } => {}
                 Piece::Arg { a } => out.push(a.clone()),
                 Piece::Select { s, v, d } => {
                     out.push(s.clone());
@@ -391,6 +397,11 @@ mod tests {
         assert!(compile("a = x\na = y").is_err());
         let m =
             compile("-brand = Anteroom\nb = in { -brand }\na = { b }, { \"\\u00A0\" }!").unwrap();
-        assert_eq!(m.0["a"], vec![Piece::Text("in Anteroom, \u{a0}!".into())]);
+        assert_eq!(
+            m.0["a"],
+            vec![Piece::Text {
+                t: "in Anteroom, \u{a0}!".into()
+            }]
+        );
     }
 }

@@ -530,13 +530,17 @@ pub async fn page(app: &TestApp, path: &str, cookie: Option<&str>) -> (String, V
     }
     let r = req.send().await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    let cookies = r
-        .headers()
+    let cookies = set_cookies(&r);
+    (r.text().await.unwrap(), cookies)
+}
+
+/// The `name=value` of every cookie a response sets.
+pub fn set_cookies(r: &reqwest::Response) -> Vec<String> {
+    r.headers()
         .get_all("set-cookie")
         .iter()
         .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
-        .collect();
-    (r.text().await.unwrap(), cookies)
+        .collect()
 }
 
 /// The value of one series (name and labels, as written) in a metrics text, if it is there.

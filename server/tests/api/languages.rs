@@ -4,7 +4,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{event_body, expect_error, page, spawn_app};
+use crate::helpers::{TestApp, event_body, expect_error, page, set_cookies, spawn_app};
 
 /// The page's `<html lang dir>` and the language of the words it names for its script.
 fn spoken(html: &str) -> (String, String, String) {
@@ -24,6 +24,19 @@ fn spoken(html: &str) -> (String, String, String) {
         .0
         .to_owned();
     (attr("lang"), attr("dir"), words)
+}
+
+/// The page at `path` for a browser that says `accept_language` and sends `cookie` (either
+/// may be empty).
+async fn html_of(app: &TestApp, path: &str, accept_language: &str, cookie: &str) -> String {
+    let mut req = app.client.get(app.url(path));
+    if !accept_language.is_empty() {
+        req = req.header("accept-language", accept_language);
+    }
+    if !cookie.is_empty() {
+        req = req.header("cookie", cookie);
+    }
+    req.send().await.unwrap().text().await.unwrap()
 }
 
 /// The `lang` cookie a response sets, if any.
@@ -70,12 +83,7 @@ async fn a_page_speaks_the_language_asked_for_then_the_choice_kept_then_the_brow
                     .contains("accept-language")
             });
             assert!(vary, "a page in a negotiated language varies by it");
-            let cookies: Vec<String> = r
-                .headers()
-                .get_all("set-cookie")
-                .iter()
-                .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
-                .collect();
+            let cookies = set_cookies(&r);
             (r.text().await.unwrap(), cookies)
         }
     };
@@ -125,23 +133,8 @@ async fn a_page_speaks_the_language_asked_for_then_the_choice_kept_then_the_brow
     );
 
     // The list of events speaks the browser's language too; an operator's page stays English.
-    let r = app
-        .client
-        .get(app.url("/"))
-        .header("accept-language", "es")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(spoken(&r.text().await.unwrap()).0, "es");
-    let r = app
-        .client
-        .get(app.url("/admin"))
-        .header("cookie", "lang=ar")
-        .header("accept-language", "ar")
-        .send()
-        .await
-        .unwrap();
-    let html = r.text().await.unwrap();
+    assert_eq!(spoken(&html_of(&app, "/", "es", "").await).0, "es");
+    let html = html_of(&app, "/admin", "ar", "lang=ar").await;
     assert_eq!(spoken(&html), ("en".into(), "ltr".into(), "en".into()));
     assert!(
         !html.contains("class=\"languages\""),
@@ -152,15 +145,7 @@ async fn a_page_speaks_the_language_asked_for_then_the_choice_kept_then_the_brow
 #[tokio::test]
 async fn every_buyer_page_links_to_itself_in_every_language_without_script() {
     let app = spawn_app().await;
-    let html = app
-        .client
-        .get(app.url("/"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = html_of(&app, "/", "", "").await;
     for (tag, name) in [
         ("en", "English"),
         ("de", "Deutsch"),
@@ -219,14 +204,7 @@ async fn an_event_in_a_language_the_pages_do_not_speak_is_refused_and_not_made()
 #[tokio::test]
 async fn a_languages_words_are_cached_for_a_year_at_the_address_pages_name() {
     let app = spawn_app().await;
-    let r = app
-        .client
-        .get(app.url("/"))
-        .header("accept-language", "de")
-        .send()
-        .await
-        .unwrap();
-    let html = r.text().await.unwrap();
+    let html = html_of(&app, "/", "de", "").await;
     let at = html.find("data-words=\"").unwrap() + "data-words=\"".len();
     let path = html[at..at + html[at..].find('"').unwrap()].to_owned();
     assert!(path.starts_with("/words/de.json?v="), "{path}");
