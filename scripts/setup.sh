@@ -59,6 +59,13 @@ if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
 fi
 
+# A Japanese font, so that the languages' screenshots (end2end/tests/languages.test.js) show
+# Japanese as a buyer sees it rather than empty boxes; Arabic is in Chromium's own fonts.
+if [ "${1:-}" = "--browser" ] && [ ! -d /usr/share/fonts/opentype/ipafont-gothic ]; then
+  say "installing Debian's IPA Gothic font (Japanese)"
+  apt_install fonts-ipafont-gothic
+fi
+
 # The reverse proxy of the gate's tests (end2end/gate/): Debian's nginx, run by the tests on a
 # loopback port with their own configuration (the package's own server is not used).
 if [ "${1:-}" = "--browser" ] && [ ! -x /usr/sbin/nginx ]; then
