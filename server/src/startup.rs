@@ -98,6 +98,8 @@ impl Application {
             .into());
         }
         let leptos = leptos_options(&config.leptos_config)?;
+        // Every language's words compiled now, not on the first buyer's page.
+        app::lang::page_words(app::lang::Lang::En);
         // The secrets first: a start refused for one of them touches nothing.
         let session_secret = session_secret(&config)?;
         tokens::session::check_session_secret(session_secret.expose())?;

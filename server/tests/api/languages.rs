@@ -226,7 +226,7 @@ async fn a_languages_words_are_cached_for_a_year_at_the_address_pages_name() {
         "no session for words"
     );
     let words: serde_json::Value = r.json().await.unwrap();
-    assert_eq!(words["seats-stage"], json!(["Bühne"]));
+    assert_eq!(words["seats-stage"], json!([{"t": "Bühne"}]));
 
     // Another version's address is cached briefly (a page of an older build), a language not
     // spoken here is 404 with the JSON error, and nothing else is served from there.
