@@ -317,23 +317,23 @@ fn form_urlencoded_value(query: &str, name: &str) -> Option<String> {
     })
 }
 
-/// `GET /words/{tag}.json`: a language's messages for the pages' script (`app::lang`), cached
-/// for a year at the address the pages name (`?v=` its content's hash), for five minutes at
-/// any other. 404 for a language the pages do not speak.
+/// `GET /words/{tag}.{version}.json`: a language's messages for the pages' script
+/// (`app::lang`), cached for a year at the address the pages name (the version is its
+/// content's hash), for five minutes at any other version (or none, `/words/{tag}.json`). 404
+/// for a language the pages do not speak.
 pub fn words_router() -> Router<AppState> {
     Router::new().route("/words/{file}", axum::routing::get(words))
 }
 
-async fn words(
-    axum::extract::Path(file): axum::extract::Path<String>,
-    uri: http::Uri,
-) -> Result<Response> {
-    let lang = file
-        .strip_suffix(".json")
-        .and_then(|tag| Lang::ALL.into_iter().find(|l| l.tag() == tag))
+async fn words(axum::extract::Path(file): axum::extract::Path<String>) -> Result<Response> {
+    let name = file.strip_suffix(".json").unwrap_or_default();
+    let (tag, version) = name.split_once('.').unwrap_or((name, ""));
+    let lang = Lang::ALL
+        .into_iter()
+        .find(|l| l.tag() == tag)
         .ok_or_else(|| Error::NotFound(format!("there are no words {file:?}")))?;
     let words = lang::page_words(lang);
-    let named = words.path.rsplit_once('?').map(|(_, q)| q) == uri.query();
+    let named = words.version == version;
     let cache = if named {
         "public, max-age=31536000, immutable"
     } else {

@@ -27,10 +27,12 @@ pub const SOURCES: [(Lang, &str); 6] = [
 ];
 
 /// A language's messages as the browser fetches them: the JSON, and its address, named by a
-/// hash of its content (so that it is cached for a year and a new build's words are a new
-/// address).
+/// hash of its content (`/words/de.<version>.json`: cached for a year, and a new build's words
+/// are a new address; in the path, not the query, which a fetch may write otherwise than the
+/// page's preload and so fetch twice).
 pub struct PageWords {
     pub json: String,
+    pub version: String,
     pub path: String,
 }
 
@@ -45,8 +47,15 @@ pub fn page_words(lang: Lang) -> &'static PageWords {
                 let json = super::Words::of(lang).to_page_json();
                 let hash = sha2::Sha256::digest(json.as_bytes());
                 let version: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
-                let path = format!("{WORDS_PATH}{}.json?v={version}", lang.tag());
-                (lang, PageWords { json, path })
+                let path = format!("{WORDS_PATH}{}.{version}.json", lang.tag());
+                (
+                    lang,
+                    PageWords {
+                        json,
+                        version,
+                        path,
+                    },
+                )
             })
             .collect()
     });
@@ -56,7 +65,7 @@ pub fn page_words(lang: Lang) -> &'static PageWords {
         .expect("every language")
 }
 
-/// Where the browser fetches a language's messages: `/words/<tag>.json`.
+/// Where the browser fetches a language's messages: `/words/<tag>.<version>.json`.
 pub const WORDS_PATH: &str = "/words/";
 
 /// The compiled messages of `lang`.
