@@ -26,7 +26,7 @@ pub mod words;
 
 #[cfg(feature = "hydrate")]
 pub use pages::hydrate;
-pub use pages::{App, shell};
+pub use pages::{App, event_of_page, shell};
 
 use std::sync::atomic::AtomicBool;
 

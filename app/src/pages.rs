@@ -86,7 +86,7 @@ fn operators_page() -> bool {
     let path = use_context::<http::request::Parts>().map(|p| p.uri.path().to_owned());
     #[cfg(not(feature = "ssr"))]
     let path = window().location().pathname().ok();
-    path.is_some_and(|p| p == "/admin" || p.starts_with("/admin/"))
+    path.is_some_and(|p| crate::lang::operators_path(&p))
 }
 
 /// The languages a buyer's page speaks, each a link to this page in it (`?lang=`, which the
@@ -215,17 +215,20 @@ fn hydrate_through_the_router() {
 fn event_page_here() -> Option<(String, PageQuery)> {
     let location = window().location();
     let path = location.pathname().ok()?;
-    let id = match path.split('/').collect::<Vec<_>>()[..] {
-        ["", "events", id] | ["", "events", id, "seats"] => id,
-        _ => return None,
-    };
-    if id.is_empty() || id.contains('%') {
-        return None;
-    }
+    let id = event_of_page(&path).filter(|id| !id.contains('%'))?;
     let search = location.search().unwrap_or_default();
     let query = web_sys::UrlSearchParams::new_with_str(&search).ok();
     let query = PageQuery::read(|name| query.as_ref().and_then(|q| q.get(name)));
     Some((id.to_owned(), query))
+}
+
+/// The event's id of an event's page (`/events/{id}` or `/events/{id}/seats`, as [`App`]
+/// routes them); `None` for any other path.
+pub fn event_of_page(path: &str) -> Option<&str> {
+    match path.split('/').collect::<Vec<_>>()[..] {
+        ["", "events", id] | ["", "events", id, "seats"] if !id.is_empty() => Some(id),
+        _ => None,
+    }
 }
 
 #[component]

@@ -277,13 +277,10 @@ async fn language(State(state): State<AppState>, mut req: Request, next: Next) -
         .query()
         .and_then(|q| form_urlencoded_value(q, "lang"))
         .and_then(|tag| Lang::parse(&tag));
-    let lang = if path == "/admin" || path.starts_with("/admin/") {
+    let lang = if lang::operators_path(path) {
         Lang::En
     } else {
-        let event = match path.split('/').collect::<Vec<_>>()[..] {
-            ["", "events", id] | ["", "events", id, "seats"] => state.rooms.language(id),
-            _ => Lang::En,
-        };
+        let event = app::event_of_page(path).map_or(Lang::En, |id| state.rooms.language(id));
         let headers = req.headers();
         let accept = headers
             .get(header::ACCEPT_LANGUAGE)

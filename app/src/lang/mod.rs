@@ -173,6 +173,11 @@ impl Lang {
     }
 }
 
+/// Whether `path` is an operator's page (`/admin`, `/admin/...`): those stay in English.
+pub fn operators_path(path: &str) -> bool {
+    path == "/admin" || path.starts_with("/admin/")
+}
+
 /// The language `Accept-Language` prefers among ours: the highest `q` first, the header's own
 /// order among equals; `*`, `q=0` and languages not spoken here are passed over. At most the
 /// first 32 entries are read.

@@ -36,55 +36,61 @@ pub struct PageWords {
     pub path: String,
 }
 
-/// The messages of `lang` for the browser ([`PageWords`]), made once per process.
-pub fn page_words(lang: Lang) -> &'static PageWords {
-    static ALL: OnceLock<Vec<(Lang, PageWords)>> = OnceLock::new();
-    let all = ALL.get_or_init(|| {
-        Lang::ALL
-            .into_iter()
-            .map(|lang| {
-                use sha2::Digest;
-                let json = super::Words::of(lang).to_page_json();
-                let hash = sha2::Sha256::digest(json.as_bytes());
-                let version: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
-                let path = format!("{WORDS_PATH}{}.{version}.json", lang.tag());
-                (
-                    lang,
-                    PageWords {
-                        json,
-                        version,
-                        path,
-                    },
-                )
-            })
-            .collect()
-    });
-    all.iter()
-        .find(|(l, _)| *l == lang)
-        .map(|(_, w)| w)
-        .expect("every language")
-}
-
 /// Where the browser fetches a language's messages: `/words/<tag>.<version>.json`.
 pub const WORDS_PATH: &str = "/words/";
 
-/// The compiled messages of `lang`.
-pub fn compiled(lang: Lang) -> Arc<Messages> {
-    static ALL: OnceLock<Vec<(Lang, Arc<Messages>)>> = OnceLock::new();
-    let all = ALL.get_or_init(|| {
+/// One language, compiled: its messages, and the same as the browser fetches them.
+struct Compiled {
+    lang: Lang,
+    messages: Arc<Messages>,
+    page: PageWords,
+}
+
+/// Every language, compiled once per process (the server does it at startup).
+fn all() -> &'static [Compiled] {
+    static ALL: OnceLock<Vec<Compiled>> = OnceLock::new();
+    ALL.get_or_init(|| {
         SOURCES
             .iter()
             .map(|(lang, source)| {
+                use sha2::Digest;
                 let messages =
                     compile(source).unwrap_or_else(|e| panic!("locales/{}.ftl: {e}", lang.tag()));
-                (*lang, Arc::new(messages))
+                let messages = Arc::new(messages);
+                let json = super::Words::new(*lang, messages.clone()).to_page_json();
+                let hash = sha2::Sha256::digest(json.as_bytes());
+                let version: String = hash[..8].iter().map(|b| format!("{b:02x}")).collect();
+                let path = format!("{WORDS_PATH}{}.{version}.json", lang.tag());
+                let page = PageWords {
+                    json,
+                    version,
+                    path,
+                };
+                Compiled {
+                    lang: *lang,
+                    messages,
+                    page,
+                }
             })
             .collect()
-    });
-    all.iter()
-        .find(|(l, _)| *l == lang)
-        .map(|(_, m)| m.clone())
+    })
+}
+
+fn of(lang: Lang) -> &'static Compiled {
+    all()
+        .iter()
+        .find(|c| c.lang == lang)
         .expect("every language has a file")
+}
+
+/// The messages of `lang` for the browser ([`PageWords`]).
+pub fn page_words(lang: Lang) -> &'static PageWords {
+    &of(lang).page
+}
+
+/// The compiled messages of `lang`.
+pub fn compiled(lang: Lang) -> Arc<Messages> {
+    of(lang).messages.clone()
 }
 
 type Entries<'s> = (Vec<&'s ast::Message<&'s str>>, Vec<&'s ast::Term<&'s str>>);
