@@ -60,6 +60,31 @@ test('the operator lowers N and the admissions line follows; pausing stops admis
   }
 });
 
+test("the operator's new event form sets the buyers' language the event's pages fall back to", async () => {
+  const browser = await openBrowser();
+  try {
+    const page = await browser.context.newPage();
+    await enrolOperator(browser.context, page, 'operator');
+    await page.goto(`${OPERATOR_BASE}/admin`);
+    await page.waitForSelector('body[data-hydrated="true"]');
+    const form = page.locator('form.create');
+    await form.getByLabel('Name').fill('Abend in Wien');
+    await form.getByLabel('Starts (UTC)').fill('2027-03-01T19:00');
+    await form.getByLabel("Buyers' language").selectOption('de');
+    await form.getByRole('button', { name: 'Create the event' }).click();
+    const created = form.locator('.notice a');
+    await created.waitFor();
+    const id = (await created.getAttribute('href')).split('/').pop();
+    const event = await (await fetch(`${BASE}/api/events/${id}`)).json();
+    assert.equal(event.language, 'de', JSON.stringify(event));
+    // A browser that names no language we speak reads the event's pages in the event's.
+    const html = await (await fetch(`${BASE}/events/${id}`, { headers: { 'accept-language': 'fi' } })).text();
+    assert.match(html, /<html[^>]* lang="de"/);
+  } finally {
+    await browser.close();
+  }
+});
+
 async function waitFor(check, what, timeoutMs = 10_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {

@@ -17,7 +17,8 @@ use crate::{
     words::countdown,
 };
 
-/// A new event: its name, start, zone and currency, its room's rate and opening, its sections.
+/// A new event: its name, start, zone, currency and buyers' language, its room's rate and
+/// opening, its sections.
 #[component]
 pub(super) fn CreateEvent() -> impl IntoView {
     let name = RwSignal::new(String::new());
@@ -29,6 +30,7 @@ pub(super) fn CreateEvent() -> impl IntoView {
     let prequeue_minutes = RwSignal::new(15u32);
     let time_zone = RwSignal::new("UTC".to_owned());
     let currency = RwSignal::new(DEFAULT_CURRENCY.to_owned());
+    let language = RwSignal::new(Lang::En);
     let result = RwSignal::new(None::<Result<Event, String>>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -38,7 +40,7 @@ pub(super) fn CreateEvent() -> impl IntoView {
             starts_at: starts,
             time_zone: Some(time_zone.get_untracked().trim().to_owned()),
             currency: Some(currency.get_untracked().trim().to_uppercase()),
-            language: None,
+            language: Some(language.get_untracked()),
             sections: sections
                 .get_untracked()
                 .into_iter()
@@ -84,6 +86,11 @@ pub(super) fn CreateEvent() -> impl IntoView {
                 on:input=move |ev| time_zone.set(event_target_value(&ev))/></label>
             <label>"Currency (ISO 4217) "<input value=DEFAULT_CURRENCY maxlength="3" size="3"
                 on:input=move |ev| currency.set(event_target_value(&ev))/></label>
+            <label>"Buyers' language when their browser names none we speak "
+                <select on:change=move |ev| language.set(Lang::parse(&event_target_value(&ev)).unwrap_or(Lang::En))>
+                    {Lang::ALL.map(|l| view! { <option value=l.tag() selected=l == Lang::En>{l.name()}</option> })}
+                </select>
+            </label>
             <label>"Admitted per second "<input type="number" min="1" max="100000" value="50"
                 on:input=move |ev| rate.set(event_target_value(&ev).parse().unwrap_or(1))/></label>
             <AutoRateFields auto/>
