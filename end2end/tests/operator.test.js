@@ -64,11 +64,11 @@ test("the operator's new event form sets the buyers' language the event's pages 
   const browser = await openBrowser();
   try {
     const page = await browser.context.newPage();
-    await enrolOperator(browser.context, page, 'operator');
+    await enrolOperator(browser.context, page);
     await page.goto(`${OPERATOR_BASE}/admin`);
     await page.waitForSelector('body[data-hydrated="true"]');
     const form = page.locator('form.create');
-    await form.getByLabel('Name').fill('Abend in Wien');
+    await form.getByLabel('Name', { exact: true }).fill('Abend in Wien');
     await form.getByLabel('Starts (UTC)').fill('2027-03-01T19:00');
     await form.getByLabel("Buyers' language").selectOption('de');
     await form.getByRole('button', { name: 'Create the event' }).click();
