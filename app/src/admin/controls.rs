@@ -30,7 +30,7 @@ pub(super) fn CreateEvent() -> impl IntoView {
     let prequeue_minutes = RwSignal::new(15u32);
     let time_zone = RwSignal::new("UTC".to_owned());
     let currency = RwSignal::new(DEFAULT_CURRENCY.to_owned());
-    let language = RwSignal::new(Lang::En);
+    let language = RwSignal::new(Lang::default());
     let result = RwSignal::new(None::<Result<Event, String>>);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -87,8 +87,8 @@ pub(super) fn CreateEvent() -> impl IntoView {
             <label>"Currency (ISO 4217) "<input value=DEFAULT_CURRENCY maxlength="3" size="3"
                 on:input=move |ev| currency.set(event_target_value(&ev))/></label>
             <label>"Buyers' language when their browser names none we speak "
-                <select on:change=move |ev| language.set(Lang::parse(&event_target_value(&ev)).unwrap_or(Lang::En))>
-                    {Lang::ALL.map(|l| view! { <option value=l.tag() selected=l == Lang::En>{l.name()}</option> })}
+                <select on:change=move |ev| language.set(Lang::parse(&event_target_value(&ev)).unwrap_or_default())>
+                    {Lang::ALL.map(|l| view! { <option value=l.tag() selected=l == Lang::default()>{l.name()}</option> })}
                 </select>
             </label>
             <label>"Admitted per second "<input type="number" min="1" max="100000" value="50"
