@@ -3,7 +3,8 @@
 //!
 //! `bench line`  joins and polls at 1,000 and at 1,000,000 in line (alternating rounds), Redis
 //!               bytes per queued buyer, and `redis-benchmark` ZADD/ZRANK at the same
-//!               concurrency.
+//!               concurrency; where each request's CPU went (the server's threads, the
+//!               client's own thread, Redis), so that a ratio can be read as its parts.
 //! `bench holds` the hold transaction through the HTTP API, and `pgbench` of the same
 //!               statements.
 //! `bench draw`  the draw at a sale's opening: a million entrants joined to the pre-queue
@@ -297,6 +298,59 @@ fn queue_request(method: &str, path: &str, token: &str) -> loadtest::BareRequest
         .expect("a valid request")
 }
 
+/// Where a measurement's CPU went, in µs a request: the server (this process's threads but the
+/// client's), the client (its own thread) and Redis (its `INFO cpu`, every thread of it).
+#[derive(Clone, Copy)]
+struct CpuSplit {
+    server: f64,
+    client: f64,
+    redis: f64,
+}
+
+impl CpuSplit {
+    fn line(&self) -> String {
+        format!(
+            "server {:.0}, client {:.0}, Redis {:.0}",
+            self.server, self.client, self.redis
+        )
+    }
+}
+
+/// Redis's CPU time so far (`used_cpu_sys` + `used_cpu_user`, in µs).
+async fn redis_cpu_us(redis: &mut impl redis::aio::ConnectionLike) -> f64 {
+    let info: String = redis::cmd("INFO")
+        .arg("cpu")
+        .query_async(redis)
+        .await
+        .expect("Redis answers INFO");
+    info.lines()
+        .filter_map(|l| {
+            l.strip_prefix("used_cpu_sys:")
+                .or(l.strip_prefix("used_cpu_user:"))
+        })
+        .filter_map(|v| v.trim().parse::<f64>().ok())
+        .sum::<f64>()
+        * 1e6
+}
+
+/// `measure` (a [`measure_http`]) and where its CPU went.
+async fn measure_cpu(
+    redis: &mut impl redis::aio::ConnectionLike,
+    measure: impl FnOnce() -> Sample,
+) -> (Sample, CpuSplit) {
+    let (redis_before, threads_before) = (redis_cpu_us(redis).await, loadtest::threads_cpu());
+    let sample = measure();
+    let server = loadtest::threads_cpu().saturating_sub(threads_before);
+    let redis_us = redis_cpu_us(redis).await - redis_before;
+    let n = sample.count().max(1) as f64;
+    let split = CpuSplit {
+        server: server.as_secs_f64() * 1e6 / n,
+        client: sample.client_cpu.as_secs_f64() * 1e6 / n,
+        redis: redis_us / n,
+    };
+    (sample, split)
+}
+
 /// Joins at 1,000 and at `line` in line, measured in `rounds` alternating rounds (short, long,
 /// short, long...) so that whatever else the machine does falls on both alike; each round's
 /// buyers are new to both lines, and poll after they join.
@@ -339,6 +393,12 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
     // raw ZADD moved between 97k and 149k a second over one afternoon), so each ratio compares
     // figures taken within seconds of each other.
     let mut raw = Vec::new();
+    let mut cpu = Vec::new();
+    let mut info = redis::Client::open(run.state().config.redis_url.expose())
+        .expect("a Redis URL")
+        .get_multiplexed_async_connection()
+        .await
+        .expect("Redis answers");
     for round in 0..rounds {
         let mine = &tokens[round * requests..(round + 1) * requests];
         // Short line first in even rounds, long line first in odd ones.
@@ -347,11 +407,19 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
             let line = &mut lines[k];
             let path = format!("/api/events/{}/queue", line.event);
             let request = |method: &str, i: usize| queue_request(method, &path, &mine[i]);
-            let joins =
-                measure_http(addr, requests, concurrency, 202, |i| request("POST", i)).await;
-            let polls = measure_http(addr, requests, concurrency, 200, |i| request("GET", i)).await;
+            let (joins, join_cpu) = measure_cpu(&mut info, || {
+                measure_http(addr, requests, concurrency, 202, |i| request("POST", i))
+            })
+            .await;
+            let (polls, poll_cpu) = measure_cpu(&mut info, || {
+                measure_http(addr, requests, concurrency, 200, |i| request("GET", i))
+            })
+            .await;
             line.joins.push(joins);
             line.polls.push(polls);
+            if k == 1 {
+                cpu.push((join_cpu, poll_cpu));
+            }
         }
         let zadd = redis_benchmark(
             concurrency,
@@ -431,11 +499,15 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
     match ratios {
         Some(ratios) => {
             println!("\nraw redis-benchmark at the same concurrency, each round after Anteroom's:");
-            for (round, (zadd, zrank, j, p)) in ratios.iter().enumerate() {
+            for (round, ((zadd, zrank, j, p), (join_cpu, poll_cpu))) in
+                ratios.iter().zip(&cpu).enumerate()
+            {
                 println!(
                     "round {}: ZADD {zadd:.0}/s, ZRANK {zrank:.0}/s   joins / ZADD {j:.3}   \
-                     polls / ZRANK {p:.3}",
-                    round + 1
+                     polls / ZRANK {p:.3}\n         CPU µs a join: {}   a poll: {}",
+                    round + 1,
+                    join_cpu.line(),
+                    poll_cpu.line()
                 );
             }
             let median = |v: Vec<f64>| quantile(&sorted(v), 0.5);
@@ -444,6 +516,16 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
                  on the long line)",
                 median(ratios.iter().map(|r| r.2).collect()),
                 median(ratios.iter().map(|r| r.3).collect())
+            );
+            let split = |pick: fn(&(CpuSplit, CpuSplit)) -> CpuSplit| CpuSplit {
+                server: median(cpu.iter().map(|c| pick(c).server).collect()),
+                client: median(cpu.iter().map(|c| pick(c).client).collect()),
+                redis: median(cpu.iter().map(|c| pick(c).redis).collect()),
+            };
+            println!(
+                "CPU µs a join: {}   a poll: {}   (medians, on the long line)",
+                split(|c| c.0).line(),
+                split(|c| c.1).line()
             );
         }
         None => println!("redis-benchmark not found: no raw figures"),
@@ -1033,11 +1115,11 @@ async fn bench_polls(concurrency: usize, line: usize, requests: usize, rate: u32
         .collect();
     let path = format!("/api/events/{event}/queue");
     let request = |method: &str, i: usize| queue_request(method, &path, &tokens[i]);
-    let _ = measure_http(addr, requests, concurrency, 202, |i| request("POST", i)).await;
+    let _ = measure_http(addr, requests, concurrency, 202, |i| request("POST", i));
     let url = run.state().config.redis_url.expose().to_owned();
     // One ask: the poll of a place at the back of the line.
     let before = redis_commands(&url).await;
-    let asks = measure_http(addr, requests, concurrency, 200, |i| request("GET", i)).await;
+    let asks = measure_http(addr, requests, concurrency, 200, |i| request("GET", i));
     let per_ask = (redis_commands(&url).await - before - 1) as f64 / requests as f64;
     // One read of the progress: a fresh one each second (a cache answers the rest).
     let progress_path = format!("/api/events/{event}/progress");

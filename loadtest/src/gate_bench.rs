@@ -483,8 +483,7 @@ pub async fn bench_gate(concurrency: usize, requests: usize, rounds: usize, orig
             concurrency,
             path.expect(),
             |i| targets.request(path, i),
-        )
-        .await;
+        );
         assert_eq!(warm.errors, 0, "{}: errors while warming up", path.label());
     }
     let mut samples: [Vec<Sample>; 4] = Default::default();
@@ -500,8 +499,7 @@ pub async fn bench_gate(concurrency: usize, requests: usize, rounds: usize, orig
                 concurrency,
                 path.expect(),
                 |i| targets.request(path, i),
-            )
-            .await;
+            );
             samples[path as usize].push(sample);
         }
     }
@@ -512,8 +510,7 @@ pub async fn bench_gate(concurrency: usize, requests: usize, rounds: usize, orig
         1,
         200,
         |i| targets.request(Measured::Check, i),
-    )
-    .await;
+    );
     direct_nginx.assert_running("during the measurements");
     gate_nginx.assert_running("during the measurements");
 

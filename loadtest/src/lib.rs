@@ -42,6 +42,8 @@ pub struct Sample {
     ms: Vec<f64>,
     elapsed: Duration,
     pub errors: usize,
+    /// The CPU time of the client's own thread ([`measure_http`]'s; zero for [`measure`]).
+    pub client_cpu: Duration,
 }
 
 impl Sample {
@@ -51,6 +53,7 @@ impl Sample {
             ms: sorted(ms),
             elapsed,
             errors,
+            client_cpu: Duration::ZERO,
         }
     }
 
@@ -62,15 +65,18 @@ impl Sample {
     /// The measurements together, as one: their latencies pooled, their times added.
     pub fn pooled<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Self {
         let (mut ms, mut elapsed, mut errors) = (Vec::new(), Duration::ZERO, 0);
+        let mut client_cpu = Duration::ZERO;
         for s in samples {
             ms.extend_from_slice(&s.ms);
             elapsed += s.elapsed;
             errors += s.errors;
+            client_cpu += s.client_cpu;
         }
         Self {
             ms: sorted(ms),
             elapsed,
             errors,
+            client_cpu,
         }
     }
 
@@ -116,12 +122,70 @@ pub type BareRequest = hyper::Request<Empty<Bytes>>;
 /// way `redis-benchmark` keeps one connection per client: no pool, no task per connection,
 /// so that the client costs the machine as little as it can and the figure is the server's.
 /// `request(i)` makes the i-th (origin-form URI); it succeeds when answered `expect`.
-pub async fn measure_http<F>(
+///
+/// The client runs on a thread of its own with its own event loop (a current-thread runtime),
+/// as `redis-benchmark` is a process of its own: driven from the caller's task, every answer
+/// had the server's workers wake the caller's thread (two futex calls a request, a third of
+/// the client's system calls). So this blocks its caller, which must be the benchmark's main
+/// task, never a task of the server's runtime.
+pub fn measure_http<F>(addr: &str, n: usize, concurrency: usize, expect: u16, request: F) -> Sample
+where
+    F: Fn(usize) -> BareRequest + Sync,
+{
+    let client = || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime for the client");
+        let cpu = thread_cpu();
+        let mut sample = runtime.block_on(http_workers(addr, n, concurrency, expect, &request));
+        sample.client_cpu = thread_cpu().saturating_sub(cpu);
+        sample
+    };
+    std::thread::scope(|scope| {
+        scope
+            .spawn(client)
+            .join()
+            .expect("the client's thread does not panic")
+    })
+}
+
+/// The CPU time the calling thread has run (Linux's `/proc/thread-self/schedstat`, exact to
+/// the ns; zero where there is no such file).
+pub fn thread_cpu() -> Duration {
+    schedstat_ns("/proc/thread-self/schedstat").map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// The CPU time the threads of this process alive now have run (their `schedstat`): the
+/// server's workers while a measurement runs, since [`measure_http`]'s client thread has ended
+/// by the time its caller reads this again. A thread that ended in between is not counted.
+pub fn threads_cpu() -> Duration {
+    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
+    Duration::from_nanos(
+        tasks
+            .flatten()
+            .filter_map(|task| schedstat_ns(task.path().join("schedstat")))
+            .sum(),
+    )
+}
+
+/// The first field of a `schedstat` file: ns on the CPU.
+fn schedstat_ns(path: impl AsRef<std::path::Path>) -> Option<u64> {
+    std::fs::read_to_string(path)
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// [`measure_http`]'s workers, on the client's own runtime.
+async fn http_workers<F>(
     addr: &str,
     n: usize,
     concurrency: usize,
     expect: u16,
-    request: F,
+    request: &F,
 ) -> Sample
 where
     F: Fn(usize) -> BareRequest + Sync,

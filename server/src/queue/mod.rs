@@ -346,6 +346,13 @@ pub fn locate_script<'a>(
     band: &Band,
 ) -> ScriptInvocation<'a> {
     let work = new_place.and_then(|p| p.proof.as_ref());
+    // Only an entry in a pre-queue keeps a ticket: a poll, or a join to a sale without an
+    // opening time, draws none (a draw from the OS is a system call, on the hot path).
+    let ticket = if new_place.is_some() && room.opens_at.is_some() {
+        ids::random_hex(16)
+    } else {
+        String::new()
+    };
     Locate {
         event_id,
         proof_id: work.map(|w| w.id.as_str()),
@@ -359,7 +366,7 @@ pub fn locate_script<'a>(
         proof_expires_at: work.map(|w| w.expires_at),
         prequeue_opens_at: room.prequeue_opens_at,
         opens_at: room.opens_at,
-        ticket: &ids::random_hex(16),
+        ticket: &ticket,
         band: &band.record(),
         presence: schedule(state, band),
         join_networks,

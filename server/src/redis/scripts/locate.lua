@@ -26,7 +26,7 @@
 -- may be given, in the same order, ARGV[8] the ms until the join's proof of work
 -- expires, or '' for a join without one; ARGV[9] when the pre-queue opens (ms), or '' when the
 -- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
--- ticket, for a new entrant; ARGV[12] the estimate's band in force (`Band::record`), kept
+-- ticket, for a new entrant ('' where none can enter: a poll, a sale without an opening); ARGV[12] the estimate's band in force (`Band::record`), kept
 -- with a new place; ARGV[13] the joins each network of KEYS[17..] may make a window, separated
 -- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15] and ARGV[16] the presence
 -- window's floor (ms) and divisor (`app::presence::Schedule`); ARGV[17..] the inventory's

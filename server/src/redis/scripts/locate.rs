@@ -41,7 +41,8 @@ pub struct Locate<'a> {
     pub prequeue_opens_at: Option<DateTime<Utc>>,
     /// `ARGV[10]`: when the sale opens, sent in epoch ms.
     pub opens_at: Option<DateTime<Utc>>,
-    /// `ARGV[11]`: a fresh random ticket, for a new entrant.
+    /// `ARGV[11]`: a fresh random ticket, for a new entrant; empty where nobody can enter the
+    /// pre-queue (a poll, a sale without an opening time).
     pub ticket: &'a str,
     /// `ARGV[12]`: the estimate's band in force (`Band::record`), kept with a new place.
     pub band: &'a str,
