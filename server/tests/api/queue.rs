@@ -204,6 +204,32 @@ async fn joins_and_polls_use_distinct_places_per_event() {
     assert_eq!(in_a["position"], 2);
 }
 
+/// The line's script is sent by its hash (`redis::scripts::Call`): a Redis that forgot its
+/// scripts (restarted, a promoted replica, `SCRIPT FLUSH`) is sent the script again, and the
+/// buyers see nothing of it.
+#[tokio::test]
+async fn a_redis_that_forgot_the_line_script_is_sent_it_again() {
+    let app = spawn_app().await;
+    let event = app
+        .create_event(event_body(1, 1, json!({"paused": true})))
+        .await;
+    let event = event["id"].as_str().unwrap();
+    let (_, first) = app.session().await;
+    let (_, second) = app.session().await;
+    assert_eq!(join(&app, event, &first).await.1["position"], 1);
+    let () = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let (status, body) = join(&app, event, &second).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    assert_eq!(body["position"], 2);
+    let (status, body) = poll(&app, event, &first).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["position"], 1);
+}
+
 /// Every Redis key of `event` on `app`'s deployment, with its time to live in ms (-1: none).
 async fn event_keys(app: &TestApp, event: &str) -> Vec<(String, i64)> {
     let mut redis = app.state.redis.clone();
