@@ -176,6 +176,9 @@ page-sign-in-to-join = سجّل الدخول للانضمام
 page-not-for-your-account = هذا البيع غير متاح لحسابك
 page-sign-in = تسجيل الدخول
 page-all-events = عرض جميع الفعاليات
+# The page an instance at capacity answers instead of a waiting room (it comes back by itself).
+busy-title = لحظة من فضلك
+busy-place-kept = وصل Anteroom إلى أقصى طاقته في هذه اللحظة؛ إن كان لك مكان في الطابور فهو محفوظ.
 page-could-not-open = تعذّر علينا فتح هذا البيع
 page-try-again = حاول مرة أخرى
 page-tries-again-in = ستعيد هذه الصفحة المحاولة تلقائيًا بعد { $n ->

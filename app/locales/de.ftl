@@ -142,6 +142,9 @@ page-sign-in-to-join = Melden Sie sich an, um sich anzustellen
 page-not-for-your-account = Dieser Verkauf ist für Ihr Konto nicht freigegeben
 page-sign-in = Anmelden
 page-all-events = Alle Veranstaltungen ansehen
+# The page an instance at capacity answers instead of a waiting room (it comes back by itself).
+busy-title = Einen Moment
+busy-place-kept = Anteroom ist gerade voll ausgelastet; Ihr Platz in der Warteschlange bleibt erhalten.
 page-could-not-open = Wir konnten diesen Verkauf nicht öffnen
 page-try-again = Erneut versuchen
 page-tries-again-in = Diese Seite versucht es in { $n ->

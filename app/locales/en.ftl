@@ -137,6 +137,9 @@ page-sign-in-to-join = Sign in to join
 page-not-for-your-account = This sale is not open to your account
 page-sign-in = Sign in
 page-all-events = See all events
+# The page an instance at capacity answers instead of a waiting room (it comes back by itself).
+busy-title = One moment
+busy-place-kept = Anteroom is at capacity this instant; any place you have in line is kept.
 page-could-not-open = We could not open this sale
 page-try-again = Try again
 page-tries-again-in = This page tries again by itself in { $n } seconds.

@@ -146,6 +146,9 @@ page-sign-in-to-join = Inicia sesión para entrar en la cola
 page-not-for-your-account = Esta venta no está abierta para tu cuenta
 page-sign-in = Iniciar sesión
 page-all-events = Ver todos los eventos
+# The page an instance at capacity answers instead of a waiting room (it comes back by itself).
+busy-title = Un momento
+busy-place-kept = Anteroom está al límite de su capacidad en este momento; si tienes un lugar en la fila, lo conservas.
 page-could-not-open = No pudimos abrir esta venta
 page-try-again = Volver a intentarlo
 page-tries-again-in = Esta página volverá a intentarlo automáticamente en { $n ->

@@ -151,6 +151,9 @@ page-sign-in-to-join = Connectez-vous pour rejoindre la file
 page-not-for-your-account = Cette vente n'est pas ouverte à votre compte
 page-sign-in = Se connecter
 page-all-events = Voir tous les événements
+# The page an instance at capacity answers instead of a waiting room (it comes back by itself).
+busy-title = Un instant
+busy-place-kept = Anteroom est saturé en ce moment ; si vous avez une place dans la file, vous la gardez.
 page-could-not-open = Impossible d'ouvrir cette vente
 page-try-again = Réessayer
 page-tries-again-in = Cette page réessaiera d'elle-même dans { $n ->

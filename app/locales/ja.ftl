@@ -126,6 +126,9 @@ page-sign-in-to-join = ログインして参加する
 page-not-for-your-account = この販売は、お客様のアカウントではご利用いただけません
 page-sign-in = ログイン
 page-all-events = すべてのイベントを見る
+# The page an instance at capacity answers instead of a waiting room (it comes back by itself).
+busy-title = 少々お待ちください
+busy-place-kept = ただいまAnteroomが混み合っています。列でのお客様の順番はそのまま保たれます。
 page-could-not-open = この販売を開けませんでした
 page-try-again = もう一度試す
 page-tries-again-in = このページは{ $n }秒後に自動で再試行します。

@@ -44,10 +44,7 @@ use crate::{
     redis::ratelimit,
     seatmap,
     state::AppState,
-    tokens::{
-        Buyer,
-        cookies::{self, Cookie},
-    },
+    tokens::{Buyer, cookies::Cookie},
 };
 
 /// The data source of server rendering.
@@ -265,33 +262,10 @@ pub fn router(state: &AppState) -> Router<AppState> {
         .layer(middleware::from_fn(csp))
 }
 
-/// Middleware: the page's language (API.md "Languages"): `?lang=`, then the buyer's earlier
-/// choice (the `lang` cookie), then `Accept-Language`, then the event's own language (an
-/// event's page; English elsewhere). An operator's page is always English. A `?lang=` naming
-/// one of ours is kept in the cookie for the buyer's next pages; any other value is passed
-/// over and sets nothing.
+/// Middleware: the page's language (`Tokens::page_language`), and the cookie that keeps a
+/// `?lang=` choice.
 async fn language(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
-    let path = req.uri().path();
-    let asked = req
-        .uri()
-        .query()
-        .and_then(|q| form_urlencoded_value(q, "lang"))
-        .and_then(|tag| Lang::parse(&tag));
-    let lang = if lang::operators_path(path) {
-        Lang::En
-    } else {
-        let event = app::event_of_page(path).map_or(Lang::En, |id| state.rooms.language(id));
-        let headers = req.headers();
-        let accept = headers
-            .get(header::ACCEPT_LANGUAGE)
-            .and_then(|v| v.to_str().ok());
-        lang::negotiate(
-            asked.map(Lang::tag),
-            cookies::read(&state.config, headers, lang::COOKIE),
-            accept,
-            event,
-        )
-    };
+    let (lang, asked) = state.tokens.page_language(req.uri(), req.headers());
     req.extensions_mut().insert(lang);
     let mut response = next.run(req).await;
     let headers = response.headers_mut();
@@ -303,15 +277,6 @@ async fn language(State(state): State<AppState>, mut req: Request, next: Next) -
         HeaderValue::from_static("accept-language, cookie"),
     );
     response
-}
-
-/// The first value of `name` in a query string (`a=1&lang=de`), percent-decoded; at most 35
-/// characters are looked at (a language tag is shorter).
-fn form_urlencoded_value(query: &str, name: &str) -> Option<String> {
-    query.split('&').find_map(|pair| {
-        let (key, value) = pair.split_once('=')?;
-        (key == name && value.len() <= 35).then(|| value.replace('+', " "))
-    })
 }
 
 /// `GET /words/{tag}.{version}.json`: a language's messages for the pages' script

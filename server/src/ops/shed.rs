@@ -233,11 +233,14 @@ pub async fn gate(
         .flatten();
     // And a page itself (a waiting room refreshing without script) with a page that says so
     // and comes back by itself.
-    let page = req.method() == Method::GET && req.uri().path().starts_with("/events/");
-    let refuse = |e: Error| match &form {
-        Some((page, what)) => forms::refused(page, *what, &e),
-        None if page => busy_page(),
-        None => e.into_response(),
+    // Its language is read before the request moves on (pages only: the API's hot paths
+    // never pay for it).
+    let page = (req.method() == Method::GET && req.uri().path().starts_with("/events/"))
+        .then(|| tokens.page_language(req.uri(), req.headers()).0);
+    let refuse = |e: Error| match (&form, page) {
+        (Some((page, what)), _) => forms::refused(page, *what, &e),
+        (None, Some(lang)) => busy_page(lang),
+        (None, None) => e.into_response(),
     };
     let req = match extract::buffer_body(req, shed.body_deadline).await {
         Ok(req) => req,
@@ -261,21 +264,34 @@ pub async fn gate(
 }
 
 /// The answer to a shed page: 503 in HTML, which reloads itself in a second.
-fn busy_page() -> Response {
+/// The page an instance at capacity answers to a page's request, in the buyer's language
+/// (`Tokens::page_language`): it says the place is kept and comes back by itself.
+fn busy_page(lang: app::lang::Lang) -> Response {
+    const RETRY_SECONDS: u64 = 2;
+    let words = app::lang::Words::of(lang);
+    let title = app::words::escape_html(&words.t("busy-title"));
+    let body = format!(
+        "<!DOCTYPE html><html lang=\"{tag}\" dir=\"{dir}\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <meta http-equiv=\"refresh\" content=\"{RETRY_SECONDS}\"><title>{title}</title></head>\
+         <body><h1>{title}</h1><p>{kept} {again}</p></body></html>",
+        tag = lang.tag(),
+        dir = lang.dir(),
+        kept = app::words::escape_html(&words.t("busy-place-kept")),
+        again = app::words::escape_html(&words.n("page-tries-again-in", RETRY_SECONDS)),
+    );
     let mut response = (
         axum::http::StatusCode::SERVICE_UNAVAILABLE,
-        axum::response::Html(
-            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <meta http-equiv=\"refresh\" content=\"2\"><title>Anteroom</title></head>\
-             <body><h1>One moment</h1><p>Anteroom is at capacity this instant; any place you \
-             have in line is kept. This page tries again in 2 seconds.</p></body></html>",
-        ),
+        axum::response::Html(body),
     )
         .into_response();
     response.headers_mut().insert(
         axum::http::header::RETRY_AFTER,
-        axum::http::HeaderValue::from_static("2"),
+        axum::http::HeaderValue::from(RETRY_SECONDS),
+    );
+    response.headers_mut().insert(
+        axum::http::header::VARY,
+        axum::http::HeaderValue::from_static("accept-language, cookie"),
     );
     response
 }

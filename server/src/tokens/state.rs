@@ -29,3 +29,47 @@ impl Deref for Tokens {
         &self.catalog
     }
 }
+
+impl Tokens {
+    /// The language of a buyer's page (API.md "Languages"): `?lang=`, then the buyer's earlier
+    /// choice (the `lang` cookie), then `Accept-Language`, then the event's own language (an
+    /// event's page; the default elsewhere); an operator's page is always English. With it,
+    /// the `?lang=` that named one of ours (kept in the cookie for the buyer's next pages); any
+    /// other value is passed over. Reads memory only: the busy page of a shedding instance
+    /// uses it too.
+    pub fn page_language(
+        &self,
+        uri: &axum::http::Uri,
+        headers: &axum::http::HeaderMap,
+    ) -> (app::lang::Lang, Option<app::lang::Lang>) {
+        use app::lang::{self, Lang};
+        let asked = uri
+            .query()
+            .and_then(|q| form_urlencoded_value(q, "lang"))
+            .and_then(|tag| Lang::parse(&tag));
+        if lang::operators_path(uri.path()) {
+            return (Lang::En, asked);
+        }
+        let event =
+            app::event_of_page(uri.path()).map_or(Lang::default(), |id| self.rooms.language(id));
+        let accept = headers
+            .get(axum::http::header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok());
+        let lang = lang::negotiate(
+            asked.map(Lang::tag),
+            super::cookies::read(&self.config, headers, lang::COOKIE),
+            accept,
+            event,
+        );
+        (lang, asked)
+    }
+}
+
+/// The first value of `name` in a query string (`a=1&lang=de`), percent-decoded; at most 35
+/// characters are looked at (a language tag is shorter).
+fn form_urlencoded_value(query: &str, name: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        (key == name && value.len() <= 35).then(|| value.replace('+', " "))
+    })
+}

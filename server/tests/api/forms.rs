@@ -484,6 +484,26 @@ async fn when_anteroom_sheds_a_form_leads_back_with_the_wait_and_a_page_says_it_
     let text = r.text().await.unwrap();
     assert!(text.contains("http-equiv=\"refresh\""), "{text}");
     assert!(text.contains("at capacity this instant"), "{text}");
+    assert!(text.contains("<html lang=\"en\" dir=\"ltr\">"), "{text}");
+    // In the buyer's language, as their page would have been.
+    let busy = |lang: Option<&'static str>, query: &'static str| {
+        let mut r = browser
+            .client
+            .get(app.url(&format!("/events/{event}{query}")))
+            .header("cookie", &browser.cookie);
+        if let Some(lang) = lang {
+            r = r.header("accept-language", lang);
+        }
+        async move { r.send().await.unwrap() }
+    };
+    let r = busy(Some("de-CH, de;q=0.9, en;q=0.5"), "").await;
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let text = r.text().await.unwrap();
+    assert!(text.contains("<html lang=\"de\""), "{text}");
+    assert!(text.contains("Einen Moment"), "{text}");
+    assert!(text.contains("in 2 Sekunden automatisch erneut"), "{text}");
+    let text = busy(Some("de"), "?lang=ar").await.text().await.unwrap();
+    assert!(text.contains("<html lang=\"ar\" dir=\"rtl\">"), "{text}");
     drop(storm);
     assert_eq!(holds_of(&app, &event).await, 0);
     let page = browser.page(&app, "?note=busy&retry=1").await;
