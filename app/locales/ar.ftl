@@ -176,6 +176,17 @@ page-sign-in-to-join = سجّل الدخول للانضمام
 page-not-for-your-account = هذا البيع غير متاح لحسابك
 page-sign-in = تسجيل الدخول
 page-all-events = عرض جميع الفعاليات
+# The sign-in's own pages, when it does not go through (each with a way back).
+signin-not-set-up-title = تسجيل الدخول غير مُعدّ هنا
+signin-not-set-up = لم يُعدّ موقع هذا البيع تسجيل الدخول، لذا لا يمكنك تسجيل الدخول هنا.
+signin-not-matched-title = لم يبدأ تسجيل الدخول هذا من هنا
+signin-not-matched = تعذّرت مطابقة تسجيل الدخول مع أي تسجيل بدأه هذا المتصفح (أو استغرق أكثر من 10 دقائق). ابدأه من جديد.
+signin-unavailable-title = تسجيل الدخول غير متاح الآن
+signin-too-many-title = محاولات تسجيل دخول كثيرة جدًا من شبكتك
+signin-failed-title = لم يكتمل تسجيل الدخول
+signin-unavailable = خدمة تسجيل الدخول لا تستجيب الآن. حاول مجددًا بعد لحظة.
+signin-failed = تعذّر إكمال تسجيل الدخول، لذا لم تُسجَّل دخولك. حاول مجددًا.
+signin-back = رجوع
 # The page an instance at capacity answers instead of a waiting room (it comes back by itself).
 busy-title = لحظة من فضلك
 busy-place-kept = وصل Anteroom إلى أقصى طاقته في هذه اللحظة؛ إن كان لك مكان في الطابور فهو محفوظ.

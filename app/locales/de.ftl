@@ -142,6 +142,17 @@ page-sign-in-to-join = Melden Sie sich an, um sich anzustellen
 page-not-for-your-account = Dieser Verkauf ist für Ihr Konto nicht freigegeben
 page-sign-in = Anmelden
 page-all-events = Alle Veranstaltungen ansehen
+# The sign-in's own pages, when it does not go through (each with a way back).
+signin-not-set-up-title = Die Anmeldung ist hier nicht eingerichtet
+signin-not-set-up = Die Seite dieses Verkaufs hat keine Anmeldung eingerichtet, daher können Sie sich hier nicht anmelden.
+signin-not-matched-title = Diese Anmeldung wurde nicht hier begonnen
+signin-not-matched = Die Anmeldung passt zu keiner, die dieser Browser begonnen hat (oder sie hat länger als 10 Minuten gedauert). Beginnen Sie sie erneut.
+signin-unavailable-title = Die Anmeldung ist gerade nicht verfügbar
+signin-too-many-title = Zu viele Anmeldungen aus Ihrem Netzwerk
+signin-failed-title = Die Anmeldung hat nicht geklappt
+signin-unavailable = Der Anmeldedienst antwortet gerade nicht. Versuchen Sie es gleich noch einmal.
+signin-failed = Die Anmeldung konnte nicht abgeschlossen werden, Sie sind also nicht angemeldet. Versuchen Sie es erneut.
+signin-back = Zurück
 # The page an instance at capacity answers instead of a waiting room (it comes back by itself).
 busy-title = Einen Moment
 busy-place-kept = Anteroom ist gerade voll ausgelastet; Ihr Platz in der Warteschlange bleibt erhalten.

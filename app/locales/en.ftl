@@ -137,6 +137,17 @@ page-sign-in-to-join = Sign in to join
 page-not-for-your-account = This sale is not open to your account
 page-sign-in = Sign in
 page-all-events = See all events
+# The sign-in's own pages, when it does not go through (each with a way back).
+signin-not-set-up-title = Sign-in is not set up here
+signin-not-set-up = This sale's site has no sign-in configured, so you cannot sign in here.
+signin-not-matched-title = This sign-in was not started here
+signin-not-matched = The sign-in could not be matched to one this browser started (or it took longer than 10 minutes). Start it again.
+signin-unavailable-title = Sign-in is unavailable right now
+signin-too-many-title = Too many sign-ins from your network
+signin-failed-title = The sign-in did not go through
+signin-unavailable = The sign-in service is not answering just now. Try again in a moment.
+signin-failed = The sign-in could not be completed, so you are not signed in. Try again.
+signin-back = Back
 # The page an instance at capacity answers instead of a waiting room (it comes back by itself).
 busy-title = One moment
 busy-place-kept = Anteroom is at capacity this instant; any place you have in line is kept.

@@ -146,6 +146,17 @@ page-sign-in-to-join = Inicia sesión para entrar en la cola
 page-not-for-your-account = Esta venta no está abierta para tu cuenta
 page-sign-in = Iniciar sesión
 page-all-events = Ver todos los eventos
+# The sign-in's own pages, when it does not go through (each with a way back).
+signin-not-set-up-title = El inicio de sesión no está configurado aquí
+signin-not-set-up = El sitio de esta venta no tiene configurado el inicio de sesión, así que no puedes iniciar sesión aquí.
+signin-not-matched-title = Este inicio de sesión no empezó aquí
+signin-not-matched = No pudimos relacionar el inicio de sesión con ninguno que empezara este navegador (o tardó más de 10 minutos). Empieza de nuevo.
+signin-unavailable-title = El inicio de sesión no está disponible ahora
+signin-too-many-title = Demasiados inicios de sesión desde tu red
+signin-failed-title = El inicio de sesión no se completó
+signin-unavailable = El servicio de inicio de sesión no responde ahora mismo. Inténtalo de nuevo en un momento.
+signin-failed = No se pudo completar el inicio de sesión, así que no has iniciado sesión. Inténtalo de nuevo.
+signin-back = Volver
 # The page an instance at capacity answers instead of a waiting room (it comes back by itself).
 busy-title = Un momento
 busy-place-kept = Anteroom está al límite de su capacidad en este momento; si tienes un lugar en la fila, lo conservas.

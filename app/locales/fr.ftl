@@ -151,6 +151,17 @@ page-sign-in-to-join = Connectez-vous pour rejoindre la file
 page-not-for-your-account = Cette vente n'est pas ouverte à votre compte
 page-sign-in = Se connecter
 page-all-events = Voir tous les événements
+# The sign-in's own pages, when it does not go through (each with a way back).
+signin-not-set-up-title = La connexion n'est pas configurée ici
+signin-not-set-up = Le site de cette vente n'a pas de connexion configurée : vous ne pouvez pas vous connecter ici.
+signin-not-matched-title = Cette connexion n'a pas commencé ici
+signin-not-matched = Cette connexion ne correspond à aucune de celles que ce navigateur a commencées (ou elle a pris plus de 10 minutes). Recommencez-la.
+signin-unavailable-title = La connexion est indisponible pour le moment
+signin-too-many-title = Trop de connexions depuis votre réseau
+signin-failed-title = La connexion n'a pas abouti
+signin-unavailable = Le service de connexion ne répond pas pour le moment. Réessayez dans un instant.
+signin-failed = La connexion n'a pas pu aboutir : vous n'êtes pas connecté. Réessayez.
+signin-back = Retour
 # The page an instance at capacity answers instead of a waiting room (it comes back by itself).
 busy-title = Un instant
 busy-place-kept = Anteroom est saturé en ce moment ; si vous avez une place dans la file, vous la gardez.

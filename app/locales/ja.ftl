@@ -126,6 +126,17 @@ page-sign-in-to-join = ログインして参加する
 page-not-for-your-account = この販売は、お客様のアカウントではご利用いただけません
 page-sign-in = ログイン
 page-all-events = すべてのイベントを見る
+# The sign-in's own pages, when it does not go through (each with a way back).
+signin-not-set-up-title = ここではログインを利用できません
+signin-not-set-up = この販売のサイトにはログインが設定されていないため、ここではログインできません。
+signin-not-matched-title = このログインはここで開始されたものではありません
+signin-not-matched = このブラウザで開始したログインと一致しませんでした（または10分以上かかりました）。もう一度やり直してください。
+signin-unavailable-title = ただいまログインをご利用いただけません
+signin-too-many-title = お使いのネットワークからのログインが多すぎます
+signin-failed-title = ログインが完了しませんでした
+signin-unavailable = ただいまログインサービスが応答していません。しばらくしてからもう一度お試しください。
+signin-failed = ログインを完了できなかったため、ログインしていません。もう一度お試しください。
+signin-back = 戻る
 # The page an instance at capacity answers instead of a waiting room (it comes back by itself).
 busy-title = 少々お待ちください
 busy-place-kept = ただいまAnteroomが混み合っています。列でのお客様の順番はそのまま保たれます。

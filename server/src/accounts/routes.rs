@@ -6,11 +6,15 @@
 //! [`SIGN_IN_TTL_SECS`]; a refusal or a provider that is down answers a page that says so and
 //! offers to try again, and changes no session.
 
-use app::wire::{BuyerId, EventId};
+use app::{
+    lang::Words,
+    wire::{BuyerId, EventId},
+    words::escape_html as escape,
+};
 use axum::{
     Router,
     extract::{RawQuery, State},
-    http::{HeaderMap, HeaderValue, StatusCode, header},
+    http::{HeaderMap, HeaderValue, StatusCode, Uri, header},
     response::{Html, IntoResponse, Response},
     routing::get,
 };
@@ -130,9 +134,11 @@ fn callback_url(state: &Tokens, headers: &HeaderMap) -> String {
 async fn sign_in(
     State(state): State<Tokens>,
     client: Client,
+    uri: Uri,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
+    let words = Words::of(state.page_language(&uri, &headers).0);
     let event = query(&raw, "event").filter(|e| is_event_id(e));
     let back = query(&raw, "return")
         .and_then(|r| local_path(&r).map(str::to_owned))
@@ -140,9 +146,12 @@ async fn sign_in(
         .unwrap_or_else(|| "/".into());
     let Some(provider) = &state.accounts.provider else {
         return page(
+            &words,
             StatusCode::NOT_FOUND,
-            "Sign-in is not set up here",
-            "This Anteroom has no sign-in provider configured.",
+            (
+                &words.t("signin-not-set-up-title"),
+                &words.t("signin-not-set-up"),
+            ),
             &back,
             None,
         );
@@ -161,7 +170,7 @@ async fn sign_in(
     let redirect = callback_url(&state, &headers);
     let started = match provider.start(&redirect).await {
         Ok(started) => started,
-        Err(e) => return refused(&e, &back, raw.as_deref()),
+        Err(e) => return refused(&words, &e, &back, raw.as_deref()),
     };
     let url = started.url.clone();
     let pending = Pending::new(started, redirect, back);
@@ -185,9 +194,11 @@ async fn sign_in(
 async fn callback(
     State(state): State<Tokens>,
     client: Client,
+    uri: Uri,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
 ) -> Response {
+    let words = Words::of(state.page_language(&uri, &headers).0);
     let pending = Pending::matching(
         &state.sessions,
         PURPOSE,
@@ -196,10 +207,12 @@ async fn callback(
     );
     let Some(pending) = pending else {
         return page(
+            &words,
             StatusCode::BAD_REQUEST,
-            "This sign-in was not started here",
-            "The sign-in could not be matched to one this browser started (or it took longer \
-             than 10 minutes). Start it again.",
+            (
+                &words.t("signin-not-matched-title"),
+                &words.t("signin-not-matched"),
+            ),
             "/",
             None,
         );
@@ -209,7 +222,7 @@ async fn callback(
         None => see_other(&pending.back),
         Some(code) => match finish(&state, &client, &pending, &code).await {
             Ok(response) => response,
-            Err(e) => refused(&e, &pending.back, None),
+            Err(e) => refused(&words, &e, &pending.back, None),
         },
     };
     Cookie::SignedIn.set(&state.config, response.headers_mut());
@@ -271,24 +284,31 @@ pub fn see_other(location: &str) -> Response {
     }
 }
 
-/// The page of a sign-in that did not go through: why, a way back, and (when trying again may
-/// help) a way to try again.
-fn refused(e: &Error, back: &str, retry_query: Option<&str>) -> Response {
+/// The page of a sign-in that did not go through: why, a way back, and a way to try again.
+fn refused(words: &Words, e: &Error, back: &str, retry_query: Option<&str>) -> Response {
     let retry = match retry_query {
         Some(q) => format!("/auth/sign-in?{q}"),
         None => format!("/auth/sign-in?return={}", urlencode(back)),
     };
-    let (title, retry) = match e.status_code() {
-        StatusCode::SERVICE_UNAVAILABLE => ("Sign-in is unavailable right now", Some(retry)),
-        StatusCode::TOO_MANY_REQUESTS => ("Too many sign-ins from your network", Some(retry)),
-        _ => ("The sign-in did not go through", Some(retry)),
+    // The error's own message is for the logs: the page says what the buyer can do.
+    tracing::info!(error = %e, "a sign-in did not go through");
+    let (title, message) = match e.status_code() {
+        StatusCode::SERVICE_UNAVAILABLE => (
+            words.t("signin-unavailable-title"),
+            words.t("signin-unavailable"),
+        ),
+        StatusCode::TOO_MANY_REQUESTS => (
+            words.t("signin-too-many-title"),
+            words.t("error-rate-limited"),
+        ),
+        _ => (words.t("signin-failed-title"), words.t("signin-failed")),
     };
     page(
+        words,
         e.status_code(),
-        title,
-        &e.to_string(),
+        (&title, &message),
         back,
-        retry.as_deref(),
+        Some(&retry),
     )
 }
 
@@ -296,33 +316,37 @@ fn urlencode(s: &str) -> String {
     form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-/// A small HTML page (the sign-in is a browser's navigation, not an API call).
+/// A small HTML page in the buyer's language (the sign-in is a browser's navigation, not an
+/// API call): its title and message, a way back, and a way to try again. The operators'
+/// sign-in uses it too, in English (`operators::oidc`).
 pub fn page(
+    words: &Words,
     status: StatusCode,
-    title: &str,
-    message: &str,
+    (title, message): (&str, &str),
     back: &str,
     retry: Option<&str>,
 ) -> Response {
     let retry = retry
-        .map(|r| format!("<a href=\"{}\">Try again</a> · ", escape(r)))
+        .map(|r| {
+            format!(
+                "<a href=\"{}\">{}</a> · ",
+                escape(r),
+                escape(&words.t("page-try-again"))
+            )
+        })
         .unwrap_or_default();
     let body = format!(
-        "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\">\
+        "<!doctype html><html lang=\"{tag}\" dir=\"{dir}\"><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{t}</title><main><h1>{t}</h1><p>{m}</p><p>{retry}<a href=\"{b}\">Back</a></p></main></html>",
+         <title>{t}</title><main><h1>{t}</h1><p>{m}</p><p>{retry}<a href=\"{b}\">{back}</a></p></main></html>",
+        tag = words.lang.tag(),
+        dir = words.lang.dir(),
         t = escape(title),
         m = escape(message),
         b = escape(back),
+        back = escape(&words.t("signin-back")),
     );
     (status, Html(body)).into_response()
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// This module's operations, for the OpenAPI document (`crate::openapi`).

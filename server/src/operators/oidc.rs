@@ -68,9 +68,13 @@ fn callback_url(state: &AppState, headers: &HeaderMap) -> String {
 pub async fn start(State(state): State<AppState>, client: Client, headers: HeaderMap) -> Response {
     let Some(company) = company(&state) else {
         return page(
+            &operators_words(),
             StatusCode::NOT_FOUND,
-            "The company's sign-in is not set up here",
-            "This Anteroom has no operators' sign-in provider configured: sign in with a passkey.",
+            (
+                "The company's sign-in is not set up here",
+                "This Anteroom has no operators' sign-in provider configured: sign in with a \
+                 passkey.",
+            ),
             "/admin",
             None,
         );
@@ -125,19 +129,22 @@ pub async fn callback(
     );
     let mut response = match pending {
         None => page(
+            &operators_words(),
             StatusCode::BAD_REQUEST,
-            "This sign-in was not started here",
-            "The sign-in could not be matched to one this browser started (or it took longer \
-             than 10 minutes). Start it again.",
+            (
+                "This sign-in was not started here",
+                "The sign-in could not be matched to one this browser started (or it took \
+                 longer than 10 minutes). Start it again.",
+            ),
             "/admin",
             None,
         ),
         Some(pending) => match finish(&state, client, &headers, &pending, &raw).await {
             Ok(response) => response,
             Err(Error::Forbidden(why)) => page(
+                &operators_words(),
                 StatusCode::FORBIDDEN,
-                "You are not an operator here",
-                &why,
+                ("You are not an operator here", &why),
                 "/admin",
                 None,
             ),
@@ -241,3 +248,8 @@ async fn person_of(
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(start, callback))]
 pub struct Api;
+
+/// The operators' pages are in English (README, "Languages"): the sign-in's pages too.
+fn operators_words() -> app::lang::Words {
+    app::lang::Words::of(app::lang::Lang::En)
+}

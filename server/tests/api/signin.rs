@@ -291,7 +291,34 @@ async fn a_provider_that_is_down_gets_a_page_that_says_so_and_the_same_link_work
     let html = r.text().await.unwrap();
     assert!(html.contains("Sign-in is unavailable right now"), "{html}");
     assert!(html.contains("Try again"), "{html}");
+    assert!(html.contains("<html lang=\"en\" dir=\"ltr\">"), "{html}");
     assert!(!browser.jar.contains_key("anteroom_sign_in"));
+    // In the buyer's language: the link's `?lang=`, else the browser's (right to left in
+    // Arabic), and trying again keeps it.
+    let html = browser
+        .get(&app.url(&format!("/auth/sign-in?event={event}&lang=fr")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("<html lang=\"fr\" dir=\"ltr\">"), "{html}");
+    assert!(
+        html.contains("La connexion est indisponible pour le moment"),
+        "{html}"
+    );
+    assert!(html.contains("lang=fr\">Réessayer</a>"), "{html}");
+    let html = browser
+        .http
+        .get(app.url(&format!("/auth/sign-in?event={event}")))
+        .header("accept-language", "ar-EG, ar;q=0.9")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(html.contains("<html lang=\"ar\" dir=\"rtl\">"), "{html}");
+    assert!(html.contains("تسجيل الدخول غير متاح الآن"), "{html}");
     // The provider comes up: the same link works.
     let _provider = TestProvider::start_on(port, &[app.url("/auth/callback")]);
     let (back, _) = browser
