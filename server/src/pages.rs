@@ -274,7 +274,7 @@ async fn language(State(state): State<AppState>, mut req: Request, next: Next) -
     }
     headers.append(
         header::VARY,
-        HeaderValue::from_static("accept-language, cookie"),
+        HeaderValue::from_static(crate::tokens::state::LANGUAGE_VARY),
     );
     response
 }

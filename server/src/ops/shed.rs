@@ -263,9 +263,8 @@ pub async fn gate(
     })
 }
 
-/// The answer to a shed page: 503 in HTML, which reloads itself in a second.
 /// The page an instance at capacity answers to a page's request, in the buyer's language
-/// (`Tokens::page_language`): it says the place is kept and comes back by itself.
+/// (`Tokens::page_language`): a 503 that says the place is kept and reloads itself.
 fn busy_page(lang: app::lang::Lang) -> Response {
     const RETRY_SECONDS: u64 = 2;
     let words = app::lang::Words::of(lang);
@@ -291,7 +290,7 @@ fn busy_page(lang: app::lang::Lang) -> Response {
     );
     response.headers_mut().insert(
         axum::http::header::VARY,
-        axum::http::HeaderValue::from_static("accept-language, cookie"),
+        axum::http::HeaderValue::from_static(crate::tokens::state::LANGUAGE_VARY),
     );
     response
 }

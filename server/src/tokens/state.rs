@@ -30,6 +30,10 @@ impl Deref for Tokens {
     }
 }
 
+/// The `Vary` of a response in the page's language ([`Tokens::page_language`]): what the
+/// language is chosen by, besides the address.
+pub const LANGUAGE_VARY: &str = "accept-language, cookie";
+
 impl Tokens {
     /// The language of a buyer's page (API.md "Languages"): `?lang=`, then the buyer's earlier
     /// choice (the `lang` cookie), then `Accept-Language`, then the event's own language (an
@@ -43,10 +47,11 @@ impl Tokens {
         headers: &axum::http::HeaderMap,
     ) -> (app::lang::Lang, Option<app::lang::Lang>) {
         use app::lang::{self, Lang};
-        let asked = uri
-            .query()
-            .and_then(|q| form_urlencoded_value(q, "lang"))
-            .and_then(|tag| Lang::parse(&tag));
+        let asked = uri.query().and_then(|q| {
+            form_urlencoded::parse(q.as_bytes())
+                .find(|(key, _)| key == "lang")
+                .and_then(|(_, tag)| Lang::parse(&tag))
+        });
         if lang::operators_path(uri.path()) {
             return (Lang::En, asked);
         }
@@ -63,13 +68,4 @@ impl Tokens {
         );
         (lang, asked)
     }
-}
-
-/// The first value of `name` in a query string (`a=1&lang=de`), percent-decoded; at most 35
-/// characters are looked at (a language tag is shorter).
-fn form_urlencoded_value(query: &str, name: &str) -> Option<String> {
-    query.split('&').find_map(|pair| {
-        let (key, value) = pair.split_once('=')?;
-        (key == name && value.len() <= 35).then(|| value.replace('+', " "))
-    })
 }
