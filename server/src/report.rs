@@ -330,6 +330,7 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
     }
     let mut redis = state.redis.clone();
     let (mut cursor, mut read) = (0u64, 0usize);
+    let mut kept: HashMap<String, String> = HashMap::new();
     loop {
         let (next, page): (u64, Vec<(String, String)>) = ::redis::cmd("HSCAN")
             .arg(state.keys.joins(event_id))
@@ -338,10 +339,36 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
             .arg(1000)
             .query_async(&mut redis)
             .await?;
-        read += page.len();
-        for (_, record) in page {
-            let record = record.strip_prefix("back:").unwrap_or(&record);
-            let told = Joined::parse(record).and_then(|j| j.outlook);
+        // The models the page's records name (`#id`, kept once in the same hash, locate.lua)
+        // that no earlier page read.
+        let wanted: Vec<&str> = page
+            .iter()
+            .filter_map(|(_, record)| model_id(record))
+            .filter(|id| !kept.contains_key(*id))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if !wanted.is_empty() {
+            let found: Vec<Option<String>> = ::redis::cmd("HMGET")
+                .arg(state.keys.joins(event_id))
+                .arg(&wanted)
+                .query_async(&mut redis)
+                .await?;
+            for (id, model) in wanted.into_iter().zip(found) {
+                kept.insert(id.to_owned(), model.unwrap_or_default());
+            }
+        }
+        for (buyer, record) in &page {
+            if buyer.starts_with('#') {
+                continue;
+            }
+            read += 1;
+            let record = record.strip_prefix("back:").unwrap_or(record);
+            let record = match model_id(record) {
+                Some(id) => format!("{}{}", &record[..record.len() - id.len()], kept[id]),
+                None => record.to_owned(),
+            };
+            let told = Joined::parse(&record).and_then(|j| j.outlook);
             if let Some(told) = told.and_then(|o| slot(&mut report, o.name())) {
                 told.told += 1;
             }
@@ -352,6 +379,15 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
         }
     }
     Ok(report)
+}
+
+/// The id of the model a joining's record names (`joined_ms:position:#id`, the model kept once
+/// under `#id` in the same hash, locate.lua); `None` for a record with its model written out.
+fn model_id(record: &str) -> Option<&str> {
+    let at = record.rfind(':')?;
+    let id = &record[at + 1..];
+    (id.len() > 1 && id.starts_with('#') && id[1..].bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(id)
 }
 
 /// One admitted buyer's estimate at joining against their real wait.
@@ -572,6 +608,16 @@ pub struct Api;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_joinings_record_names_its_model_by_id_or_has_it_written_out() {
+        assert_eq!(model_id("1700:14:#0123abcdef456789"), Some("#0123abcdef456789"));
+        assert_eq!(model_id("back:1700:14:#0123abcd"), Some("#0123abcd"));
+        assert_eq!(model_id("1700:14:m:30:1000:1000:1000:0:0:600:6"), None);
+        assert_eq!(model_id("1700:14:#"), None);
+        assert_eq!(model_id("1700:14:#not-hex"), None);
+        assert_eq!(model_id(""), None);
+    }
 
     fn sample(real_seconds: f64, estimate: f64, range: [f64; 2]) -> Option<Sample> {
         Some(Sample {

@@ -52,8 +52,9 @@ pub struct Joined {
 }
 
 impl Joined {
-    /// A joining as the line records it: `joined_ms:position:` and the model's record
-    /// (`Model::from_record`); `None` for an empty or unreadable one.
+    /// A joining with its model written out: `joined_ms:position:` and the model's record
+    /// (`Model::from_record`), as the admission log has it (`joining.lua`) and the report
+    /// reads a waiting one; `None` for an empty or unreadable one.
     pub fn parse(text: &str) -> Option<Self> {
         let mut parts = text.splitn(3, ':');
         let (at, position, record) = (parts.next()?, parts.next()?, parts.next()?);

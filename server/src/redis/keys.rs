@@ -241,9 +241,9 @@ impl Keys {
         self.event(event_id, "draw:tickets")
     }
 
-    /// How each waiting buyer joined: a hash buyer -> `joined_ms:position:model` (the
-    /// record `app::estimate::Model::from_record` reads), written when a place is made and
-    /// taken by its admission.
+    /// How each waiting buyer joined: a hash buyer -> `joined_ms:position:#id`, written when
+    /// a place is made and taken by its admission, and `#id` -> the model told (the record
+    /// `app::estimate::Model::from_record` reads), kept once for all the joins told it.
     pub fn joins(&self, event_id: &str) -> String {
         self.event(event_id, "joins")
     }

@@ -188,6 +188,17 @@ async fn the_report_counts_by_outlook_told_at_joining_the_buyers_admitted_and_wh
     };
     ticker.tick(&event, &paused, 0).await.unwrap();
     let joined = buyers_join(&app, &event, 50).await;
+    // The line keeps each model told once, not once a joining (locate.lua): the report below
+    // reads the waiting buyers' outlooks through it, and the admissions' entries have it
+    // written out.
+    let fields: Vec<String> = redis::cmd("HKEYS")
+        .arg(app.state.keys.joins(&event))
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let models = fields.iter().filter(|f| f.starts_with('#')).count();
+    assert_eq!(fields.len() - models, 50, "a record a joining");
+    assert!((1..=3).contains(&models), "{models} models kept for 50 joins");
     let mut told: HashMap<String, u64> = HashMap::new();
     for (_, body) in &joined {
         *told

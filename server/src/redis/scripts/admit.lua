@@ -97,8 +97,7 @@ if n > 0 then
         -- The admission log's entry, in the same step as the admission: none is lost between.
         -- After '|', the buyer (kept in Postgres for the outlook's calibration, never published).
         local number = redis.call('INCR', KEYS[13])
-        local joined = redis.call('HGET', KEYS[11], buyer) or ''
-        redis.call('HDEL', KEYS[11], buyer)
+        local joined = take_joining(KEYS[11], buyer)
         if log_room > 0 then
           redis.call('RPUSH', KEYS[12], number .. ':' .. popped[i + 1] .. ':' .. now_ms .. ':' .. joined .. '|' .. buyer)
           log_room = log_room - 1

@@ -11,8 +11,9 @@
 -- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
 -- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made;
 -- its `placed` counts the entrants put in line so far),
--- KEYS[11] joins (hash buyer -> 'joined_ms:position:model' of the place's making, which the
--- admission log takes at admission; prefixed 'back:' once the buyer came back from away), KEYS[12] the count of places and entries ever made.
+-- KEYS[11] joins (hash buyer -> 'joined_ms:position:#id' of the place's making, which the
+-- admission log takes at admission, `joining.lua`; prefixed 'back:' once the buyer came back
+-- from away; and '#id' -> the model told, kept once for every join told the same), KEYS[12] the count of places and entries ever made.
 -- KEYS[13] seen (zset buyer -> until when their last waiting answer keeps them present, ms), KEYS[14] away (zset buyer ->
 -- arrival number of the buyers the ticker skipped while they were gone), KEYS[15] moved (hash
 -- buyer -> ms when their place moved to another device, `queue::moving`), KEYS[16] the
@@ -134,7 +135,12 @@ local function waiting(arrival, restored, made)
     position = position + unplaced
   end
   if made then
-    redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. model())
+    -- The model is kept once under its id (the first 16 hex digits of its SHA-1): every join
+    -- of a tick is told the same, so a line of millions keeps a few hundred, not one a buyer.
+    local told = model()
+    local id = '#' .. string.sub(redis.sha1hex(told), 1, 16)
+    redis.call('HSETNX', KEYS[11], id, told)
+    redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. id)
     redis.call('INCR', KEYS[12])
   end
   local window = math.max(tonumber(ARGV[15]), math.floor((position - 1) * 1000 / tonumber(ARGV[16])))

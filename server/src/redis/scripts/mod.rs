@@ -60,8 +60,14 @@ impl Scripts {
         Self {
             rate_limit: Script::new(include_str!("rate_limit.lua")),
             locate: Script::new(include_str!("locate.lua")),
-            admit: Script::new(include_str!("admit.lua")),
-            consume: Script::new(include_str!("consume.lua")),
+            admit: Script::new(concat!(
+                include_str!("joining.lua"),
+                include_str!("admit.lua")
+            )),
+            consume: Script::new(concat!(
+                include_str!("joining.lua"),
+                include_str!("consume.lua")
+            )),
             retire: Script::new(include_str!("retire.lua")),
             set_if_generation: Script::new(include_str!("set_if_generation.lua")),
             draw: Script::new(include_str!("draw.lua")),
