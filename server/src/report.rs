@@ -343,7 +343,7 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
         // that no earlier page read.
         let wanted: Vec<&str> = page
             .iter()
-            .filter_map(|(_, record)| model_id(record))
+            .filter_map(|(_, record)| model_id(joining_of(record)))
             .filter(|id| !kept.contains_key(*id))
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
@@ -363,6 +363,7 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
                 continue;
             }
             read += 1;
+            let record = joining_of(record);
             let record = record.strip_prefix("back:").unwrap_or(record);
             let record = match model_id(record) {
                 Some(id) => format!("{}{}", &record[..record.len() - id.len()], kept[id]),
@@ -379,6 +380,15 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
         }
     }
     Ok(report)
+}
+
+/// The joining in a buyer's record in the joins hash: without its presence (`@ms`,
+/// `joining.lua`).
+fn joining_of(record: &str) -> &str {
+    match record.rsplit_once('@') {
+        Some((joining, until)) if until.bytes().all(|b| b.is_ascii_digit()) => joining,
+        _ => record,
+    }
 }
 
 /// The id of the model a joining's record names (`joined_ms:position:#id`, the model kept once
@@ -617,6 +627,9 @@ mod tests {
         assert_eq!(model_id("1700:14:#"), None);
         assert_eq!(model_id("1700:14:#not-hex"), None);
         assert_eq!(model_id(""), None);
+        assert_eq!(joining_of("1700:14:#0123abcd@1760"), "1700:14:#0123abcd");
+        assert_eq!(joining_of("back:@1760"), "back:");
+        assert_eq!(joining_of("1700:14:#0123abcd"), "1700:14:#0123abcd");
     }
 
     fn sample(real_seconds: f64, estimate: f64, range: [f64; 2]) -> Option<Sample> {

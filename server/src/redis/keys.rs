@@ -101,9 +101,10 @@ impl Keys {
         self.event(event_id, "admitted_while_off")
     }
 
-    /// Until when each waiting buyer's last answer keeps them present (`app::presence`): a
-    /// sorted set of buyer -> epoch ms (written by the join and the poll, `locate.lua`; read by
-    /// `admit.lua`).
+    /// Until when each waiting buyer's last answer kept them present, as a sorted set of buyer
+    /// -> epoch ms: how a line kept presence before it moved into each buyer's record in
+    /// [`Keys::joins`] (`joining.lua`). Nothing writes it now; a claim still moves a buyer's
+    /// and the line's retirement expires it, for a line live across the upgrade.
     pub fn seen(&self, event_id: &str) -> String {
         self.event(event_id, "seen")
     }
@@ -241,9 +242,10 @@ impl Keys {
         self.event(event_id, "draw:tickets")
     }
 
-    /// How each waiting buyer joined: a hash buyer -> `joined_ms:position:#id`, written when
-    /// a place is made and taken by its admission, and `#id` -> the model told (the record
-    /// `app::estimate::Model::from_record` reads), kept once for all the joins told it.
+    /// How each waiting buyer joined and until when they are present: a hash buyer ->
+    /// `joined_ms:position:#id@present_until_ms` (`joining.lua`), written when a place is made
+    /// and at each waiting answer, taken by its admission; and `#id` -> the model told (the
+    /// record `app::estimate::Model::from_record` reads), kept once for all the joins told it.
     pub fn joins(&self, event_id: &str) -> String {
         self.event(event_id, "joins")
     }

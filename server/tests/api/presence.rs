@@ -22,14 +22,16 @@ async fn redis_ms(app: &TestApp) -> i64 {
     s * 1000 + us / 1000
 }
 
-/// Until when the line keeps `buyer` present (ms), if it has a mark for them.
+/// Until when the line keeps `buyer` present (ms), if it has a mark for them: after the `@` of
+/// their record in the joins hash (`joining.lua`).
 async fn present_until(app: &TestApp, event: &str, buyer: &str) -> Option<i64> {
-    redis::cmd("ZSCORE")
-        .arg(app.state.keys.seen(event))
+    let record: Option<String> = redis::cmd("HGET")
+        .arg(app.state.keys.joins(event))
         .arg(buyer)
         .query_async(&mut app.state.redis.clone())
         .await
-        .unwrap()
+        .unwrap();
+    record?.rsplit_once('@').map(|(_, until)| until.parse().unwrap())
 }
 
 #[tokio::test]

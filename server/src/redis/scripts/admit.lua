@@ -6,9 +6,9 @@
 -- greatest arrival number admitted: places behind it that the line lacks were lost, not used),
 -- KEYS[8] inventory (hash), KEYS[9] shopping (zset buyer -> admission expiry ms: admitted
 -- without a hold yet), KEYS[10] the draw's record (present once the draw is made), KEYS[11]
--- joins (hash buyer -> how they joined, written by locate.lua), KEYS[12] the admission log
--- (list), KEYS[13] the last admission number given, KEYS[14] seen (zset buyer -> until when
--- their last waiting answer keeps them present, ms: `app::presence`), KEYS[15] away (zset buyer -> arrival number: skipped at their turn).
+-- joins (hash buyer -> how they joined and until when they are present, written by
+-- locate.lua, `joining.lua`), KEYS[12] the admission log (list), KEYS[13] the last admission
+-- number given, KEYS[14] away (zset buyer -> arrival number: skipped at their turn).
 -- ARGV[1] owner token, ARGV[2] credit earned this tick (N * tick_ms; 0 while admission waits),
 -- ARGV[3] admission ttl ms, ARGV[4] stats ttl s, ARGV[5] and ARGV[6] the stats fields of
 -- admissions and of the queue length (all three from counters.rs, where the stats hash is
@@ -84,20 +84,20 @@ if n > 0 then
     end
     for i = 1, #popped, 2 do
       local buyer = popped[i]
-      local present_until = tonumber(redis.call('ZSCORE', KEYS[14], buyer) or '')
+      local joining, present_until = joining_parts(redis.call('HGET', KEYS[11], buyer) or '')
       if present_until and present_until < now_ms then
-        redis.call('ZADD', KEYS[15], popped[i + 1], buyer)
-        redis.call('PERSIST', KEYS[15])
+        redis.call('ZADD', KEYS[14], popped[i + 1], buyer)
+        redis.call('PERSIST', KEYS[14])
       else
         redis.call('ZADD', KEYS[3], expiry, buyer)
         redis.call('ZADD', KEYS[9], shopping_until, buyer)
-        redis.call('ZREM', KEYS[14], buyer)
         admitted = admitted + 1
         last = popped[i + 1]
         -- The admission log's entry, in the same step as the admission: none is lost between.
         -- After '|', the buyer (kept in Postgres for the outlook's calibration, never published).
         local number = redis.call('INCR', KEYS[13])
-        local joined = take_joining(KEYS[11], buyer)
+        redis.call('HDEL', KEYS[11], buyer)
+        local joined = written_out(KEYS[11], joining)
         if log_room > 0 then
           redis.call('RPUSH', KEYS[12], number .. ':' .. popped[i + 1] .. ':' .. now_ms .. ':' .. joined .. '|' .. buyer)
           log_room = log_room - 1

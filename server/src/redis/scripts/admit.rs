@@ -10,7 +10,7 @@ use crate::redis::{Counter, Counters, Lock, keys::Keys};
 
 /// One admission tick of `event_id` by the holder of `lock`.
 pub struct Admit<'a> {
-    /// The event whose line it is: `KEYS[2..4]` and `KEYS[6..15]` are its keys.
+    /// The event whose line it is: `KEYS[2..4]` and `KEYS[6..14]` are its keys.
     pub event_id: &'a str,
     /// `KEYS[1]` and `ARGV[1]`: the ticker lock and its owner token; only its holder admits.
     pub lock: &'a Lock,
@@ -61,7 +61,6 @@ impl Admit<'_> {
             .key(keys.joins(event_id))
             .key(keys.admission_log(event_id))
             .key(keys.admission_seq(event_id))
-            .key(keys.seen(event_id))
             .key(keys.away(event_id))
             .arg(self.lock.owner())
             .arg(self.credit)

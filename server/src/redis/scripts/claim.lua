@@ -6,8 +6,8 @@
 -- (hash buyer -> their last code), KEYS[3] moved (hash buyer -> ms their place moved away),
 -- KEYS[4] moved_in (set of buyers whose place arrived by a claim), KEYS[5] queue (zset buyer
 -- -> arrival), KEYS[6] admitted (zset buyer -> expiry ms), KEYS[7] shopping (zset buyer ->
--- ms), KEYS[8] seen (zset buyer -> ms), KEYS[9] away (zset buyer -> arrival), KEYS[10] joins
--- (hash buyer -> how they joined), KEYS[11] entrants (hash buyer -> pre-queue ticket),
+-- ms), KEYS[8] seen (zset buyer -> ms, as a line kept presence before `joining.lua`), KEYS[9] away (zset buyer -> arrival), KEYS[10] joins
+-- (hash buyer -> how they joined, and their presence), KEYS[11] entrants (hash buyer -> pre-queue ticket),
 -- KEYS[12] bound (hash buyer -> device key thumbprint), KEYS[13] the draw's record (present
 -- once made), KEYS[14] the pre-queue's entries (list of "ticket buyer", `Keys::entered`: a
 -- moved entrant's ticket is pushed with its new buyer, a ticket given up with none).

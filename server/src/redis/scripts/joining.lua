@@ -1,16 +1,23 @@
--- Put before the scripts that take a place's record of its joining (admit.lua, consume.lua;
--- `Scripts::new`). The joins hash keeps a place's record as 'joined_ms:position:#id' and the
--- model it was told once, under '#id' (locate.lua); a record from before that has the model
--- in it, and reads as it is.
--- take_joining(joins, buyer): the record of `buyer`'s joining with its model written out,
--- as `admission::log` reads it ('' when there is none); the buyer's field is deleted, the
--- model's stays for the other buyers told it (the line's keys expire with it, retire.lua).
-local function take_joining(joins, buyer)
-  local joined = redis.call('HGET', joins, buyer) or ''
-  redis.call('HDEL', joins, buyer)
-  local head, id = string.match(joined, '^(.*:)(#%x+)$')
+-- Put before the scripts that read the joins hash (locate.lua, admit.lua, consume.lua;
+-- `Scripts::new`). It keeps, for each buyer in line, one record: how their place was made,
+-- 'joined_ms:position:#id' ('back:' before it once they came back from away; '' when the line
+-- did not record it), the model they were told kept once for every buyer told it under '#id',
+-- and, after '@', until when their last waiting answer keeps them present (ms,
+-- `app::presence`; no '@' when never seen). One field a buyer, not a field and a sorted set
+-- member: a line of millions keeps each buyer's id once beside the line itself.
+-- A record's parts: the joining, and until when the buyer is present (nil: never seen).
+local function joining_parts(record)
+  local joining, present_until = string.match(record, '^(.*)@(%d+)$')
+  if joining then
+    return joining, tonumber(present_until)
+  end
+  return record, nil
+end
+-- A joining with its model written out, as `admission::log` reads it.
+local function written_out(joins, joining)
+  local head, id = string.match(joining, '^(.*:)(#%x+)$')
   if id then
     return head .. (redis.call('HGET', joins, id) or '')
   end
-  return joined
+  return joining
 end

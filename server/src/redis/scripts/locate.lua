@@ -11,13 +11,12 @@
 -- used-once mark of the join's proof of work, KEYS[8] places given per network (hash),
 -- KEYS[9] entrants (hash buyer -> ticket), KEYS[10] the draw's record (present once made;
 -- its `placed` counts the entrants put in line so far),
--- KEYS[11] joins (hash buyer -> 'joined_ms:position:#id' of the place's making, which the
--- admission log takes at admission, `joining.lua`; prefixed 'back:' once the buyer came back
--- from away; and '#id' -> the model told, kept once for every join told the same), KEYS[12] the count of places and entries ever made.
--- KEYS[13] seen (zset buyer -> until when their last waiting answer keeps them present, ms), KEYS[14] away (zset buyer ->
--- arrival number of the buyers the ticker skipped while they were gone), KEYS[15] moved (hash
--- buyer -> ms when their place moved to another device, `queue::moving`), KEYS[16] the
--- pre-queue's entries (list of "ticket buyer", `Keys::entered`), KEYS[17..] the joins each of
+-- KEYS[11] joins (hash buyer -> the record of their place's making and their presence,
+-- `joining.lua`, which the admission log takes at admission; '#id' -> a model told), KEYS[12] the count of places and entries ever made.
+-- KEYS[13] away (zset buyer ->
+-- arrival number of the buyers the ticker skipped while they were gone), KEYS[14] moved (hash
+-- buyer -> ms when their place moved to another device, `queue::moving`), KEYS[15] the
+-- pre-queue's entries (list of "ticket buyer", `Keys::entered`), KEYS[16..] the joins each of
 -- the joiner's networks made to this line in the current window (none for a poll).
 -- ARGV[1] buyer; ARGV[2] '1' to join when absent; ARGV[3] the arrival number of the buyer's
 -- place receipt, or ''; ARGV[4] the expiry (ms) of the buyer's admission token, or '';
@@ -28,7 +27,7 @@
 -- expires, or '' for a join without one; ARGV[9] when the pre-queue opens (ms), or '' when the
 -- sale has no opening time; ARGV[10] when the sale opens (ms); ARGV[11] a fresh random
 -- ticket, for a new entrant ('' where none can enter: a poll, a sale without an opening); ARGV[12] the estimate's band in force (`Band::record`), kept
--- with a new place; ARGV[13] the joins each network of KEYS[17..] may make a window, separated
+-- with a new place; ARGV[13] the joins each network of KEYS[16..] may make a window, separated
 -- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15] and ARGV[16] the presence
 -- window's floor (ms) and divisor (`app::presence::Schedule`); ARGV[17..] the inventory's
 -- fields (queue/inventory.rs), the first of them '1' when sold out.
@@ -52,7 +51,7 @@ local now = redis.call('TIME')
 local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- A join counts against each of its networks' joins this window and is refused at the first
 -- past its share, before anything else: counted here, so that a join is one round trip.
-local counter = 17
+local counter = 16
 for share in string.gmatch(ARGV[13], '%S+') do
   local joins = redis.call('INCR', KEYS[counter])
   local window_left = redis.call('PTTL', KEYS[counter])
@@ -86,7 +85,7 @@ end
 -- A place that moved to another device is gone from this buyer for good: checked before
 -- anything that could give them one (an admission token or a place receipt they still hold
 -- would put it back, a join would make a new one), so that their page says where it went.
-local moved = redis.call('HGET', KEYS[15], ARGV[1])
+local moved = redis.call('HGET', KEYS[14], ARGV[1])
 if moved then
   return reply('moved', tonumber(moved), 0, 0)
 end
@@ -134,17 +133,20 @@ local function waiting(arrival, restored, made)
   else
     position = position + unplaced
   end
+  local joining
   if made then
     -- The model is kept once under its id (the first 16 hex digits of its SHA-1): every join
     -- of a tick is told the same, so a line of millions keeps a few hundred, not one a buyer.
     local told = model()
     local id = '#' .. string.sub(redis.sha1hex(told), 1, 16)
     redis.call('HSETNX', KEYS[11], id, told)
-    redis.call('HSET', KEYS[11], buyer, now_ms .. ':' .. position .. ':' .. id)
+    joining = now_ms .. ':' .. position .. ':' .. id
     redis.call('INCR', KEYS[12])
+  else
+    joining = joining_parts(redis.call('HGET', KEYS[11], buyer) or '')
   end
   local window = math.max(tonumber(ARGV[15]), math.floor((position - 1) * 1000 / tonumber(ARGV[16])))
-  redis.call('ZADD', KEYS[13], now_ms + window, buyer)
+  redis.call('HSET', KEYS[11], buyer, joining .. '@' .. string.format('%.0f', now_ms + window))
   return reply('waiting', position, arrival, restored, ticket)
 end
 -- A new place or pre-queue entry spends the network's share and the join's proof of work:
@@ -168,11 +170,11 @@ local function spend()
 end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)
 if not arrival then
-  arrival = redis.call('ZSCORE', KEYS[14], buyer)
+  arrival = redis.call('ZSCORE', KEYS[13], buyer)
   if arrival then
     -- Skipped at their turn while gone, and back: in line again at their own arrival number,
     -- before everyone still in it, so the next tick admits them. They lose nothing.
-    redis.call('ZREM', KEYS[14], buyer)
+    redis.call('ZREM', KEYS[13], buyer)
     redis.call('ZADD', KEYS[1], arrival, buyer)
     -- Their admission will come after later arrivals by design: the log marks it (the
     -- report counts it apart from the line's order, admission::log).
@@ -205,7 +207,7 @@ if pending and now_ms < tonumber(ARGV[10]) then
     return refused
   end
   redis.call('HSET', KEYS[9], buyer, ARGV[11])
-  redis.call('RPUSH', KEYS[16], ARGV[11] .. ' ' .. buyer)
+  redis.call('RPUSH', KEYS[15], ARGV[11] .. ' ' .. buyer)
   redis.call('INCR', KEYS[12])
   return reply('pre_queue', 0, 0, 0, ARGV[11])
 end

@@ -12,7 +12,7 @@ use crate::{client::Network, redis::keys::Keys};
 
 /// Where `buyer` stands in the line of `event_id`, and the place to make when they have none.
 pub struct Locate<'a> {
-    /// The event whose line it is: `KEYS[1..6]` and `KEYS[8..=16]` are its keys.
+    /// The event whose line it is: `KEYS[1..6]` and `KEYS[8..=15]` are its keys.
     pub event_id: &'a str,
     /// `KEYS[7]`: the id of the join's proof of work, whose used-once mark the script sets;
     /// `None` for a call without one.
@@ -46,7 +46,7 @@ pub struct Locate<'a> {
     pub ticket: &'a str,
     /// `ARGV[12]`: the estimate's band in force (`Band::record`), kept with a new place.
     pub band: &'a str,
-    /// `KEYS[17..]`: the joiner's networks, whose joins to this line the script counts (one
+    /// `KEYS[16..]`: the joiner's networks, whose joins to this line the script counts (one
     /// counter each); none for a poll.
     pub join_networks: &'a [Network],
     /// `ARGV[13]`: the joins one network may make a window, of which each of `join_networks`
@@ -87,7 +87,6 @@ impl Locate<'_> {
             .key(keys.draw(event_id))
             .key(keys.joins(event_id))
             .key(keys.joined(event_id))
-            .key(keys.seen(event_id))
             .key(keys.away(event_id))
             .key(keys.moved(event_id))
             .key(keys.entered(event_id));

@@ -59,7 +59,10 @@ impl Scripts {
     pub fn new() -> Self {
         Self {
             rate_limit: Script::new(include_str!("rate_limit.lua")),
-            locate: Script::new(include_str!("locate.lua")),
+            locate: Script::new(concat!(
+                include_str!("joining.lua"),
+                include_str!("locate.lua")
+            )),
             admit: Script::new(concat!(
                 include_str!("joining.lua"),
                 include_str!("admit.lua")
