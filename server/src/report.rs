@@ -621,7 +621,10 @@ mod tests {
 
     #[test]
     fn a_joinings_record_names_its_model_by_id_or_has_it_written_out() {
-        assert_eq!(model_id("1700:14:#0123abcdef456789"), Some("#0123abcdef456789"));
+        assert_eq!(
+            model_id("1700:14:#0123abcdef456789"),
+            Some("#0123abcdef456789")
+        );
         assert_eq!(model_id("back:1700:14:#0123abcd"), Some("#0123abcd"));
         assert_eq!(model_id("1700:14:m:30:1000:1000:1000:0:0:600:6"), None);
         assert_eq!(model_id("1700:14:#"), None);

@@ -31,7 +31,9 @@ async fn present_until(app: &TestApp, event: &str, buyer: &str) -> Option<i64> {
         .query_async(&mut app.state.redis.clone())
         .await
         .unwrap();
-    record?.rsplit_once('@').map(|(_, until)| until.parse().unwrap())
+    record?
+        .rsplit_once('@')
+        .map(|(_, until)| until.parse().unwrap())
 }
 
 #[tokio::test]

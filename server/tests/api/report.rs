@@ -198,7 +198,10 @@ async fn the_report_counts_by_outlook_told_at_joining_the_buyers_admitted_and_wh
         .unwrap();
     let models = fields.iter().filter(|f| f.starts_with('#')).count();
     assert_eq!(fields.len() - models, 50, "a record a joining");
-    assert!((1..=3).contains(&models), "{models} models kept for 50 joins");
+    assert!(
+        (1..=3).contains(&models),
+        "{models} models kept for 50 joins"
+    );
     let mut told: HashMap<String, u64> = HashMap::new();
     for (_, body) in &joined {
         *told
