@@ -57,7 +57,7 @@ use axum::{
 use chrono::{DateTime, Utc};
 
 use crate::{
-    admission::log::Joined,
+    admission::log::Waiting,
     error::{Error, Result},
     events::state::Catalog,
     extract::EventId,
@@ -330,7 +330,7 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
     }
     let mut redis = state.redis.clone();
     let (mut cursor, mut read) = (0u64, 0usize);
-    let mut kept: HashMap<String, String> = HashMap::new();
+    let mut models: HashMap<String, String> = HashMap::new();
     loop {
         let (next, page): (u64, Vec<(String, String)>) = ::redis::cmd("HSCAN")
             .arg(state.keys.joins(event_id))
@@ -339,38 +339,38 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
             .arg(1000)
             .query_async(&mut redis)
             .await?;
-        // The models the page's records name (`#id`, kept once in the same hash, locate.lua)
-        // that no earlier page read.
-        let wanted: Vec<&str> = page
+        // The page's buyers (the hash keeps the models beside them, under `#id`) and the
+        // models they name that no earlier page read, in one HMGET.
+        let waiting: Vec<Waiting> = page
             .iter()
-            .filter_map(|(_, record)| model_id(joining_of(record)))
-            .filter(|id| !kept.contains_key(*id))
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
+            .filter(|(field, _)| !field.starts_with('#'))
+            .map(|(_, record)| Waiting::parse(record))
             .collect();
+        let mut wanted: Vec<&str> = waiting
+            .iter()
+            .filter_map(|w| w.model_id)
+            .filter(|id| !models.contains_key(*id))
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
         if !wanted.is_empty() {
             let found: Vec<Option<String>> = ::redis::cmd("HMGET")
                 .arg(state.keys.joins(event_id))
                 .arg(&wanted)
                 .query_async(&mut redis)
                 .await?;
-            for (id, model) in wanted.into_iter().zip(found) {
-                kept.insert(id.to_owned(), model.unwrap_or_default());
-            }
+            // A model gone (never, but for a hash cut short) is remembered as none, not asked
+            // again on every page.
+            models.extend(
+                wanted
+                    .into_iter()
+                    .zip(found)
+                    .map(|(id, model)| (id.to_owned(), model.unwrap_or_default())),
+            );
         }
-        for (buyer, record) in &page {
-            if buyer.starts_with('#') {
-                continue;
-            }
-            read += 1;
-            let record = joining_of(record);
-            let record = record.strip_prefix("back:").unwrap_or(record);
-            let record = match model_id(record) {
-                Some(id) => format!("{}{}", &record[..record.len() - id.len()], kept[id]),
-                None => record.to_owned(),
-            };
-            let told = Joined::parse(&record).and_then(|j| j.outlook);
-            if let Some(told) = told.and_then(|o| slot(&mut report, o.name())) {
+        read += waiting.len();
+        for told in waiting.iter().filter_map(|w| w.joined(&models)?.outlook) {
+            if let Some(told) = slot(&mut report, told.name()) {
                 told.told += 1;
             }
         }
@@ -380,24 +380,6 @@ async fn calibration(state: &Public, event_id: &str) -> Result<OutlookReport> {
         }
     }
     Ok(report)
-}
-
-/// The joining in a buyer's record in the joins hash: without its presence (`@ms`,
-/// `joining.lua`).
-fn joining_of(record: &str) -> &str {
-    match record.rsplit_once('@') {
-        Some((joining, until)) if until.bytes().all(|b| b.is_ascii_digit()) => joining,
-        _ => record,
-    }
-}
-
-/// The id of the model a joining's record names (`joined_ms:position:#id`, the model kept once
-/// under `#id` in the same hash, locate.lua); `None` for a record with its model written out.
-fn model_id(record: &str) -> Option<&str> {
-    let at = record.rfind(':')?;
-    let id = &record[at + 1..];
-    (id.len() > 1 && id.starts_with('#') && id[1..].bytes().all(|b| b.is_ascii_hexdigit()))
-        .then_some(id)
 }
 
 /// One admitted buyer's estimate at joining against their real wait.
@@ -618,22 +600,6 @@ pub struct Api;
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_joinings_record_names_its_model_by_id_or_has_it_written_out() {
-        assert_eq!(
-            model_id("1700:14:#0123abcdef456789"),
-            Some("#0123abcdef456789")
-        );
-        assert_eq!(model_id("back:1700:14:#0123abcd"), Some("#0123abcd"));
-        assert_eq!(model_id("1700:14:m:30:1000:1000:1000:0:0:600:6"), None);
-        assert_eq!(model_id("1700:14:#"), None);
-        assert_eq!(model_id("1700:14:#not-hex"), None);
-        assert_eq!(model_id(""), None);
-        assert_eq!(joining_of("1700:14:#0123abcd@1760"), "1700:14:#0123abcd");
-        assert_eq!(joining_of("back:@1760"), "back:");
-        assert_eq!(joining_of("1700:14:#0123abcd"), "1700:14:#0123abcd");
-    }
 
     fn sample(real_seconds: f64, estimate: f64, range: [f64; 2]) -> Option<Sample> {
         Some(Sample {

@@ -14,6 +14,8 @@
 //! Known limit: a Redis failover that loses the last admission numbers given would give them
 //! again; their entries then meet the rows already written and are dropped.
 
+use std::collections::HashMap;
+
 use app::{estimate::Model, wire::Outlook};
 use chrono::{DateTime, Utc};
 
@@ -73,6 +75,46 @@ impl Joined {
             range,
             outlook: model.outlook(position),
         })
+    }
+}
+
+/// A waiting buyer's record in the line's joins hash, as `joining.lua` describes it: `back:`
+/// once they came back from away, `joined_ms:position:`, the id of the model they were told
+/// (`#` and hex digits; the model is kept once under it in the same hash), and `@` with until
+/// when they are present once they were seen. A record from before the ids has its model
+/// written out, as an admission's entry has.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waiting<'a> {
+    /// `joined_ms:position:` and the model's id or record; empty when the line did not record
+    /// the joining.
+    joining: &'a str,
+    /// The id under which the joins hash keeps the model, if the record names it by one.
+    pub model_id: Option<&'a str>,
+}
+
+impl<'a> Waiting<'a> {
+    pub fn parse(record: &'a str) -> Self {
+        let record = record.strip_prefix("back:").unwrap_or(record);
+        let joining = match record.rsplit_once('@') {
+            Some((joining, until)) if until.bytes().all(|b| b.is_ascii_digit()) => joining,
+            _ => record,
+        };
+        let model_id = joining.rsplit_once(':').map(|(_, id)| id).filter(|id| {
+            id.len() > 1 && id.starts_with('#') && id[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        });
+        Self { joining, model_id }
+    }
+
+    /// The joining, its model read from `models` (id -> model) where the record names it by
+    /// its id.
+    pub fn joined(&self, models: &HashMap<String, String>) -> Option<Joined> {
+        match self.model_id {
+            Some(id) => {
+                let head = &self.joining[..self.joining.len() - id.len()];
+                Joined::parse(&format!("{head}{}", models.get(id)?))
+            }
+            None => Joined::parse(self.joining),
+        }
     }
 }
 
@@ -196,6 +238,42 @@ mod tests {
     use app::estimate::{Band, Seats};
 
     use super::*;
+
+    #[test]
+    fn a_waiting_record_names_its_model_by_id_and_reads_as_the_joining_written_out() {
+        let model = Band::exact(10).record();
+        let written_out = Joined::parse(&format!("1764000000000:95:{model}")).unwrap();
+        let models = HashMap::from([("#0123abcdef456789".to_owned(), model.clone())]);
+        for record in [
+            "1764000000000:95:#0123abcdef456789@1764000060000",
+            "back:1764000000000:95:#0123abcdef456789@1764000060000",
+            "1764000000000:95:#0123abcdef456789",
+        ] {
+            let waiting = Waiting::parse(record);
+            assert_eq!(waiting.model_id, Some("#0123abcdef456789"), "{record}");
+            let joined = waiting.joined(&models).unwrap();
+            assert_eq!(
+                (joined.at, joined.estimate, joined.range),
+                (written_out.at, written_out.estimate, written_out.range),
+                "{record}"
+            );
+        }
+        // A record from before the ids has its model in it; one never recorded, only seen,
+        // reads as no joining; a model the hash lacks gives none.
+        let before = format!("1764000000000:95:{model}@1764000060000");
+        assert_eq!(Waiting::parse(&before).model_id, None);
+        assert!(Waiting::parse(&before).joined(&HashMap::new()).is_some());
+        assert!(
+            Waiting::parse("back:@1764000060000")
+                .joined(&models)
+                .is_none()
+        );
+        let unknown = Waiting::parse("1764000000000:95:#ffff@1764000060000");
+        assert_eq!(unknown.model_id, Some("#ffff"));
+        assert!(unknown.joined(&models).is_none());
+        assert_eq!(Waiting::parse("1764000000000:95:#@1").model_id, None);
+        assert_eq!(Waiting::parse("1764000000000:95:#not-hex").model_id, None);
+    }
 
     #[test]
     fn an_entry_with_its_joining_gives_the_estimate_and_band_of_its_answer() {

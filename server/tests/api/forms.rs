@@ -172,10 +172,14 @@ async fn a_hold_of_ticked_seats_by_form_redirects_to_the_page_showing_it_and_a_d
         .nth(1)
         .and_then(|rest| rest.split("</p>").next())
         .unwrap_or_else(|| panic!("a countdown: {held}"));
-    assert!(
-        countdown.contains("Held for") && countdown.contains(":"),
-        "the time left, as m:ss: {countdown}"
-    );
+    // The time left of the hold just made (10 minutes): "Held for <strong>m:ss</strong> more".
+    let left = countdown
+        .split_once("Held for <strong>")
+        .and_then(|(_, rest)| rest.split_once("</strong> more"))
+        .and_then(|(left, _)| left.split_once(':'))
+        .and_then(|(m, s)| Some(m.parse::<u32>().ok()? * 60 + s.parse::<u32>().ok()?))
+        .unwrap_or_else(|| panic!("the time left, as m:ss: {countdown}"));
+    assert!((540..=600).contains(&left), "{left} s left: {countdown}");
 }
 
 #[tokio::test]

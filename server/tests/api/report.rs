@@ -418,6 +418,16 @@ async fn an_admission_with_the_room_off_is_logged_with_its_arrival() {
     let (entries, _) = paged_log(&app, &event, 10).await;
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0]["arrival"], at_joining["arrival"]);
+    // The entry carries the estimate the buyer was told at joining, its model written out
+    // from the one the line kept for every join told it (consume.lua).
+    assert_eq!(
+        entries[0]["estimated_wait_seconds"],
+        at_joining["estimated_wait_seconds"]
+    );
+    assert_eq!(
+        entries[0]["estimate_range_seconds"],
+        at_joining["estimate_range_seconds"]
+    );
     assert_eq!(
         entries[0]["estimated_wait_seconds"],
         at_joining["estimated_wait_seconds"]

@@ -27,8 +27,9 @@ end
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[5], ARGV[3], 'NX')
 local n = redis.call('INCR', KEYS[5])
-local joined = written_out(KEYS[3], (joining_parts(redis.call('HGET', KEYS[3], ARGV[1]) or '')))
+local joining = joining_parts(redis.call('HGET', KEYS[3], ARGV[1]) or '')
 redis.call('HDEL', KEYS[3], ARGV[1])
+local joined = written_out(KEYS[3], joining)
 if redis.call('LLEN', KEYS[4]) < tonumber(ARGV[2]) then
   redis.call('RPUSH', KEYS[4], n .. ':' .. arrival .. ':' .. now_ms .. ':' .. joined .. '|' .. ARGV[1])
 end
