@@ -404,7 +404,8 @@ pub struct Config {
     pub admission_key_dir: Option<PathBuf>,
 
     /// The kid that signs new admission tokens. Unset: the newest key that every instance has
-    /// published for `admission_key_publish_seconds` (see the README's key rotation).
+    /// published for `admission_key_publish_seconds` (see docs/production.md, "Rotating the
+    /// admission key").
     #[arg(long, global = true, env = "ANTEROOM_ADMISSION_SIGNING_KID")]
     pub admission_signing_kid: Option<String>,
 

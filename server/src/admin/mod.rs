@@ -57,7 +57,7 @@ where
     }
 }
 
-/// Every admin route (the README's table lists them).
+/// Every admin route (the table in docs/operating.md, "Operators", lists them).
 pub fn routes() -> Vec<AdminRoute> {
     use Method as M;
     use Permission as P;

@@ -249,7 +249,7 @@ async fn person_of(
 #[openapi(paths(start, callback))]
 pub struct Api;
 
-/// The operators' pages are in English (README, "Languages"): the sign-in's pages too.
+/// The operators' pages are in English (docs/operating.md, "Languages"): the sign-in's pages too.
 fn operators_words() -> app::lang::Words {
     app::lang::Words::of(app::lang::Lang::En)
 }

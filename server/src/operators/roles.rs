@@ -79,7 +79,7 @@ impl Permission {
         }
     }
 
-    /// The README's word for it.
+    /// The docs' word for it (docs/operating.md, "Operators").
     pub fn as_str(self) -> &'static str {
         match self {
             Permission::SignedIn => "signed in",

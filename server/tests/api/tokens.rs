@@ -345,7 +345,7 @@ async fn sighup_makes_a_running_server_read_its_key_folder_again() {
     let process = testkit::procs::Instance::serve(env!("CARGO_BIN_EXE_anteroom"), &config).await;
     let before = jwks_kids(&process.base).await;
     assert_eq!(before.len(), 1);
-    // Made as the README's rotation says.
+    // Made as docs/production.md's rotation says.
     let made = config.data_dir.join("zz-added.key");
     let openssl = std::process::Command::new("openssl")
         .args(["genpkey", "-algorithm", "ed25519", "-out"])
