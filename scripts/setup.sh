@@ -19,6 +19,62 @@ need() { command -v "$1" >/dev/null 2>&1 || { echo "missing: $1 ($2)" >&2; exit 
 
 need cargo "install Rust with rustup: https://rustup.rs"
 need npm "install Node.js 20 or later"
+need python3 "apt-get install python3 python3-pip"
+
+if [ -z "${ANTEROOM_SETUP_QUIET:-}" ]; then
+  echo "setup: for Debian and Ubuntu (apt-get). What is missing is installed, once: with root (or"
+  echo "  sudo) Debian's zopfli$([ "${1:-}" = "--browser" ] && echo ", chromium, fonts-ipafont-gothic, nginx-light, prometheus"); as you: rustup's"
+  echo "  wasm32 target, cargo-leptos and wasm-bindgen-cli (~/.cargo/bin), npm packages (end2end/),"
+  echo "  PyJWT and cryptography (pip --user)$([ "${1:-}" = "--browser" ] && echo ", Schemathesis (target/schemathesis-venv)")."
+fi
+
+# First what no script can install for you: Redis and Postgres, reachable with the configured
+# URLs (started here if installed but down), and a Postgres that lets the configured role in.
+# Checked before the builds, which take half an hour on a new machine.
+if [ -z "${ANTEROOM_REDIS_CLUSTER_NODES:-}" ] && ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  need redis-server "apt-get install redis-server"
+  say "starting Redis"
+  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
+  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  for _ in $(seq 50); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.1; done
+fi
+
+if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
+  need pg_ctlcluster "apt-get install postgresql"
+  say "starting PostgreSQL"
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+  for _ in $(seq 50); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 0.2; done
+fi
+
+# The configured Redis (REDIS_URL) answers.
+redis_url="${REDIS_URL:-redis://127.0.0.1:6379}"
+if [ -z "${ANTEROOM_REDIS_CLUSTER_NODES:-}" ] \
+  && [ "$(redis-cli -u "$redis_url" ping 2>&1)" != PONG ]; then
+  echo "setup: Redis does not answer at REDIS_URL=$redis_url: start it (apt-get install" >&2
+  echo "  redis-server), or set REDIS_URL to one that runs (redis://[:password@]host:port)" >&2
+  exit 1
+fi
+
+# The configured Postgres (DATABASE_URL) lets its role in; the server creates the database
+# itself, so the check connects to the role's `postgres` database.
+db_url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/anteroom}"
+need psql "apt-get install postgresql-client"
+db_query=""; case "$db_url" in *\?*) db_query="?${db_url#*\?}" ;; esac
+db_admin="${db_url%%\?*}"; db_admin="${db_admin%/*}/postgres${db_query}"
+if ! db_error="$(PGCONNECT_TIMEOUT=5 psql "$db_admin" -Atqc 'select 1' 2>&1 </dev/null)"; then
+  cat >&2 <<MSG
+setup: Postgres refused DATABASE_URL=$db_url:
+  ${db_error}
+Anteroom connects with DATABASE_URL (default postgres://postgres@127.0.0.1:5432/anteroom), as a
+role that may create its database. Either put a role's password in it
+  (export DATABASE_URL=postgres://USER:PASSWORD@127.0.0.1:5432/anteroom),
+or create such a role
+  sudo -u postgres psql -c "create role $(id -un) login createdb password 'choose-one'"
+or let local connections in without a password ('trust' for 127.0.0.1/32 in pg_hba.conf).
+MSG
+  exit 1
+fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
@@ -27,8 +83,11 @@ fi
 
 LEPTOS_VERSION=0.3.10
 if ! cargo leptos --version 2>/dev/null | grep -q " $LEPTOS_VERSION"; then
-  say "installing cargo-leptos $LEPTOS_VERSION (about 17 minutes on 2 cores, once)"
-  cargo install cargo-leptos --version "$LEPTOS_VERSION" --locked
+  say "installing cargo-leptos $LEPTOS_VERSION (about 9 minutes on 2 cores, once)"
+  # Its own release profile asks for fat LTO in one codegen unit: a quarter of an hour on 2
+  # cores for a tool that runs a few seconds a build. Thin local LTO in 16 units instead.
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install cargo-leptos --version "$LEPTOS_VERSION" --locked
 fi
 
 # cargo-leptos runs whichever wasm-bindgen is on PATH; it must match the crate exactly.
@@ -36,7 +95,8 @@ WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/"/, "", $3); print 
 if ! wasm-bindgen --version 2>/dev/null | grep -q " $WB_VERSION"; then
   say "installing wasm-bindgen-cli $WB_VERSION (about 5 minutes, once)"
   # Not --locked: its lockfile names a crate version the registry lacks.
-  cargo install wasm-bindgen-cli --version "$WB_VERSION"
+  CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+    cargo install wasm-bindgen-cli --version "$WB_VERSION"
 fi
 
 if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/playwright-core ] \
@@ -90,20 +150,4 @@ fi
 if ! command -v zopfli >/dev/null 2>&1; then
   say "installing Debian's zopfli"
   apt_install zopfli
-fi
-
-if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
-  need redis-server "apt-get install redis-server"
-  say "starting Redis"
-  mkdir -p /var/lib/redis /var/log/redis 2>/dev/null || true
-  redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no \
-    --dir /var/lib/redis --logfile /var/log/redis/ci.log
-  for _ in $(seq 50); do redis-cli ping >/dev/null 2>&1 && break; sleep 0.1; done
-fi
-
-if ! pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then
-  need pg_ctlcluster "apt-get install postgresql"
-  say "starting PostgreSQL"
-  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
-  for _ in $(seq 50); do pg_isready -h 127.0.0.1 -p 5432 -q && break; sleep 0.2; done
 fi

@@ -25,6 +25,8 @@ cargo run -q -p loadtest --bin onsale -- --buyers 300 --seats 100 --admit-rate 1
   --prequeue-seconds 5 --compress 60 --max-seconds 30 --bind-tokens --check
 step "release build (server + hydrated WASM)"
 scripts/build-site.sh
+step "the newcomer's path: make run as a new user runs it (a fresh data folder, database, Redis prefix and port), the demo's page 200 and the API key it printed reads the demo's stats"
+scripts/newcomer.sh
 step "Schemathesis against the release server: every operation of GET /api/openapi.json with generated, fuzzed and linked inputs; no 5xx, every status documented, every body its schema"
 scripts/schemathesis.sh
 step "end-to-end tests in Chromium"

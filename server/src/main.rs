@@ -60,7 +60,10 @@ async fn run(cli: Cli) -> Result<(), BoxError> {
             println!("migrations applied");
         }
         Command::Demo => {
-            let created = startup::demo(&config).await?;
+            let startup::Demo { secrets, created } = startup::demo(&config).await?;
+            for line in secrets {
+                println!("{line}");
+            }
             if created.is_empty() {
                 println!("the demo events exist already");
             }

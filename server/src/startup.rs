@@ -585,9 +585,19 @@ pub async fn migrate(config: &Config) -> Result<(), BoxError> {
     Ok(())
 }
 
-/// `anteroom demo`: migrate, then create each demo event unless it exists (the night, and the
-/// opening a few minutes from now): the events created now.
-pub async fn demo(config: &Config) -> Result<Vec<Event>, BoxError> {
+/// What `anteroom demo` did: the secrets it wrote or found, and the events it created.
+pub struct Demo {
+    pub secrets: Vec<String>,
+    pub created: Vec<Event>,
+}
+
+/// `anteroom demo`: keep the secrets every instance and command shares in the data folder
+/// (as `anteroom secrets` does, once: the demo's machine is one a newcomer just set up, so the
+/// commands after it, `operators add`, `keys add`, `serve` with or without `--dev`, all read
+/// the same ones), migrate, then create each demo event unless it exists (the night, and the
+/// opening a few minutes from now).
+pub async fn demo(config: &Config) -> Result<Demo, BoxError> {
+    let secrets = write_secrets(config)?;
     // The demo's opening commits to a draw whose secret the serving instances must make again.
     let session_secret = session_secret(config)?;
     let key = opening::SecretKey::derive(session_secret.expose().as_bytes());
@@ -603,7 +613,7 @@ pub async fn demo(config: &Config) -> Result<Vec<Event>, BoxError> {
     ] {
         created.extend(events::create(&db, id, &event, &key).await?);
     }
-    Ok(created)
+    Ok(Demo { secrets, created })
 }
 
 /// Resolves on SIGINT or SIGTERM.

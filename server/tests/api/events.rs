@@ -176,14 +176,47 @@ async fn a_body_over_one_mebibyte_is_413_and_changes_nothing() {
     assert_eq!(app.count("select count(*) from event").await, 0);
 }
 
+/// A newcomer's machine (issue 62): no secret configured, a data folder that does not exist
+/// yet, no `--dev`. `anteroom demo` keeps the secrets there, so the commands `make run` calls
+/// after it (`operators add`, `keys add`, outside `--dev`) find the same session secret.
+#[tokio::test]
+async fn the_demo_keeps_the_secrets_the_commands_after_it_read() {
+    let app = spawn_app().await;
+    let mut config = app.state.config.clone();
+    config.session_secret = None;
+    config.dev = false;
+    // Inside the test's own data folder, which the test's scratch removes.
+    config.data_dir = config.data_dir.join("newcomer");
+    let before = anteroom::startup::cli_context(&config).await;
+    let refused = before.err().expect("no secret yet: refused").to_string();
+    assert!(refused.contains("no session_secret"), "{refused}");
+    let demo = anteroom::startup::demo(&config).await.unwrap();
+    assert!(
+        demo.secrets.iter().any(|l| l.starts_with("session_secret: written")),
+        "{:?}",
+        demo.secrets
+    );
+    let secret = std::fs::read_to_string(config.data_dir.join("session_secret")).unwrap();
+    assert!(secret.trim().len() >= 32);
+    anteroom::startup::cli_context(&config)
+        .await
+        .expect("the operators' and keys' commands find the demo's secret");
+    // A second demo keeps what is there.
+    let again = anteroom::startup::demo(&config).await.unwrap();
+    assert!(again.secrets.iter().any(|l| l.contains("kept in")), "{:?}", again.secrets);
+    let kept = std::fs::read_to_string(config.data_dir.join("session_secret")).unwrap();
+    assert_eq!(kept, secret);
+}
+
 #[tokio::test]
 async fn the_demo_command_creates_the_demo_event_once() {
     let app = spawn_app().await;
     let config = app.state.config.clone();
-    let created = anteroom::startup::demo(&config).await.unwrap();
+    let created = anteroom::startup::demo(&config).await.unwrap().created;
     let ids: Vec<&str> = created.iter().map(|e| e.id.as_str()).collect();
     assert_eq!(ids, ["demo", "demo-opening"]);
-    assert!(anteroom::startup::demo(&config).await.unwrap().is_empty());
+    let again = anteroom::startup::demo(&config).await.unwrap();
+    assert!(again.created.is_empty());
     // The opening's sale is minutes away, its pre-queue before it: a newcomer sees both.
     let opening = &created[1].room;
     let opens_in = opening.opens_at.unwrap() - chrono::Utc::now();
