@@ -251,6 +251,16 @@ impl Seats {
         Range::blend(self.history.seats_per_hold_milli, own, SEATS_PER_HOLD_PRIOR).within(1.0, top)
     }
 
+    /// The seats a buyer on the seat map is counted to take while admissions wait for seats,
+    /// in thousandths: what this night's holds took on average, or `prior_milli` before its
+    /// first hold. What holds the line back is measured: never the estimate's priors.
+    pub fn taken_by_a_shopper_milli(&self, prior_milli: u64) -> u64 {
+        if self.holds == 0 {
+            return prior_milli.max(1);
+        }
+        ((self.hold_seats * 1000 + self.holds / 2) / self.holds).max(1)
+    }
+
     /// The share of held seats that come back (their hold lapsed or was released) rather
     /// than sell: measured over the seats whose hold has ended, the earlier nights' (or a
     /// prior) before any ended.

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createPrivateKey, sign } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,7 @@ before(async () => {
   const conf = readFileSync(CONF, 'utf8')
     .replaceAll('{{DIR}}', dir)
     .replaceAll('{{LISTEN}}', `127.0.0.1:${sitePort}`)
+    .replaceAll('{{HOST}}', '127.0.0.1')
     .replaceAll('{{ANTEROOM}}', BASE.replace('http://', ''))
     .replaceAll('{{ORIGIN}}', `127.0.0.1:${originPort}`);
   writeFileSync(join(dir, 'nginx.conf'), conf);
@@ -83,6 +85,23 @@ async function gatedEvent(name, room = {}) {
 /** GET `path` on the site as a client without a browser, redirects not followed. */
 function site(path, cookie) {
   return fetch(`${SITE}${path}`, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+}
+
+/**
+ * A request to the site through nginx with `path` and `host` exactly as written (fetch would
+ * resolve dot segments): its status and location.
+ */
+function raw(path, host, cookie) {
+  const { port } = new URL(SITE);
+  const headers = { host, ...(cookie ? { cookie } : {}) };
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode, location: res.headers.location }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** A buyer of the JSON API (through nginx) admitted to `event`: session, admitted answer. */
@@ -175,6 +194,31 @@ test('Chromium is sent from the site to the room, waits, and is handed back to t
   } finally {
     await browser.close();
   }
+});
+
+test('every spelling of a protected path is sent to the room, and an unknown host is refused', async () => {
+  const event = await gatedEvent('Spelling night');
+  const { port } = new URL(SITE);
+  const { answer } = await apiBuyer(event);
+  const own = `anteroom_admission_${event}=${answer.admission_token}`;
+  for (const [host, path] of [
+    [`127.0.0.1:${port}`, '/shop/x'],
+    [`127.0.0.1.:${port}`, '/shop/x'],
+    [`127.0.0.1:${port}`, '/%73hop/x'],
+    [`127.0.0.1:${port}`, '//shop/x'],
+    [`127.0.0.1:${port}`, '/x/../shop/x'],
+    [`127.0.0.1:${port}`, '/shop/./x'],
+  ]) {
+    const refused = await raw(path, host);
+    assert.equal(refused.status, 302, `${host} ${path}: to the room, not the site`);
+    assert.match(refused.location ?? '', /\/events\/[^/?]+\?return=/, `${host} ${path}`);
+    const passed = await raw(path, host, own);
+    assert.equal(passed.status, 200, `${host} ${path} with the admission`);
+  }
+  // A path that does not normalise cleanly is refused even with the admission.
+  assert.equal((await raw('/shop/a%2Fb', `127.0.0.1:${port}`, own)).status, 302);
+  // A host the gate's nginx does not serve reaches neither the site nor the room.
+  assert.equal((await raw('/shop/x', `shop.evil.test:${port}`, own)).status, 421);
 });
 
 test('a hand-over admits once, through the gate or redeemed by the site', async () => {

@@ -27,7 +27,8 @@ use testkit::procs::free_port;
 
 use super::{admitted_buyers, bench_event, start};
 
-/// The gate's nginx configuration, with `{{DIR}}`, `{{LISTEN}}`, `{{ANTEROOM}}`, `{{ORIGIN}}`.
+/// The gate's nginx configuration, with `{{DIR}}`, `{{LISTEN}}`, `{{HOST}}`, `{{ANTEROOM}}`,
+/// `{{ORIGIN}}`.
 const GATE_CONF: &str = include_str!("../../ops/nginx/gate.conf");
 
 /// The baseline: the gate's nginx settings, its origin upstream and its site location, without
@@ -197,6 +198,7 @@ async fn start_nginx(
         )
         .replace("{{DIR}}", &dir.to_string_lossy())
         .replace("{{LISTEN}}", &listen)
+        .replace("{{HOST}}", "127.0.0.1")
         .replace("{{ANTEROOM}}", anteroom)
         .replace("{{ORIGIN}}", origin);
     // Outside comments (whose header names the placeholders).

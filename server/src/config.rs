@@ -6,7 +6,7 @@ use std::{fmt, net::SocketAddr, path::PathBuf, str::FromStr};
 
 use clap::{Args, FromArgMatches, Parser, Subcommand};
 
-use crate::net::{Cidr, ForwardedHeader};
+use crate::net::{Cidr, ForwardedHeader, GateProxy};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -349,6 +349,19 @@ pub struct Config {
     )]
     pub forwarded_header: ForwardedHeader,
 
+    /// The reverse proxy that asks the gate (`GET /api/gate/check`), and so the header of the
+    /// original URI read as its: `nginx` (`X-Original-URI`, as ops/nginx/gate.conf sets it) or
+    /// `traefik` (forwardAuth's `X-Forwarded-Uri`). The other one is never read: a client may
+    /// send it, and the proxy passes it on.
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_GATE_PROXY",
+        value_enum,
+        default_value = "nginx"
+    )]
+    pub gate_proxy: GateProxy,
+
     /// Joins one network (an IPv4 /24 or an IPv6 /64) may make to one event's line per minute,
     /// across instances (counted inside the join's locate script).
     #[arg(
@@ -439,10 +452,18 @@ pub struct Config {
     pub away_after_seconds: u32,
 
     /// An admitted buyer who has not opened the seat map within this many seconds no longer
-    /// counts as shopping (the automatic rate gives their slot to the next buyer).
-    #[arg(long, global = true, env = "ANTEROOM_SEATMAP_DEADLINE_SECONDS", default_value_t = 120,
+    /// counts as shopping (the automatic rate gives their slot to the next buyer; the page
+    /// opens the map by itself). Only a buyer who opened it holds admissions back.
+    #[arg(long, global = true, env = "ANTEROOM_SEATMAP_DEADLINE_SECONDS", default_value_t = 15,
           value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub seatmap_deadline_seconds: u32,
+
+    /// A buyer who opened the seat map is on it for this many seconds after each reading (or
+    /// until they hold or their admission ends): while seats are short, the buyers on the map
+    /// hold admissions back, and only they.
+    #[arg(long, global = true, env = "ANTEROOM_SEATMAP_WINDOW_SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub seatmap_window_seconds: u32,
 
     /// A night is kept by itself (closed, like turning the room off) once the line has been
     /// empty, with no admission, hold or checkout, for this many seconds.
@@ -906,6 +927,37 @@ fn parse_days(text: &str) -> std::result::Result<u32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every setting the server reads from the environment is in `.env.example` (set or
+    /// commented out) and in `docs/configuration.md` (in backticks): issue 62.
+    #[test]
+    fn every_setting_is_in_the_example_and_the_configuration_document() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let example = std::fs::read_to_string(root.join(".env.example")).unwrap();
+        let document = std::fs::read_to_string(root.join("docs/configuration.md")).unwrap();
+        let settings = Config::augment_args(clap::Command::new("anteroom"));
+        let fake = FakeSettings::augment_args(clap::Command::new("fake-payments"));
+        let names: Vec<String> = (settings.get_arguments())
+            .chain(fake.get_arguments())
+            .filter_map(|arg| arg.get_env())
+            .map(|env| env.to_string_lossy().into_owned())
+            .collect();
+        assert!(names.len() > 70, "{names:?}");
+        let missing: Vec<&String> = names
+            .iter()
+            .filter(|name| {
+                let set = example.lines().any(|line| {
+                    let line = line.trim_start_matches(['#', ' ']);
+                    line.starts_with(&format!("{name}="))
+                });
+                !set || !document.contains(&format!("`{name}`"))
+            })
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "not in .env.example or docs/configuration.md: {missing:?}"
+        );
+    }
 
     #[test]
     fn secrets_never_print_their_value() {

@@ -293,7 +293,7 @@ async fn hold_form(
         Ok(read) => read,
         Err(refusal) => return *refusal,
     };
-    let buyer_id = buyer.id.clone();
+    let who = buyer.clone();
     let path = format!("/events/{event_id}/hold");
     let request = (&axum::http::Method::POST, path.as_str());
     let admitted = match AdmittedBuyer::check(&state, buyer, event_id.clone(), request, &headers)
@@ -306,7 +306,7 @@ async fn hold_form(
             // Why, by the line: still waiting (their turn has not come), admitted (the form
             // came without the admission), or not in it (their turn ran out; the page joins
             // them again).
-            let status = queue::poll(&state, &buyer_id, &event_id, &headers)
+            let status = queue::poll(&state, &who, &event_id, &headers)
                 .await
                 .map(|answer| answer.status);
             let note = match status {
@@ -454,7 +454,7 @@ async fn claim_form(
     };
     let answer = match state.rooms.get(&state.db, &event_id).await {
         Ok(room) if room.bind_tokens => return see_other(&page, Some((Note::NeedsDevice, None))),
-        Ok(_) => moving::claim_counted(&state, &buyer.id, &client, &event_id, code, &headers).await,
+        Ok(_) => moving::claim_counted(&state, &buyer, &client, &event_id, code, &headers).await,
         Err(e) => Err(e),
     };
     match answer {

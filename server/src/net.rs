@@ -92,6 +92,26 @@ pub enum ForwardedHeader {
     Forwarded,
 }
 
+/// The reverse proxy in front of a ticketer's site that asks the gate, by the header it
+/// names the original request's URI in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GateProxy {
+    /// nginx `auth_request`: `X-Original-URI`.
+    Nginx,
+    /// Traefik `forwardAuth`: `X-Forwarded-Uri`.
+    Traefik,
+}
+
+impl GateProxy {
+    /// The header this proxy names the original URI in.
+    pub fn uri_header(self) -> &'static str {
+        match self {
+            Self::Nginx => "x-original-uri",
+            Self::Traefik => "x-forwarded-uri",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -120,7 +120,7 @@ impl PageBackend {
         // The page's own join brings no proof of work: where the room asks one, the page
         // answers `proof_required` and the browser makes it.
         // Where the buyer stands, without joining yet (one round trip to Redis, as a join).
-        let mut found = queue::poll(state, buyer, event_id, headers).await;
+        let mut found = queue::poll(state, &who, event_id, headers).await;
         // A buyer who holds seats, or bought them, comes back to them on a reload, whatever
         // their admission says by now. Only a returning browser that is not waiting can have
         // any: the buyers in line (the many, refreshing) cost Postgres nothing here.
@@ -170,9 +170,7 @@ impl PageBackend {
             Err(Error::NotInQueue) if look_only || bound => {
                 // A sale for accounts this session is not: the page says how to get in (sign
                 // in), not "getting your place".
-                if event.room.enabled {
-                    eligible::check(&state.base, &event.room, &who, event_id).await?;
-                }
+                eligible::check(&state.base, &event.room, &who, event_id).await?;
                 let now = chrono::Utc::now();
                 let closed = event.room.prequeue_opens_at.is_some_and(|at| at > now);
                 let bits = event.room.join_pow_bits;

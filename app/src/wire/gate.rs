@@ -105,9 +105,111 @@ pub fn target_origin(url: &str) -> Option<String> {
     (allowed && !host.is_empty()).then(|| format!("{scheme}://{authority}"))
 }
 
-/// The host (with its port) of a target URL that [`target_origin`] accepts.
+/// The host (with its port unless a default one) of a target URL that [`target_origin`]
+/// accepts, as [`canonical_host`] spells it.
 pub fn target_host(url: &str) -> Option<String> {
-    target_origin(url).and_then(|o| o.split_once("://").map(|(_, host)| host.to_owned()))
+    target_origin(url).and_then(|o| {
+        o.split_once("://")
+            .and_then(|(_, host)| canonical_host(host))
+    })
+}
+
+/// One spelling of a host (with its port) for every one a proxy routes alike: lower case,
+/// without the root's trailing dot, without a default port (`:80`, `:443`: on either scheme,
+/// so that more spellings meet a room rather than fewer). `None` for what is no host: empty,
+/// blanks, a user part, a bad port, characters no host name has.
+pub fn canonical_host(host: &str) -> Option<String> {
+    let host = host.trim().to_ascii_lowercase();
+    let (name, port) = match host.rsplit_once(':') {
+        // An IPv6 literal's colons are inside its brackets.
+        Some((name, port)) if !port.contains(']') => (name, Some(port)),
+        _ => (host.as_str(), None),
+    };
+    let name = name.strip_suffix('.').unwrap_or(name);
+    let named = if let Some(inner) = name.strip_prefix('[') {
+        inner.strip_suffix(']').is_some_and(|ip| {
+            !ip.is_empty()
+                && ip
+                    .chars()
+                    .all(|c| c.is_ascii_hexdigit() || c == ':' || c == '.')
+        })
+    } else {
+        !name.is_empty()
+            && name.len() <= 253
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+            && !name.contains("..")
+    };
+    let port = match port {
+        None | Some("80" | "443") => None,
+        Some(p) => Some(p.parse::<u16>().ok().filter(|p| *p > 0)?),
+    };
+    named.then(|| match port {
+        Some(port) => format!("{name}:{port}"),
+        None => name.to_owned(),
+    })
+}
+
+/// One spelling of a request's path for every one an origin may serve alike (RFC 3986): the
+/// unreserved characters percent-decoded (`%63` is `c`), other escapes kept in upper case,
+/// empty segments merged (`//`), dot segments resolved (`/x/../`). `None` for a path that
+/// does not normalise cleanly, which the gate refuses: not absolute, a bad escape, an escaped
+/// slash, backslash or NUL (origins disagree on them), a `..` above the root, a blank or
+/// control character, or longer than [`MAX_URL_LEN`].
+pub fn canonical_path(path: &str) -> Option<String> {
+    if !path.starts_with('/') || path.len() > MAX_URL_LEN {
+        return None;
+    }
+    let mut segments: Vec<String> = Vec::new();
+    // Whether the path names a folder: it ends with `/` or with a dot segment.
+    let mut folder = false;
+    for raw in path[1..].split('/') {
+        let segment = decode_unreserved(raw)?;
+        folder = matches!(segment.as_str(), "" | "." | "..");
+        match segment.as_str() {
+            "" | "." => {}
+            ".." => {
+                segments.pop()?;
+            }
+            _ => segments.push(segment),
+        }
+    }
+    let mut canonical = format!("/{}", segments.join("/"));
+    if folder && !segments.is_empty() {
+        canonical.push('/');
+    }
+    Some(canonical)
+}
+
+/// `segment` with its unreserved escapes decoded and the rest kept (upper case); `None` for a
+/// bad escape, an escaped `/`, `\` or NUL, or a character no path carries as it is.
+fn decode_unreserved(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    let mut out = String::with_capacity(segment.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'%' {
+            let hex = segment.get(i + 1..i + 3)?;
+            let value = u8::from_str_radix(hex, 16).ok()?;
+            if value.is_ascii_alphanumeric() || matches!(value, b'-' | b'.' | b'_' | b'~') {
+                out.push(char::from(value));
+            } else if matches!(value, b'/' | b'\\' | 0) {
+                return None;
+            } else {
+                out.push('%');
+                out.push_str(&hex.to_ascii_uppercase());
+            }
+            i += 3;
+        } else if b.is_ascii_graphic() && b != b'\\' {
+            out.push(char::from(b));
+            i += 1;
+        } else {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// `path` if it may be a return address on the target's origin.
@@ -173,6 +275,12 @@ impl Gate {
                     "each protect prefix is a path of at most 200 characters starting with one /, without ? or #",
                 ));
             }
+            // The gate matches normalised paths: a prefix spelled otherwise would match none.
+            if canonical_path(prefix).as_deref() != Some(prefix.as_str()) {
+                return Err(unprocessable(
+                    "each protect prefix is written as the gate compares paths: no //, no . or .. segment, no escaped letter or digit (%63 is c), no escaped / or \\",
+                ));
+            }
         }
         if !self.protect.is_empty() && self.target_url.is_none() {
             return Err(unprocessable(
@@ -202,6 +310,101 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hosts_are_spelled_one_way() {
+        for spelling in [
+            "shop.test",
+            "SHOP.test",
+            "shop.test.",
+            "shop.test:443",
+            "shop.test.:80",
+            " shop.test ",
+        ] {
+            assert_eq!(
+                canonical_host(spelling).as_deref(),
+                Some("shop.test"),
+                "{spelling}"
+            );
+        }
+        assert_eq!(
+            canonical_host("shop.test:8443").as_deref(),
+            Some("shop.test:8443")
+        );
+        assert_eq!(canonical_host("[::1]:443").as_deref(), Some("[::1]"));
+        assert_eq!(canonical_host("[::1]:9").as_deref(), Some("[::1]:9"));
+        for bad in [
+            "",
+            ":443",
+            "user@shop.test",
+            "shop.test:0",
+            "shop.test:x",
+            "shop..test",
+            "sh op",
+            "[]",
+        ] {
+            assert_eq!(canonical_host(bad), None, "{bad}");
+        }
+        assert_eq!(
+            target_host("https://Shop.Test.:443/checkout").as_deref(),
+            Some("shop.test")
+        );
+    }
+
+    #[test]
+    fn paths_are_spelled_one_way_or_refused() {
+        for (spelling, canonical) in [
+            ("/checkout/pay", "/checkout/pay"),
+            ("/%63heckout/pay", "/checkout/pay"),
+            ("/%2Fcheckout", ""),
+            ("//checkout/pay", "/checkout/pay"),
+            ("/checkout//pay", "/checkout/pay"),
+            ("/x/../checkout/pay", "/checkout/pay"),
+            ("/x/%2e%2E/checkout/pay", "/checkout/pay"),
+            ("/./checkout/./pay", "/checkout/pay"),
+            ("/checkout/.", "/checkout/"),
+            ("/checkout/x/..", "/checkout/"),
+            ("/shop/", "/shop/"),
+            ("/", "/"),
+            ("/a%20b/%7e%41", "/a%20b/~A"),
+            ("/a%3fb", "/a%3Fb"),
+        ] {
+            let expected = (!canonical.is_empty()).then(|| canonical.to_owned());
+            assert_eq!(canonical_path(spelling), expected, "{spelling}");
+        }
+        for bad in [
+            "",
+            "checkout",
+            "http://shop.test/checkout",
+            "/..",
+            "/x/../..",
+            "/%2e%2e/x",
+            "/a%5Cb",
+            "/a%00",
+            "/a\\b",
+            "/a%zz",
+            "/a%4",
+            "/a b",
+            "/a\tb",
+            "/caf\u{e9}",
+        ] {
+            assert_eq!(canonical_path(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_protect_prefix_is_written_as_the_gate_compares() {
+        let gate = |prefix: &str| Gate {
+            target_url: Some("https://shop.test/".into()),
+            protect: vec![prefix.into()],
+            origin_probe_url: None,
+        };
+        assert!(gate("/checkout").validate().is_ok());
+        assert!(gate("/shop/").validate().is_ok());
+        for bad in ["/%63heckout", "/a//b", "/a/./b", "/a/../b", "/a%2Fb"] {
+            assert!(gate(bad).validate().is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn targets_are_https_or_loopback_http_and_their_origin_is_lower_case() {

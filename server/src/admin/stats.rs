@@ -28,8 +28,39 @@ type Snapshot = (
     Option<u64>,
     Option<String>,
     HashMap<String, String>,
+    [Option<u64>; 2],
     Vec<[Option<u64>; 5]>,
 );
+
+/// The rate's `reason`, and when admissions wait for seats, why (issue 64): no seat free while
+/// some are held (they come back as their holds end), or the last tick's admissions held back
+/// for the buyers on the seat map (`[on_map, held_back]`, as admit.lua left them beside the
+/// seats). Only while buyers wait.
+fn with_seats(
+    reason: String,
+    waiting: u64,
+    (free, held): (i64, i64),
+    tick: [Option<u64>; 2],
+) -> String {
+    let [on_map, held_back] = tick.map(Option::unwrap_or_default);
+    let seats = if waiting == 0 {
+        return reason;
+    } else if free == 0 && held > 0 {
+        format!("admissions wait for seats: none is free, {held} held come back as their holds end")
+    } else if held_back > 0 {
+        format!(
+            "admissions wait for seats: {free} free, taken by the {on_map} buyers on the seat map \
+             ({held_back} fewer admitted at the last tick)"
+        )
+    } else {
+        return reason;
+    };
+    if reason.is_empty() {
+        seats
+    } else {
+        format!("{reason}; {seats}")
+    }
+}
 
 #[utoipa::path(
     get,
@@ -56,15 +87,16 @@ pub async fn stats(
     pipe.zcard(keys.queue(&event_id))
         .get(keys.admitted_total(&event_id))
         .get(keys.ticker(&event_id))
-        .hgetall(keys.rate(&event_id));
+        .hgetall(keys.rate(&event_id))
+        .hget(keys.inventory(&event_id), &["on_map", "held_back"]);
     for t in first..=now {
         Counters::at(keys, &event_id, t).read_series(&mut pipe);
     }
     let mut redis = state.redis.clone();
-    let (queue_length, admitted_total, ticker_holder, record, points): Snapshot = {
+    let (queue_length, admitted_total, ticker_holder, record, held, points): Snapshot = {
         let mut reply: Vec<redis::Value> = pipe.query_async(&mut redis).await?;
         let points = reply
-            .split_off(4)
+            .split_off(5)
             .into_iter()
             .map(|v| redis::from_redis_value(&v))
             .collect::<redis::RedisResult<Vec<[Option<u64>; 5]>>>()?;
@@ -72,7 +104,15 @@ pub async fn stats(
         let admitted_total = redis::from_redis_value(&reply[1])?;
         let ticker_holder = redis::from_redis_value(&reply[2])?;
         let record = redis::from_redis_value(&reply[3])?;
-        (queue_length, admitted_total, ticker_holder, record, points)
+        let held = redis::from_redis_value(&reply[4])?;
+        (
+            queue_length,
+            admitted_total,
+            ticker_holder,
+            record,
+            held,
+            points,
+        )
     };
     let seats: Vec<(String, i64)> =
         sqlx::query_as("select status, count(*) from seat where event_id = $1 group by status")
@@ -136,7 +176,12 @@ pub async fn stats(
     Ok(Json(Stats {
         device_refusals: DeviceRefusals { no_key, no_script },
         admit_rate_per_second: in_force.rate,
-        rate_reason: in_force.reason,
+        rate_reason: with_seats(
+            in_force.reason,
+            queue_length,
+            (seat_count("available"), seat_count("held")),
+            held,
+        ),
         rate,
         queue_length,
         admitted_total: admitted_before.max(0) as u64 + admitted_total.unwrap_or(0),
@@ -155,3 +200,29 @@ pub async fn stats(
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(stats))]
 pub struct Api;
+
+#[cfg(test)]
+mod tests {
+    use super::with_seats;
+
+    #[test]
+    fn the_reason_says_when_admissions_wait_for_seats() {
+        let set = || "set by the operator".to_owned();
+        assert_eq!(with_seats(set(), 10, (5, 0), [Some(2), Some(0)]), set());
+        assert_eq!(
+            with_seats(set(), 0, (0, 4), [None, None]),
+            set(),
+            "nobody waits"
+        );
+        assert_eq!(
+            with_seats(set(), 10, (0, 4), [None, None]),
+            "set by the operator; admissions wait for seats: none is free, 4 held come back as \
+             their holds end"
+        );
+        assert_eq!(
+            with_seats(set(), 10, (3, 5), [Some(3), Some(7)]),
+            "set by the operator; admissions wait for seats: 3 free, taken by the 3 buyers on the \
+             seat map (7 fewer admitted at the last tick)"
+        );
+    }
+}

@@ -14,12 +14,12 @@
 //! Invariant: the rate in force is always within the room's bounds while `auto_rate` is on,
 //! and exactly the operator's N while it is off (the automatic proposal is then only shown).
 //!
-//! The free seats bound the admissions too: a tick admits no more buyers than the free seats
-//! serve (`app::estimate::Model::free_seat_places`: the seats a hold takes times the share of
-//! admitted buyers who hold, as measured so far) less the admitted buyers still shopping, so
-//! nobody is admitted to seats already spoken for; the seats that come back admit the next
-//! buyers in line. This is the line the estimate models: at the rate while seats are free,
-//! then at the pace they come back.
+//! The free seats bound the admissions only by what is measured (N a second while seats are
+//! free): a tick admits no more buyers than the free seats less those of the buyers really on
+//! the seat map (opened it, `seatmap`), each counted for the seats this night's holds took on
+//! average (1 before the first hold: `app::estimate::Seats::taken_by_a_shopper_milli`). An
+//! admitted buyer who never opens the map holds nobody back. With no seat free, admission
+//! waits for the seats that come back.
 
 pub mod archive;
 pub mod log;

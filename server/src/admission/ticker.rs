@@ -143,6 +143,10 @@ pub struct Ticker {
     histories: Mutex<HashMap<String, (Instant, History)>>,
 }
 
+/// The seats a buyer on the seat map is counted to take before the night's first hold, in
+/// thousandths: one (a guess never holds free seats back from the line: DESIGN "N a second").
+const SHOPPER_PRIOR_MILLI: u64 = 1000;
+
 /// How long the earlier nights' shares are kept before they are counted again: they change
 /// only when another night ends.
 const HISTORY_FRESH: Duration = Duration::from_secs(600);
@@ -420,17 +424,13 @@ impl Ticker {
         } else {
             u64::from(self.state.rates.in_force(event_id, room)) * u64::from(room.tick_ms)
         };
-        // The free seats bound the admissions: the model's places for them, at the shares
-        // measured so far (the script takes off the buyers still shopping).
-        let band = (self.state.bands)
-            .get(&self.state, &self.state.rates, event_id, room)
-            .await;
-        let seat_places = Model {
-            band,
-            seats: Some(inventory.seats(0)),
-            now_ms: 0,
-        }
-        .free_seat_places();
+        // The free seats bound the admissions only by what is measured: the seats of the buyers
+        // really on the seat map (the script counts them), each taking what this night's holds
+        // took (1 before the first hold).
+        let hold_back = Some((
+            inventory.available,
+            inventory.taken_by_a_shopper_milli(SHOPPER_PRIOR_MILLI),
+        ));
         let config = &self.state.config;
         let (count, queue_length, head): (i64, i64, u64) = Admit {
             event_id,
@@ -444,7 +444,7 @@ impl Ticker {
             seatmap_deadline: Duration::from_secs(config.seatmap_deadline_seconds.into()),
             inventory_fields: &Inventory::FIELDS,
             inventory_values: &inventory.values(),
-            seat_places,
+            hold_back,
         }
         .invocation(&self.state.scripts, keys)
         .invoke_async(&mut self.state.redis.clone())

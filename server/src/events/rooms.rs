@@ -287,6 +287,20 @@ impl Rooms {
             .collect()
     }
 
+    /// The event whose room's target is on `host` (as [`app::wire::target_host`] spells it),
+    /// rooms that are on first, then by id: where the gate sends a request no room covers.
+    pub fn on_host(&self, host: &str) -> Option<String> {
+        let map = self.map.read().expect("not poisoned");
+        map.iter()
+            .filter(|(_, k)| {
+                let target = k.event.room.gate.target_url.as_deref();
+                target.and_then(app::wire::target_host).as_deref() == Some(host)
+            })
+            .map(|(id, k)| (!k.event.room.enabled, id))
+            .min()
+            .map(|(_, id)| id.clone())
+    }
+
     fn matching(&self, wanted: impl Fn(&Room) -> bool) -> Vec<(String, Room)> {
         self.map
             .read()

@@ -2,7 +2,12 @@
 //! Traefik `forwardAuth` or Envoy `ext_authz` ask before each request to the ticketer's site
 //! whether it may pass.
 //!
-//! Invariants: a path that no room protects passes; a protected path passes only with an
+//! Invariants: the host and the path are compared in one spelling each
+//! ([`canonical_host`], [`canonical_path`]: case, trailing dot, default port, escapes, `//`,
+//! dot segments), and the original URI is read from the configured proxy's header only; the
+//! proxy asks only about the paths it protects, so a request no room covers is refused (401
+//! to the host's room, 403 where no room has the host), as is one whose path does not
+//! normalise cleanly (fail closed); a protected path passes only with an
 //! admission token of this deployment for an event that protects it (where two sales protect
 //! the same path, either's admission), valid now, of the
 //! room's present epoch, for a buyer the site has not reported done (or while that room is
@@ -15,7 +20,7 @@
 //! host, so the token in the address admits nobody a second time. Every answer is counted by
 //! its outcome (`anteroom_gate_checks_total`).
 
-use app::wire::{AdmissionClaims, EventId, HandoverClaims, Room};
+use app::wire::{AdmissionClaims, EventId, HandoverClaims, Room, canonical_host, canonical_path};
 use axum::{
     extract::State,
     http::{HeaderMap, HeaderName, HeaderValue, header},
@@ -25,6 +30,7 @@ use chrono::DateTime;
 
 use crate::{
     error::{Error, Result},
+    net::GateProxy,
     origin::handoff,
     queue::state::Line,
     tokens::{
@@ -47,18 +53,17 @@ struct Asked<'a> {
 }
 
 impl<'a> Asked<'a> {
-    /// From the proxy's headers: `X-Original-URI` (nginx) or `X-Forwarded-Uri` (Traefik),
-    /// else 400; `X-Forwarded-Host` (its first value), else `Host`.
-    fn read(headers: &'a HeaderMap) -> Result<Self> {
+    /// From the proxy's headers: the original URI in the configured proxy's header
+    /// (`X-Original-URI` for nginx, `X-Forwarded-Uri` for Traefik; never the other's, which a
+    /// client may send), else 400; `X-Forwarded-Host` (its first value), else `Host`.
+    fn read(proxy: GateProxy, headers: &'a HeaderMap) -> Result<Self> {
         let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        let uri = text("x-original-uri")
-            .or_else(|| text("x-forwarded-uri"))
-            .ok_or_else(|| {
-                Error::BadRequest(
-                    "the proxy must pass the original URI in X-Original-URI or X-Forwarded-Uri"
-                        .into(),
-                )
-            })?;
+        let uri = text(proxy.uri_header()).ok_or_else(|| {
+            Error::BadRequest(format!(
+                "the proxy must pass the original URI in {} (ANTEROOM_GATE_PROXY: {proxy:?})",
+                proxy.uri_header()
+            ))
+        })?;
         let host = text("x-forwarded-host")
             .and_then(|h| h.split(',').next())
             .or_else(|| text("host"))
@@ -125,13 +130,31 @@ pub async fn check(State(state): State<Line>, headers: HeaderMap) -> Result<Resp
 
 /// The gate's answer to the proxy's question in `headers`, and its outcome's name.
 async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Response>) {
-    let asked = match Asked::read(headers) {
+    let asked = match Asked::read(state.config.gate_proxy, headers) {
         Ok(asked) => asked,
         Err(e) => return ("bad_request", Err(e)),
     };
-    let rooms = state.rooms.protecting(&asked.host, asked.path);
+    // Compared as the proxy routes and the origin serves them: one spelling of each.
+    let host = canonical_host(&asked.host);
+    let rooms = match (&host, canonical_path(asked.path)) {
+        (Some(host), Some(path)) => state.rooms.protecting(host, &path),
+        _ => Vec::new(),
+    };
     let Some((first, _)) = rooms.first() else {
-        return ("unprotected", Ok(passed(None, None)));
+        // The proxy asks only about what it protects: what no room covers, or what cannot be
+        // compared, is refused, never passed. To the host's room if it has one.
+        let Some(event_id) = host.and_then(|h| state.rooms.on_host(&h)) else {
+            let refusal = Error::Forbidden(
+                "no room protects this host: the gate refuses what it does not recognise".into(),
+            );
+            return ("unknown", Err(refusal));
+        };
+        let event_id = EventId::from(event_id);
+        let refusal = Error::GateClosed {
+            room_url: room_url(state, &event_id, &asked.way_back()),
+            event_id: event_id.into(),
+        };
+        return ("uncovered", Err(refusal));
     };
     let refused_to = EventId::from(first.clone());
     // Where two sales protect the same path, an admission to either passes.
@@ -255,7 +278,7 @@ mod tests {
     #[test]
     fn the_proxy_names_the_host_and_the_original_uri() {
         let headers = proxied("/shop/x?a=1&anteroom_token=t.o.k&b=2");
-        let asked = Asked::read(&headers).unwrap();
+        let asked = Asked::read(GateProxy::Nginx, &headers).unwrap();
         assert_eq!(asked.host, "shop.example:8443");
         assert_eq!(
             (asked.path, asked.query),
@@ -265,12 +288,25 @@ mod tests {
         assert_eq!(asked.way_back(), "/shop/x?a=1&b=2");
 
         let headers = proxied("/shop/x?a=1");
-        let plain = Asked::read(&headers).unwrap();
+        let plain = Asked::read(GateProxy::Nginx, &headers).unwrap();
         assert_eq!(plain.handover(), None);
         assert_eq!(plain.way_back(), "/shop/x?a=1");
 
         let headers = proxied("/shop/x?anteroom_token=t");
-        assert_eq!(Asked::read(&headers).unwrap().way_back(), "/shop/x");
-        assert!(Asked::read(&HeaderMap::new()).is_err(), "no original URI");
+        assert_eq!(
+            Asked::read(GateProxy::Nginx, &headers).unwrap().way_back(),
+            "/shop/x"
+        );
+        assert!(
+            Asked::read(GateProxy::Nginx, &HeaderMap::new()).is_err(),
+            "no original URI"
+        );
+        // Under Traefik a client's own X-Original-URI is never read, whatever it says.
+        let mut headers = proxied("/shop/x");
+        headers.insert("x-forwarded-uri", "/checkout/pay".parse().unwrap());
+        let asked = Asked::read(GateProxy::Traefik, &headers).unwrap();
+        assert_eq!(asked.path, "/checkout/pay");
+        headers.remove("x-forwarded-uri");
+        assert!(Asked::read(GateProxy::Traefik, &headers).is_err());
     }
 }

@@ -208,24 +208,28 @@ pub async fn join(
     joiner: &Joiner<'_>,
 ) -> Result<Answer> {
     let room = state.rooms.get(&state.db, event_id).await?;
-    if room.enabled {
-        eligible::check(&state.base, &room, buyer, event_id).await?;
-    }
+    // On or off: a room with no line keeps its rules of who may come in.
+    eligible::check(&state.base, &room, buyer, event_id).await?;
     locate(state, &room, &buyer.id, event_id, headers, Some(joiner)).await
 }
 
 /// The window of `joins_per_network_per_minute`.
 const JOIN_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
 
-/// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere.
+/// Where `buyer` stands, without joining; 404 `not_in_queue` if nowhere. A room that is off
+/// admits whoever asks, so there the buyer's account is checked first, as at a join (in a
+/// room that is on, a place was checked when it was taken).
 pub async fn poll(
     state: &Line,
-    buyer: &BuyerId,
+    buyer: &Buyer,
     event_id: &EventId,
     headers: &HeaderMap,
 ) -> Result<Answer> {
     let room = state.rooms.get(&state.db, event_id).await?;
-    locate(state, &room, buyer, event_id, headers, None).await
+    if !room.enabled {
+        eligible::check(&state.base, &room, buyer, event_id).await?;
+    }
+    locate(state, &room, &buyer.id, event_id, headers, None).await
 }
 
 /// One round trip to Redis: the locate script, which joins the buyer if asked and puts back
@@ -666,7 +670,7 @@ async fn poll_handler(
     headers: HeaderMap,
 ) -> Result<Response> {
     let event_id = EventId::from(event_id);
-    let answer = poll(&state, &buyer.id, &event_id, &headers).await?;
+    let answer = poll(&state, &buyer, &event_id, &headers).await?;
     Ok(respond(&state, &event_id, answer, false))
 }
 

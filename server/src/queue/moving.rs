@@ -397,13 +397,18 @@ pub async fn not_moved_away(state: &Line, buyer: &BuyerId, event_id: &EventId) -
 /// a minute of the buyer's network first (a code is guessed no faster), then [`claim`].
 pub async fn claim_counted(
     state: &Line,
-    buyer: &BuyerId,
+    who: &Buyer,
     client: &Client,
     event_id: &EventId,
     typed: &str,
     headers: &HeaderMap,
 ) -> Result<DateTime<Utc>> {
     count_claim(state, client).await?;
+    // A place keeps its room's rules when it moves: the claimer must be one the room would
+    // let join (refused before the code is touched, so it stays good).
+    let room = state.rooms.get(&state.db, event_id).await?;
+    crate::accounts::eligible::check(&state.base, &room, who, event_id).await?;
+    let buyer = &who.id;
     let at = claim(state, buyer, event_id, typed, headers).await?;
     tracing::info!(event = %event_id, %buyer, %at, "a place moved to another device");
     Ok(at)
@@ -527,19 +532,11 @@ async fn claim_handler(
         ));
     }
     let event_id = EventId::from(event_id);
-    claim_counted(
-        &state,
-        &buyer.id,
-        &client,
-        &event_id,
-        &request.code,
-        &headers,
-    )
-    .await?;
+    claim_counted(&state, &buyer, &client, &event_id, &request.code, &headers).await?;
     // The claimer's own headers prove nothing of this place (a receipt or a token they carry
     // is of a place they gave up): the poll reads the line alone, and hands out a receipt and
     // a token (bound to the key the script stored) for the place as it is now.
-    let answer = poll(&state, &buyer.id, &event_id, &HeaderMap::new()).await?;
+    let answer = poll(&state, &buyer, &event_id, &HeaderMap::new()).await?;
     let no_receipt = answer.receipt.is_none();
     let mut response = respond(&state, &event_id, answer, true);
     if no_receipt {

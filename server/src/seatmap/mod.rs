@@ -115,14 +115,15 @@ async fn seats(
 }
 
 /// An admitted buyer opened the seat map: if they still count as shopping (within the seat-map
-/// deadline, no hold yet), they do for twice the deadline more, or until their admission ends
-/// at `exp` (epoch s) if sooner; each reading of the map renews it. A buyer who looked and
-/// left stops counting soon after, so the seats that come back near the end are not kept for
-/// them (the ticker admits no more than the free seats serve less the buyers shopping). Only
-/// raises a mark that exists, so a buyer who held or lapsed is not counted again. Best effort:
-/// a failure costs the automatic rate one shopper's accuracy, not the buyer their seat map.
+/// deadline, no hold yet), they are on the map for `seatmap_window_seconds` more (and the deadline), or
+/// until their admission ends at `exp` (epoch s) if sooner; each reading of the map renews it.
+/// Only a buyer on the map holds admissions back (admit.lua: a mark beyond now + the
+/// deadline), and only while free seats are short of them; one who looked and left stops
+/// counting soon after. Only raises a mark that exists, so a buyer who held or lapsed is not
+/// counted again. Best effort: a failure lets one more buyer in, it never stalls the line.
 async fn shops(state: &Tokens, event_id: &str, buyer: &str, exp: i64) {
-    let window = 2 * i64::from(state.config.seatmap_deadline_seconds) * 1000;
+    let deadline = i64::from(state.config.seatmap_deadline_seconds) * 1000;
+    let window = deadline + i64::from(state.config.seatmap_window_seconds) * 1000;
     let until = exp
         .saturating_mul(1000)
         .min(chrono::Utc::now().timestamp_millis() + window);

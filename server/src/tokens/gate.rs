@@ -126,6 +126,8 @@ impl AdmittedBuyer {
             }
             Some(claims)
         } else {
+            // No line, no token: but the room's rules of who may come in still hold.
+            crate::accounts::eligible::check(&state.base, &room, &buyer, &event_id).await?;
             None
         };
         Ok(Self {

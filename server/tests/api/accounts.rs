@@ -384,3 +384,70 @@ async fn in_a_room_that_binds_tokens_the_accounts_place_stays_with_the_device_th
     assert_eq!(r.status(), StatusCode::ACCEPTED, "the phone keeps it");
     assert_eq!(line_length(&app, &event).await, 1);
 }
+
+/// A room turned off keeps its rules of who may come in (issue 63): no line is not no
+/// presale. An anonymous session is refused at the join, the poll, the seat map and the hold
+/// of an account-only room that is off (401, nothing stored), an account the claim does not
+/// name is 403, and the accounts the room takes get in at once.
+#[tokio::test]
+async fn a_room_turned_off_keeps_its_identity_and_eligibility_rules() {
+    let key = Key::new("k1");
+    let ticketer = Ticketer::start(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    let event = account_event(&app, json!({"identity": "account"})).await;
+    let r = put_room(&app, &event, json!({"enabled": false})).await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let seats = crate::helpers::seat_ids(&app, &event).await;
+    let (_, anonymous) = app.session().await;
+    let (status, body) = join(&app, &event, &anonymous).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "join: {body}");
+    assert!(body["sign_in_url"].is_string(), "{body}");
+    let (status, body) = crate::helpers::poll(&app, &event, &anonymous).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "poll: {body}");
+    let r = app
+        .get(&format!("/api/events/{event}/seats"), &anonymous)
+        .await;
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "the seat map");
+    let r = hold(&app, &event, &anonymous, "anon", hold_body(&seats[..1])).await;
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "the hold");
+    assert_eq!(
+        app.count(&format!(
+            "select count(*) from hold where event_id = '{event}'"
+        ))
+        .await,
+        0
+    );
+    // An account is let straight in, and holds.
+    let (_, fan) = account(&app, &key.sign(json!({"sub": "fan", "groups": "fanclub"}))).await;
+    let (status, body) = join(&app, &event, &fan).await;
+    assert_eq!(
+        (status, &body["status"]),
+        (StatusCode::OK, &json!("admitted")),
+        "{body}"
+    );
+    let r = hold(&app, &event, &fan, "fan", hold_body(&seats[..1])).await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+
+    // A presale for a claim, off: another account is 403 at each door.
+    let presale = account_event(
+        &app,
+        json!({"eligible": {"claim": "groups", "value": "fanclub"}, "enabled": false}),
+    )
+    .await;
+    let presale_seats = crate::helpers::seat_ids(&app, &presale).await;
+    let (_, other) = account(&app, &key.sign(json!({"sub": "other", "groups": "press"}))).await;
+    let (status, body) = join(&app, &presale, &other).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["reason"], "not_eligible");
+    let r = hold(
+        &app,
+        &presale,
+        &other,
+        "other",
+        hold_body(&presale_seats[..1]),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let (status, _) = join(&app, &presale, &fan).await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -192,7 +192,9 @@ async fn the_demo_keeps_the_secrets_the_commands_after_it_read() {
     assert!(refused.contains("no session_secret"), "{refused}");
     let demo = anteroom::startup::demo(&config).await.unwrap();
     assert!(
-        demo.secrets.iter().any(|l| l.starts_with("session_secret: written")),
+        demo.secrets
+            .iter()
+            .any(|l| l.starts_with("session_secret: written")),
         "{:?}",
         demo.secrets
     );
@@ -203,7 +205,11 @@ async fn the_demo_keeps_the_secrets_the_commands_after_it_read() {
         .expect("the operators' and keys' commands find the demo's secret");
     // A second demo keeps what is there.
     let again = anteroom::startup::demo(&config).await.unwrap();
-    assert!(again.secrets.iter().any(|l| l.contains("kept in")), "{:?}", again.secrets);
+    assert!(
+        again.secrets.iter().any(|l| l.contains("kept in")),
+        "{:?}",
+        again.secrets
+    );
     let kept = std::fs::read_to_string(config.data_dir.join("session_secret")).unwrap();
     assert_eq!(kept, secret);
 }

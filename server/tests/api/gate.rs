@@ -158,11 +158,14 @@ async fn the_proxy_passes_admitted_buyers_on_protected_paths_only() {
     let (buyer, _, answer) = admitted_answer(&app, &event).await;
     let token = answer["admission_token"].as_str().unwrap();
 
-    // Paths no room protects pass, with nothing named; so does another host's /shop.
+    // Fail closed: the proxy asks only about what it protects, so a path no room covers is
+    // refused, to the host's room (even with an admission), and another host's /shop is 403.
     for uri in ["/", "/shopping", "/about?x=1"] {
-        let r = check(&app, uri, None).await;
-        assert_eq!(r.status(), StatusCode::OK, "{uri}");
-        assert!(r.headers().get("anteroom-buyer").is_none());
+        for admission in [None, Some(token)] {
+            let r = check(&app, uri, admission).await;
+            assert!(r.headers().get("anteroom-buyer").is_none());
+            expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+        }
     }
     let r = app
         .client
@@ -172,7 +175,7 @@ async fn the_proxy_passes_admitted_buyers_on_protected_paths_only() {
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), StatusCode::OK, "another host");
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
 
     // Without an admission: 401, and where the room is, with the way back.
     let r = check(&app, "/shop/seat?id=4", None).await;
@@ -223,7 +226,8 @@ async fn the_proxy_passes_admitted_buyers_on_protected_paths_only() {
     // Each answer counted by its outcome, for the on-call engineer.
     let metrics = app.metrics_text().await;
     for (outcome, at_least) in [
-        ("unprotected", 4),
+        ("uncovered", 6),
+        ("unknown", 1),
         ("refused", 2),
         ("passed", 1),
         ("room_off", 1),
@@ -609,4 +613,86 @@ async fn without_javascript_the_event_page_sends_an_admitted_buyer_on_to_the_sit
         "{:?}",
         r.headers()
     );
+}
+
+/// The proxy's question about `uri` on `host`, with `admission` as its header.
+async fn check_on(
+    app: &TestApp,
+    host: &str,
+    uri: &str,
+    admission: Option<&str>,
+) -> reqwest::Response {
+    let mut req = app
+        .client
+        .get(app.url("/api/gate/check"))
+        .header("x-original-uri", uri)
+        .header("x-forwarded-host", host);
+    if let Some(token) = admission {
+        req = req.header("admission-token", token);
+    }
+    req.send().await.unwrap()
+}
+
+/// Issue 63: a protected path spelled another way (the host's case, trailing dot or default
+/// port; an escaped letter, a doubled slash, a dot segment) is the protected path: refused
+/// without an admission, passed with one; a path that does not normalise cleanly is refused
+/// even with one; a dot segment cannot carry one sale's admission into another's prefix.
+#[tokio::test]
+async fn every_spelling_of_a_protected_path_is_the_protected_path() {
+    let app = spawn_app().await;
+    let room = |prefix: &str| json!({"admit_rate_per_second": 10, "target_url": "https://shop.test/", "protect": [prefix]});
+    let event = event_with(&app, room("/checkout")).await;
+    let other = event_with(&app, room("/vip")).await;
+    let (_, _, answer) = admitted_answer(&app, &event).await;
+    let token = answer["admission_token"].as_str().unwrap();
+    let spellings = [
+        ("shop.test", "/checkout/pay"),
+        ("SHOP.test", "/checkout/pay"),
+        ("shop.test:443", "/checkout/pay"),
+        ("shop.test.", "/checkout/pay"),
+        ("shop.test", "/%63heckout/pay"),
+        ("shop.test", "//checkout/pay"),
+        ("shop.test", "/x/../checkout/pay"),
+        ("shop.test", "/checkout/./pay?x=1"),
+    ];
+    for (host, uri) in spellings {
+        let r = check_on(&app, host, uri, None).await;
+        let room = r.headers()["anteroom-room"].to_str().unwrap().to_owned();
+        expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+        assert!(
+            room.starts_with(&format!("/events/{event}?")),
+            "{host} {uri}: {room}"
+        );
+        let r = check_on(&app, host, uri, Some(token)).await;
+        assert_eq!(r.status(), StatusCode::OK, "{host} {uri}");
+        assert_eq!(r.headers()["anteroom-event"], event.as_str());
+    }
+    // What does not normalise cleanly is refused, admission or not.
+    for uri in [
+        "/../checkout/pay",
+        "/checkout%2Fpay",
+        "/checkout/%5C",
+        "http://shop.test/checkout/pay",
+    ] {
+        let r = check_on(&app, "shop.test", uri, Some(token)).await;
+        expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+    }
+    // One sale's admission does not open the other's prefix through a dot segment.
+    for uri in ["/checkout/../vip/box", "/checkout/%2e%2e/vip/box"] {
+        let r = check_on(&app, "shop.test", uri, Some(token)).await;
+        let room = r.headers()["anteroom-room"].to_str().unwrap().to_owned();
+        expect_error(r, StatusCode::UNAUTHORIZED, "not_admitted").await;
+        assert!(
+            room.starts_with(&format!("/events/{other}?")),
+            "{uri}: {room}"
+        );
+    }
+    // A host no room knows, however its path is spelled: 403.
+    for host in ["shop.test:8443", "other.test", "shop..test", ""] {
+        let r = check_on(&app, host, "/checkout/pay", Some(token)).await;
+        expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    }
+    // A protect prefix spelled otherwise than the gate compares is refused at the door.
+    let r = put_room(&app, &event, json!({"protect": ["/%63heckout"]})).await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
 }

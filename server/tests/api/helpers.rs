@@ -303,7 +303,7 @@ impl TestApp {
 /// A small layout: sections A and B, `rows` x `seats` each.
 /// An event of 2,000 seats (two sections of 25 rows of 40), for tests of the line's and the
 /// ticker's mechanics: its free seats never bound the admissions (the ticker admits no more
-/// than the free seats serve, `app::estimate::Model::free_seat_places`).
+/// than the free seats less those of the buyers on the seat map).
 pub fn plenty(room: Value) -> Value {
     event_body(25, 40, room)
 }

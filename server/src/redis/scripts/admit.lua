@@ -16,13 +16,15 @@
 -- admission log may hold in Redis (beyond, an admission gets its number but no entry: the
 -- gap shows in the published log), ARGV[9] the last admission number of the lines retired
 -- before (Postgres keeps it: the numbers go on after it once the key has expired), ARGV[10]
--- the seat-map deadline ms (an admitted buyer counts as shopping until then, or until their
--- admission ends if they open the seat map), ARGV[11] the places the free seats serve now (`Model::free_seat_places`),
--- or '' while the seats are not known: the buyers still shopping hold theirs, and this tick
--- admits no more than the rest, so that nobody is admitted to seats already spoken for (the
--- seats that come back are what admits the next buyers), ARGV[12..] the seats as the leader
--- just counted them, field and value pairs (from queue/inventory.rs): stored here so that only
--- the lock holder writes them.
+-- the seat-map deadline ms (an admitted buyer is marked shopping until then; opening the seat
+-- map raises the mark past it, seatmap/mod.rs: only a mark beyond now + the deadline is a
+-- buyer on the map), ARGV[11] the free seats and ARGV[12] the seats a buyer on the map is
+-- counted to take, in thousandths (`Seats::taken_by_a_shopper_milli`: this night's measure,
+-- else 1), both '' while the seats are not known: this tick admits no more than the free
+-- seats less those of the buyers on the map (what is measured holds admissions back, never a
+-- guess: N a second while seats are free), ARGV[13..] the seats as the leader just counted
+-- them, field and value pairs (from queue/inventory.rs): stored here so that only the lock
+-- holder writes them.
 -- Returns {-1, 0, 0} when not the holder, {-2, queue length, 0} when the sale has an opening
 -- and its draw is still to be made, else {admitted, queue length after, head after} (the
 -- ticker keeps the head in Postgres too, where a failover cannot take it back).
@@ -34,7 +36,7 @@ local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 -- Admissions that expired unused leave the admitted set (their buyers are out of the line).
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now_ms)
 redis.call('ZREMRANGEBYSCORE', KEYS[9], '-inf', now_ms)
-redis.call('HSET', KEYS[8], unpack(ARGV, 12))
+redis.call('HSET', KEYS[8], unpack(ARGV, 13))
 -- Nobody is admitted before the draw: the entrants it puts in line come before everyone in it
 -- (the draw's record is written by the same kind of fenced script, so no tick falls between).
 -- Until the draw's order is all in line (place.lua), admission stops at the last place given:
@@ -54,9 +56,18 @@ local n = math.floor(credit / 1000)
 -- Only the fraction is carried: credit unused because the line was short (or the seats were
 -- spoken for) is not hoarded.
 redis.call('SET', KEYS[4], credit - n * 1000)
+-- What the seats held back this tick, beside them for the panel's rate reason.
+local on_map, held_back = 0, 0
 if ARGV[11] ~= '' then
-  n = math.min(n, math.max(tonumber(ARGV[11]) - redis.call('ZCARD', KEYS[9]), 0))
+  on_map = redis.call('ZCOUNT', KEYS[9], '(' .. (now_ms + tonumber(ARGV[10])), '+inf')
+  local spoken_for = math.ceil(on_map * tonumber(ARGV[12]) / 1000)
+  local free = math.max(tonumber(ARGV[11]) - spoken_for, 0)
+  if free < n then
+    held_back = n - free
+    n = free
+  end
 end
+redis.call('HSET', KEYS[8], 'on_map', on_map, 'held_back', held_back)
 local admitted = 0
 if n > 0 then
   local expiry = now_ms + tonumber(ARGV[3])

@@ -31,14 +31,15 @@ pub struct Admit<'a> {
     pub logged_through: u64,
     /// `ARGV[10]`: the seat-map deadline, sent in ms.
     pub seatmap_deadline: Duration,
-    /// `ARGV[11]`: the places the free seats serve now (`app::estimate::Model::
-    /// free_seat_places`), of which the buyers still shopping hold theirs: the most this tick
-    /// may admit; `None` (sent as '') while the seats are not known.
-    pub seat_places: Option<u64>,
-    /// `ARGV[12..]`, with `inventory_values`: the seats as the leader just counted them, sent as
+    /// `ARGV[11]` and `ARGV[12]`: the free seats and the seats a buyer on the seat map is
+    /// counted to take, in thousandths (`app::estimate::Seats::taken_by_a_shopper_milli`): the
+    /// tick admits no more than the free seats less those of the buyers on the map; `None`
+    /// (sent as '' and '') while the seats are not known.
+    pub hold_back: Option<(u64, u64)>,
+    /// `ARGV[13..]`, with `inventory_values`: the seats as the leader just counted them, sent as
     /// field and value pairs; these are the fields.
     pub inventory_fields: &'a [&'a str],
-    /// `ARGV[12..]`: the value of each of `inventory_fields`, in the same order.
+    /// `ARGV[13..]`: the value of each of `inventory_fields`, in the same order.
     pub inventory_values: &'a [i64],
 }
 
@@ -72,7 +73,16 @@ impl Admit<'_> {
             .arg(self.log_capacity)
             .arg(self.logged_through)
             .arg(self.seatmap_deadline.as_millis() as u64)
-            .arg(self.seat_places.map(|p| p.to_string()).unwrap_or_default());
+            .arg(
+                self.hold_back
+                    .map(|(free, _)| free.to_string())
+                    .unwrap_or_default(),
+            )
+            .arg(
+                self.hold_back
+                    .map(|(_, milli)| milli.to_string())
+                    .unwrap_or_default(),
+            );
         for (field, value) in self.inventory_fields.iter().zip(self.inventory_values) {
             call.arg(field).arg(value);
         }
