@@ -104,9 +104,57 @@ pub struct Reports {
     reports: Fresh<Report>,
     /// Pages of the admission log lately read, by (event, after, limit), as the JSON answered:
     /// each is read from Postgres and written out at most once per [`PAGE_FRESH`] (a crowd
-    /// asking for it costs neither a query nor a serialization each), and at most
-    /// [`PAGES_MAX`] are kept.
-    pages: Mutex<HashMap<PageKey, (Instant, Bytes)>>,
+    /// asking for it costs neither a query nor a serialization each).
+    pages: Mutex<Pages>,
+}
+
+/// The pages kept, and their bytes: stale pages are dropped on every insert, and the oldest
+/// ones while the bytes would pass [`PAGES_BYTES_MAX`] (a crawl of every `after` with the
+/// largest `limit` cannot grow an instance's memory past it); a page larger than the bound
+/// alone is answered and not kept.
+#[derive(Default)]
+struct Pages {
+    kept: HashMap<PageKey, (Instant, Bytes)>,
+    bytes: usize,
+}
+
+impl Pages {
+    fn get(&self, key: &PageKey) -> Option<Bytes> {
+        (self.kept.get(key))
+            .filter(|(at, _)| at.elapsed() < PAGE_FRESH)
+            .map(|(_, page)| page.clone())
+    }
+
+    fn keep(&mut self, key: PageKey, page: Bytes) {
+        if page.len() > PAGES_BYTES_MAX {
+            return;
+        }
+        if let Some((_, old)) = self.kept.remove(&key) {
+            self.bytes -= old.len();
+        }
+        let mut stale = 0;
+        self.kept.retain(|_, (at, page)| {
+            let keep = at.elapsed() < PAGE_FRESH;
+            if !keep {
+                stale += page.len();
+            }
+            keep
+        });
+        self.bytes -= stale;
+        while self.bytes + page.len() > PAGES_BYTES_MAX {
+            let Some(oldest) = (self.kept.iter())
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            if let Some((_, old)) = self.kept.remove(&oldest) {
+                self.bytes -= old.len();
+            }
+        }
+        self.bytes += page.len();
+        self.kept.insert(key, (Instant::now(), page));
+    }
 }
 
 /// A page of an event's admission log: (event, after, limit).
@@ -114,8 +162,8 @@ type PageKey = (String, u64, u64);
 
 /// How long a page of the admission log is answered from memory.
 pub const PAGE_FRESH: Duration = Duration::from_secs(1);
-/// The most pages kept: a crawl of every `after` cannot grow the map beyond it.
-pub const PAGES_MAX: usize = 1_000;
+/// The most bytes of pages kept (a page of 10,000 entries is about 2 MB).
+pub const PAGES_BYTES_MAX: usize = 16 << 20;
 
 impl Default for Reports {
     fn default() -> Self {
@@ -129,22 +177,11 @@ impl Default for Reports {
 impl Reports {
     /// A page of `event_id`'s admission log read within [`PAGE_FRESH`], if any.
     fn page(&self, key: &PageKey) -> Option<Bytes> {
-        let pages = self.pages.lock().expect("not poisoned");
-        pages
-            .get(key)
-            .filter(|(at, _)| at.elapsed() < PAGE_FRESH)
-            .map(|(_, page)| page.clone())
+        self.pages.lock().expect("not poisoned").get(key)
     }
 
     fn keep_page(&self, key: PageKey, page: Bytes) {
-        let mut pages = self.pages.lock().expect("not poisoned");
-        if pages.len() >= PAGES_MAX {
-            pages.retain(|_, (at, _)| at.elapsed() < PAGE_FRESH);
-            if pages.len() >= PAGES_MAX {
-                pages.clear();
-            }
-        }
-        pages.insert(key, (Instant::now(), page));
+        self.pages.lock().expect("not poisoned").keep(key, page);
     }
 
     /// The report of `event_id` (an event that exists), at most [`FRESH`] old.
@@ -600,6 +637,28 @@ pub struct Api;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Review finding (issue 63): a crawl of a thousand distinct pages of the largest limit
+    /// kept every page for its second, a gigabyte or two; the kept bytes stay under the bound.
+    #[test]
+    fn the_pages_kept_are_bounded_by_bytes() {
+        let mut pages = Pages::default();
+        let page = Bytes::from(vec![b'x'; 2 << 20]);
+        for after in 0..1000 {
+            pages.keep(("ev".into(), after, 10_000), page.clone());
+            assert!(pages.bytes <= PAGES_BYTES_MAX, "{} bytes", pages.bytes);
+            let total: usize = pages.kept.values().map(|(_, p)| p.len()).sum();
+            assert_eq!(total, pages.bytes);
+        }
+        assert_eq!(pages.kept.len(), PAGES_BYTES_MAX / (2 << 20));
+        // The newest is kept, and answered; one page over the bound alone is not kept.
+        assert!(pages.get(&("ev".into(), 999, 10_000)).is_some());
+        pages.keep(
+            ("ev".into(), 1, 1),
+            Bytes::from(vec![b'x'; PAGES_BYTES_MAX + 1]),
+        );
+        assert!(pages.get(&("ev".into(), 1, 1)).is_none());
+    }
 
     fn sample(real_seconds: f64, estimate: f64, range: [f64; 2]) -> Option<Sample> {
         Some(Sample {

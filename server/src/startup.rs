@@ -360,7 +360,37 @@ pub fn router(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .layer(SetRequestIdLayer::x_request_id(RequestIds::new()))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            untrusted_trace_headers,
+        ))
         .with_state(state)
+}
+
+/// The headers that choose a request's trace: its id (a trace id when it is 32 hex
+/// characters, and with it the sampling decision) and a W3C parent.
+const TRACE_HEADERS: [&str; 3] = ["x-request-id", "traceparent", "tracestate"];
+
+/// A client cannot force tracing: its own `x-request-id`, `traceparent` and `tracestate` are
+/// honoured only from a trusted proxy (`ANTEROOM_TRUSTED_PROXIES`); from anyone else they
+/// are dropped, and the instance's own id and sampling decide.
+async fn untrusted_trace_headers(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    mut req: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    let peer = req
+        .extensions()
+        .get::<ConnectInfo<std::net::SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip());
+    let trusted =
+        peer.is_some_and(|ip| state.config.trusted_proxies.iter().any(|c| c.contains(ip)));
+    if !trusted {
+        for name in TRACE_HEADERS {
+            req.headers_mut().remove(name);
+        }
+    }
+    next.run(req).await
 }
 
 /// The span every log line of a request carries: its method, its path and its request id.

@@ -1,6 +1,6 @@
 //! `POST /api/admin/events`: a new event and its seats, created and audited in one transaction.
 
-use app::wire::{Event, NewEvent, OperatorAction};
+use app::wire::{Event, Gate, NewEvent, OperatorAction};
 use axum::{Json, extract::State, http::StatusCode};
 
 use super::audit::{self, Entry};
@@ -22,6 +22,8 @@ use crate::{
     responses(
         (status = 201, description = "The event", body = app::wire::Event),
         (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: not signed in, or gate settings without a recent sign-in (reason step_up)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or scope, or a protected path of an event the actor may not change", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the id is taken", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
     )
@@ -39,6 +41,18 @@ pub async fn create(
         return Err(Error::Unprocessable(format!(
             "there is no time zone {zone:?}: use an IANA name, like Europe/Berlin"
         )));
+    }
+    let probe = new.room.origin_probe_url.clone().flatten();
+    crate::origin::probe::check_target(probe.as_deref(), state.config.dev)?;
+    let gate = Gate {
+        target_url: new.room.target_url.clone().flatten(),
+        protect: new.room.protect.clone().unwrap_or_default(),
+        origin_probe_url: probe,
+    };
+    if gate != Gate::default() {
+        // Gate settings at creation: as at a change, a step-up and no other event's paths.
+        actor.step_up()?;
+        super::room::may_claim(&state, &actor, None, &gate)?;
     }
     let mut tx = state.db.begin().await?;
     let event = events::create_in(&mut tx, &events::new_event_id(), &new, state.draws.key())

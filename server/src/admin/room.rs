@@ -1,30 +1,57 @@
 //! `PUT /api/admin/events/{id}/room`: the operator changes a room's settings. The change and
 //! its audit entry commit together; this instance applies the new room at once, the others at
-//! their next refresh (within `room_refresh_ms`). Stopping a room that takes buyers, or
-//! allowing more seats per buyer, needs a step-up (`Actor::step_up`). Turning a room off keeps its night
-//! (`admission::archive`).
+//! their next refresh (within `room_refresh_ms`). Stopping a room that takes buyers, or any
+//! change that lowers a defence (more seats per buyer, the gate, who may come in, the device
+//! binding, the proof of work, a longer hold), needs a step-up (`Actor::step_up`); a probe of
+//! a loopback or private address is refused outside `--dev`. Turning a room off keeps its
+//! night (`admission::archive`).
 
-use app::wire::{OperatorAction, Room, RoomUpdate};
+use app::wire::{Gate, Identity, OperatorAction, Room, RoomUpdate};
 use axum::{Json, extract::State};
 
 use super::audit::{self, Entry};
 use crate::{
     admission::archive,
-    error::Result,
+    error::{Error, Result},
     extract::{ApiJson, EventId},
-    operators::Actor,
+    operators::{Actor, Permission},
     state::AppState,
 };
 
+/// One event's operator or key cannot open another event's gate (issue 63): protecting a
+/// prefix on a host where another event's room protects an overlapping one needs the right to
+/// change that event too (403 otherwise, naming it).
+pub fn may_claim(
+    state: &AppState,
+    actor: &Actor,
+    event_id: Option<&str>,
+    gate: &Gate,
+) -> Result<()> {
+    for other in state.rooms.overlapping(event_id, gate) {
+        if !actor.allows(Permission::ControlRoom, Some(&other)) {
+            return Err(Error::Forbidden(format!(
+                "event {other} protects an overlapping path on this host, and you may not change it"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Whether a room change needs a step-up (API.md "Operators"): a room turned off or paused
-/// while it takes buyers, more seats allowed per buyer, or admitted buyers sent to a new site.
+/// while it takes buyers, or any change that lowers a defence.
 fn dangerous(before: &Room, after: &Room) -> bool {
     let stops = before.enabled && !before.paused && (!after.enabled || after.paused);
-    // Where admitted buyers are sent: another site is the room's most valuable setting to
-    // an attacker.
-    let elsewhere =
-        after.gate.target_url.is_some() && after.gate.target_url != before.gate.target_url;
-    stops || elsewhere || after.seats_per_buyer > before.seats_per_buyer
+    // The gate (where admitted buyers are sent, what the proxy protects, what the leader
+    // probes): any change of it is the room's most valuable setting to an attacker.
+    let gate = after.gate != before.gate;
+    // Every setting that lowers a defence (issue 63): who may come in, the device binding,
+    // the proof of work, how long a hold keeps seats from others.
+    let opened = (after.identity != before.identity && after.identity == Identity::Anonymous)
+        || (before.eligible.is_some() && after.eligible != before.eligible);
+    let weaker = (before.bind_tokens && !after.bind_tokens)
+        || after.join_pow_bits < before.join_pow_bits
+        || after.hold_ttl_seconds > before.hold_ttl_seconds;
+    stops || gate || opened || weaker || after.seats_per_buyer > before.seats_per_buyer
 }
 
 #[utoipa::path(
@@ -38,6 +65,8 @@ fn dangerous(before: &Room, after: &Room) -> bool {
     responses(
         (status = 200, description = "The room", body = app::wire::Room),
         (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
+        (status = 401, description = "unauthorized: not signed in, or a change that lowers a defence without a recent sign-in (reason step_up)", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or scope, or a protected path of an event the actor may not change", body = app::wire::ErrorBody),
         (status = 404, description = "No such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: opens_at brought forward after the pre-queue opened", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
@@ -56,6 +85,13 @@ pub async fn update(
         // Refused here, the transaction rolls back: nothing changed.
         actor.step_up()?;
     }
+    if after.room.gate != before.gate {
+        may_claim(&state, &actor, Some(&event_id), &after.room.gate)?;
+    }
+    crate::origin::probe::check_target(
+        after.room.gate.origin_probe_url.as_deref(),
+        state.config.dev,
+    )?;
     let entry = Entry {
         action: OperatorAction::ChangeRoom,
         event_id: Some(&event_id),

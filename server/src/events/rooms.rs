@@ -287,6 +287,40 @@ impl Rooms {
             .collect()
     }
 
+    /// The events other than `event_id` whose rooms protect a prefix on `gate`'s target host
+    /// that overlaps one of `gate`'s (either covers the other): whose paths `gate` would
+    /// claim, or that would claim its.
+    pub fn overlapping(&self, event_id: Option<&str>, gate: &app::wire::Gate) -> Vec<String> {
+        let Some(host) = gate.target_url.as_deref().and_then(app::wire::target_host) else {
+            return Vec::new();
+        };
+        let covers = |prefix: &str, path: &str| {
+            let one = app::wire::Gate {
+                protect: vec![prefix.to_owned()],
+                ..app::wire::Gate::default()
+            };
+            one.covers(path).is_some()
+        };
+        let map = self.map.read().expect("not poisoned");
+        let mut found: Vec<String> = (map.iter())
+            .filter(|(id, _)| Some(id.as_str()) != event_id)
+            .filter(|(_, k)| {
+                let theirs = &k.event.room.gate;
+                let target = theirs
+                    .target_url
+                    .as_deref()
+                    .and_then(app::wire::target_host);
+                target.as_deref() == Some(host.as_str())
+                    && gate.protect.iter().any(|mine| {
+                        (theirs.protect.iter()).any(|p| covers(mine, p) || covers(p, mine))
+                    })
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        found.sort();
+        found
+    }
+
     /// The event whose room's target is on `host` (as [`app::wire::target_host`] spells it),
     /// rooms that are on first, then by id: where the gate sends a request no room covers.
     pub fn on_host(&self, host: &str) -> Option<String> {

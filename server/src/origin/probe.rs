@@ -21,6 +21,50 @@ pub const TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a probe's result is used.
 pub const FRESH: Duration = Duration::from_secs(5);
 
+/// Whether the leader may probe `url` (`origin_probe_url`): outside `--dev`, never a loopback,
+/// private, link-local or otherwise internal address (the probe is a request from inside the
+/// deployment, of an operator's choosing): 422 otherwise.
+pub fn check_target(url: Option<&str>, dev: bool) -> crate::error::Result<()> {
+    let Some(url) = url else { return Ok(()) };
+    if dev || !internal(url) {
+        return Ok(());
+    }
+    Err(crate::error::Error::Unprocessable(
+        "origin_probe_url must be the site's public address, not a loopback or private one".into(),
+    ))
+}
+
+/// Whether `url`'s host is a name or address of this machine or a private network.
+fn internal(url: &str) -> bool {
+    let Some(host) = app::wire::target_host(url) else {
+        return true;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    if name == "localhost" || name.ends_with(".localhost") || name.ends_with(".internal") {
+        return true;
+    }
+    match name.parse::<std::net::IpAddr>().map(|ip| ip.to_canonical()) {
+        Ok(std::net::IpAddr::V4(ip)) => {
+            ip.is_loopback()
+                || ip.is_private()
+                || ip.is_link_local()
+                || ip.is_unspecified()
+                || ip.is_broadcast()
+                || ip.octets()[0] == 100 && (ip.octets()[1] & 0xc0) == 64
+        }
+        Ok(std::net::IpAddr::V6(ip)) => {
+            ip.is_loopback()
+                || ip.is_unspecified()
+                || (ip.segments()[0] & 0xfe00) == 0xfc00
+                || (ip.segments()[0] & 0xffc0) == 0xfe80
+        }
+        Err(_) => false,
+    }
+}
+
 /// Event id -> its last probe; the events with a probe in flight. Std locks: held for a map
 /// access, never across `.await`.
 pub struct Probes {
@@ -90,5 +134,35 @@ impl Probes {
                 OriginHealth::Failed
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_target;
+
+    #[test]
+    fn a_probe_of_an_internal_address_is_refused_outside_dev() {
+        for url in [
+            "http://127.0.0.1:8080/health",
+            "http://localhost/health",
+            "https://10.1.2.3/health",
+            "https://192.168.0.1/",
+            "https://172.16.5.4/",
+            "https://169.254.169.254/latest/meta-data",
+            "https://100.64.0.1/",
+            "https://[::1]/",
+            "https://[fd00::1]/",
+            "https://[fe80::1]/",
+            "https://0.0.0.0/",
+            "https://metadata.google.internal/",
+        ] {
+            assert!(check_target(Some(url), false).is_err(), "{url}");
+            assert!(check_target(Some(url), true).is_ok(), "{url} in --dev");
+        }
+        for url in ["https://shop.example/health", "https://8.8.8.8/"] {
+            assert!(check_target(Some(url), false).is_ok(), "{url}");
+        }
+        assert!(check_target(None, false).is_ok());
     }
 }

@@ -136,11 +136,19 @@ fn arg(cmd: &Cmd, n: usize) -> &str {
 
 /// The first key of a script's call (EVALSHA sha numkeys key...), or of a plain command.
 fn first_key(cmd: &Cmd) -> &str {
-    match arg(cmd, 0) {
+    let key = match arg(cmd, 0) {
         "EVALSHA" | "EVAL" | "evalsha" | "eval" => arg(cmd, 3),
         _ => arg(cmd, 1),
+    };
+    // A move code moves a place to whoever types it: its key goes to traces without it.
+    match key.find(MOVE_KEY) {
+        Some(at) => &key[..at + MOVE_KEY.len()],
+        None => key,
     }
 }
+
+/// What names a move code's key (`Keys::move_code`): the code follows it.
+const MOVE_KEY: &str = "}:move:";
 
 /// The URLs of the masters that hold the data of a deployment: `redis_url` alone, or every
 /// master of the cluster as the first reachable node of `cluster_nodes` sees it (for work that
@@ -188,6 +196,22 @@ fn masters_of(cluster_nodes: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_move_codes_key_reaches_traces_without_its_code() {
+        let keys = crate::redis::keys::Keys::new("ar");
+        let code_key = keys.move_code("ev1", "K7Q2-M9XP");
+        let get = ::redis::cmd("GET").arg(&code_key).clone();
+        assert_eq!(first_key(&get), "ar:{ev1}:move:");
+        let script = ::redis::cmd("EVALSHA")
+            .arg("sha")
+            .arg(1)
+            .arg(&code_key)
+            .clone();
+        assert!(!first_key(&script).contains("K7Q2"));
+        let queue = ::redis::cmd("ZCARD").arg(keys.queue("ev1")).clone();
+        assert_eq!(first_key(&queue), keys.queue("ev1"));
+    }
 
     #[test]
     fn the_healthy_masters_are_read_from_cluster_nodes() {

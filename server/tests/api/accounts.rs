@@ -451,3 +451,37 @@ async fn a_room_turned_off_keeps_its_identity_and_eligibility_rules() {
     let (status, _) = join(&app, &presale, &fan).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+/// A place keeps its room's rules when it moves (issue 63): in an account-only room, an
+/// anonymous session that types an account's move code is refused (401) and the code stays
+/// good for an account the room takes.
+#[tokio::test]
+async fn a_move_code_moves_a_place_only_to_one_the_room_would_let_join() {
+    let key = Key::new("k1");
+    let ticketer = Ticketer::start(&[&key]).await;
+    let app = app_trusting(&ticketer).await;
+    let event = account_event(&app, json!({"identity": "account", "paused": true})).await;
+    let assertion = key.sign(json!({"sub": "fan"}));
+    let (_, laptop) = account(&app, &assertion).await;
+    let (status, _) = join(&app, &event, &laptop).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let code = crate::moving::move_code(&app, &event, &laptop).await;
+    let code = code["code"].as_str().unwrap().to_owned();
+    let claim = async |session: &str| {
+        app.client
+            .post(app.url(&format!("/api/events/{event}/queue/claim")))
+            .bearer_auth(session)
+            .json(&json!({ "code": code }))
+            .send()
+            .await
+            .unwrap()
+    };
+    let (_, anonymous) = app.session().await;
+    let r = claim(&anonymous).await;
+    let body = expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert!(body["sign_in_url"].is_string(), "{body}");
+    // The code is still good: an account the room takes claims it.
+    let (_, friend) = account(&app, &key.sign(json!({"sub": "friend"}))).await;
+    let r = claim(&friend).await;
+    assert!(r.status().is_success(), "{}", r.status());
+}

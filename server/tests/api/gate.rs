@@ -49,15 +49,7 @@ async fn redeem(app: &TestApp, token: &str) -> reqwest::Response {
 
 /// The proxy's question about `uri` on the target's host, with `admission` as its header.
 async fn check(app: &TestApp, uri: &str, admission: Option<&str>) -> reqwest::Response {
-    let mut req = app
-        .client
-        .get(app.url("/api/gate/check"))
-        .header("x-original-uri", uri)
-        .header("x-forwarded-host", "127.0.0.1:9");
-    if let Some(token) = admission {
-        req = req.header("admission-token", token);
-    }
-    req.send().await.unwrap()
+    check_on(app, "127.0.0.1:9", uri, admission).await
 }
 
 fn claims(token: &str) -> Value {
@@ -695,4 +687,75 @@ async fn every_spelling_of_a_protected_path_is_the_protected_path() {
     // A protect prefix spelled otherwise than the gate compares is refused at the door.
     let r = put_room(&app, &event, json!({"protect": ["/%63heckout"]})).await;
     expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+}
+
+/// Issue 63: one event's key cannot open another event's gate. A key for one event may not
+/// protect a path on a host where another event's room protects an overlapping prefix (403,
+/// nothing changed); a key for both may.
+#[tokio::test]
+async fn a_key_for_one_event_cannot_claim_another_events_protected_paths() {
+    let app = spawn_app().await;
+    let theirs = gated_event(&app).await;
+    let mine = event_with(&app, json!({"admit_rate_per_second": 10})).await;
+    let config = &app.state.config;
+    let key = testkit::operators::key(
+        config,
+        &[Scope::RoomsWrite],
+        Events::Only(vec![mine.clone()]),
+    )
+    .await;
+    let put = |key: String, room: Value| {
+        let app = &app;
+        let mine = mine.clone();
+        async move {
+            app.client
+                .put(app.url(&format!("/api/admin/events/{mine}/room")))
+                .bearer_auth(key)
+                .json(&room)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    for prefix in ["/shop", "/shop/checkout", "/"] {
+        let r = put(
+            key.clone(),
+            json!({"target_url": TARGET, "protect": [prefix]}),
+        )
+        .await;
+        let body = expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+        assert!(
+            body["message"].as_str().unwrap().contains(&theirs),
+            "{body}"
+        );
+    }
+    let room = app.state.rooms.get(&app.state.db, &mine).await.unwrap();
+    assert!(room.gate.protect.is_empty(), "nothing changed");
+    // A prefix of its own on that host, or the same prefix on another host: its own.
+    let r = put(
+        key.clone(),
+        json!({"target_url": TARGET, "protect": ["/tickets"]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let other_host = "http://127.0.0.1:10/shop/";
+    let r = put(
+        key.clone(),
+        json!({"target_url": other_host, "protect": ["/shop"]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    // A key for both events may.
+    let both = testkit::operators::key(
+        config,
+        &[Scope::RoomsWrite],
+        Events::Only(vec![mine.clone(), theirs.clone()]),
+    )
+    .await;
+    let r = put(
+        both,
+        json!({"target_url": TARGET, "protect": ["/shop/vip"]}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
 }

@@ -196,9 +196,29 @@ async fn without_the_endpoint_nothing_is_traced_and_request_ids_stay_unique() {
         );
         assert!(ids.insert(id));
     }
-    // A client's own id is kept.
+    // A client's own id (and with it its trace and sampling) is not taken (issue 63)...
     let r = client
         .get(process.url("/healthz"))
+        .header("x-request-id", "0af7651916cd43dd8448eb211c80319c")
+        .header(
+            "traceparent",
+            "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        )
+        .send()
+        .await
+        .unwrap();
+    let id = r.headers()["x-request-id"].to_str().unwrap();
+    assert!(
+        id != "0af7651916cd43dd8448eb211c80319c" && id.len() == 32,
+        "{id}"
+    );
+    // ...but a trusted proxy's is.
+    let mut trusting = test_config();
+    trusting.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    let app = spawn_with(trusting).await;
+    let r = app
+        .client
+        .get(app.url("/healthz"))
         .header("x-request-id", "mine-1")
         .send()
         .await
