@@ -113,9 +113,10 @@ impl<'a> Asked<'a> {
     summary = "For nginx auth_request and its like: may this request pass to the ticketer's site?",
     params(("X-Original-URI" = Option<String>, Header, description = "The original request's URI"), ("X-Forwarded-Host" = Option<String>, Header, description = "The original request's host"), ("Admission-Token" = Option<String>, Header, description = "The admission token (or its cookie)")),
     responses(
-        (status = 200, description = "Passes (Anteroom-Buyer and Anteroom-Event headers when a room admits it)"),
+        (status = 200, description = "Passes: an admission to the event whose room covers the path (Anteroom-Buyer and Anteroom-Event headers), or a room that is off"),
         (status = 400, description = "bad_request: the proxy passed no original URI", body = app::wire::ErrorBody),
-        (status = 401, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
+        (status = 401, description = "not_admitted, with queue_url: no admission, a path no room covers on a room's host, or a path that does not normalise cleanly", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: no room protects this host (the gate refuses what it does not recognise)", body = app::wire::ErrorBody),
     )
 )]
 pub async fn check(State(state): State<Line>, headers: HeaderMap) -> Result<Response> {
