@@ -106,7 +106,9 @@ pub fn target_origin(url: &str) -> Option<String> {
 }
 
 /// The host (with its port unless a default one) of a target URL that [`target_origin`]
-/// accepts, as [`canonical_host`] spells it.
+/// accepts, as [`canonical_host`] spells it. The server's alone (the gate), like the two
+/// spellings below: the buyer's WASM carries none of them.
+#[cfg(feature = "ssr")]
 pub fn target_host(url: &str) -> Option<String> {
     target_origin(url).and_then(|o| {
         o.split_once("://")
@@ -118,6 +120,7 @@ pub fn target_host(url: &str) -> Option<String> {
 /// without the root's trailing dot, without a default port (`:80`, `:443`: on either scheme,
 /// so that more spellings meet a room rather than fewer). `None` for what is no host: empty,
 /// blanks, a user part, a bad port, characters no host name has.
+#[cfg(feature = "ssr")]
 pub fn canonical_host(host: &str) -> Option<String> {
     let host = host.trim().to_ascii_lowercase();
     let (name, port) = match host.rsplit_once(':') {
@@ -157,6 +160,7 @@ pub fn canonical_host(host: &str) -> Option<String> {
 /// does not normalise cleanly, which the gate refuses: not absolute, a bad escape, an escaped
 /// slash, backslash or NUL (origins disagree on them), a `..` above the root, a blank or
 /// control character, or longer than [`MAX_URL_LEN`].
+#[cfg(feature = "ssr")]
 pub fn canonical_path(path: &str) -> Option<String> {
     if !path.starts_with('/') || path.len() > MAX_URL_LEN {
         return None;
@@ -184,6 +188,7 @@ pub fn canonical_path(path: &str) -> Option<String> {
 
 /// `segment` with its unreserved escapes decoded and the rest kept (upper case); `None` for a
 /// bad escape, an escaped `/`, `\` or NUL, or a character no path carries as it is.
+#[cfg(feature = "ssr")]
 fn decode_unreserved(segment: &str) -> Option<String> {
     let bytes = segment.as_bytes();
     let mut out = String::with_capacity(segment.len());
@@ -275,7 +280,9 @@ impl Gate {
                     "each protect prefix is a path of at most 200 characters starting with one /, without ? or #",
                 ));
             }
-            // The gate matches normalised paths: a prefix spelled otherwise would match none.
+            // The gate matches normalised paths: a prefix spelled otherwise would match none
+            // (checked by the server: the operator's form gets its 422).
+            #[cfg(feature = "ssr")]
             if canonical_path(prefix).as_deref() != Some(prefix.as_str()) {
                 return Err(unprocessable(
                     "each protect prefix is written as the gate compares paths: no //, no . or .. segment, no escaped letter or digit (%63 is c), no escaped / or \\",
@@ -311,6 +318,7 @@ impl Gate {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "ssr")]
     #[test]
     fn hosts_are_spelled_one_way() {
         for spelling in [
@@ -351,6 +359,7 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "ssr")]
     #[test]
     fn paths_are_spelled_one_way_or_refused() {
         for (spelling, canonical) in [
@@ -392,6 +401,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "ssr")]
     #[test]
     fn a_protect_prefix_is_written_as_the_gate_compares() {
         let gate = |prefix: &str| Gate {
