@@ -83,7 +83,7 @@ fi
 
 LEPTOS_VERSION=0.3.10
 if ! cargo leptos --version 2>/dev/null | grep -q " $LEPTOS_VERSION"; then
-  say "installing cargo-leptos $LEPTOS_VERSION (about 9 minutes on 2 cores, once)"
+  say "installing cargo-leptos $LEPTOS_VERSION (the longest step of a first run, once)"
   # Its own release profile asks for fat LTO in one codegen unit: a quarter of an hour on 2
   # cores for a tool that runs a few seconds a build. Thin local LTO in 16 units instead.
   CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
