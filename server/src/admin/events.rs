@@ -42,17 +42,11 @@ pub async fn create(
             "there is no time zone {zone:?}: use an IANA name, like Europe/Berlin"
         )));
     }
-    let probe = new.room.origin_probe_url.clone().flatten();
-    crate::origin::probe::check_target(probe.as_deref(), state.config.dev)?;
-    let gate = Gate {
-        target_url: new.room.target_url.clone().flatten(),
-        protect: new.room.protect.clone().unwrap_or_default(),
-        origin_probe_url: probe,
-    };
+    let gate = new.room.new_room().gate;
     if gate != Gate::default() {
-        // Gate settings at creation: as at a change, a step-up and no other event's paths.
+        // Gate settings at creation: as at a change, a step-up, and the gate's own rules.
         actor.step_up()?;
-        super::room::may_claim(&state, &actor, None, &gate)?;
+        super::room::gate_allowed(&state, &actor, None, &gate)?;
     }
     let mut tx = state.db.begin().await?;
     let event = events::create_in(&mut tx, &events::new_event_id(), &new, state.draws.key())

@@ -18,15 +18,18 @@ use crate::{
     state::AppState,
 };
 
-/// One event's operator or key cannot open another event's gate (issue 63): protecting a
-/// prefix on a host where another event's room protects an overlapping one needs the right to
-/// change that event too (403 otherwise, naming it).
-pub fn may_claim(
+/// Whether `actor` may give `event_id` (`None`: an event being created) the gate settings
+/// `gate` (issue 63): one event's operator or key cannot open another event's gate
+/// (protecting a prefix on a host where another event's room protects an overlapping one
+/// needs the right to change that event too: 403 naming it), and the probe is no internal
+/// address outside `--dev` (422).
+pub fn gate_allowed(
     state: &AppState,
     actor: &Actor,
     event_id: Option<&str>,
     gate: &Gate,
 ) -> Result<()> {
+    crate::origin::probe::check_target(gate.origin_probe_url.as_deref(), state.config.dev)?;
     for other in state.rooms.overlapping(event_id, gate) {
         if !actor.allows(Permission::ControlRoom, Some(&other)) {
             return Err(Error::Forbidden(format!(
@@ -86,12 +89,8 @@ pub async fn update(
         actor.step_up()?;
     }
     if after.room.gate != before.gate {
-        may_claim(&state, &actor, Some(&event_id), &after.room.gate)?;
+        gate_allowed(&state, &actor, Some(&event_id), &after.room.gate)?;
     }
-    crate::origin::probe::check_target(
-        after.room.gate.origin_probe_url.as_deref(),
-        state.config.dev,
-    )?;
     let entry = Entry {
         action: OperatorAction::ChangeRoom,
         event_id: Some(&event_id),
