@@ -5,7 +5,7 @@
 //! event's) and `GET /api/admin/events/{id}/audit` (one event's room changes, as the dashboard
 //! shows them).
 
-use app::wire::{AuditEntry, OperatorAction};
+use app::wire::{AuditEntry, Events, OperatorAction};
 use axum::{
     Json,
     extract::{Query, State},
@@ -103,12 +103,13 @@ type Row = (
 );
 
 /// Entries newest first, of one event or of all (`event_id` None), of one action or of all,
-/// of one person or key or of all.
+/// of one person or key or of all, and (`within`) only about some events.
 async fn read(
     db: &PgPool,
     event_id: Option<&str>,
     action: Option<OperatorAction>,
     actor_id: Option<&str>,
+    within: Option<&[String]>,
     limit: i64,
 ) -> Result<Vec<AuditEntry>> {
     let rows: Vec<Row> = sqlx::query_as(
@@ -116,12 +117,14 @@ async fn read(
          from operator_action \
          where ($1::text is null or event_id = $1) and ($2::text is null or action = $2) \
            and ($4::text is null or actor_id = $4) \
+           and ($5::text[] is null or event_id = any($5)) \
          order by created_at desc, id desc limit $3",
     )
     .bind(event_id)
     .bind(action.map(Text))
     .bind(limit)
     .bind(actor_id)
+    .bind(within)
     .fetch_all(db)
     .await?;
     Ok(rows
@@ -164,6 +167,7 @@ pub async fn room_changes(
         Some(&event_id),
         Some(OperatorAction::ChangeRoom),
         None,
+        None,
         DEFAULT_LIMIT,
     )
     .await?;
@@ -191,13 +195,14 @@ pub struct RecentQuery {
     params(("limit" = Option<u32>, Query, description = "How many entries, 1 to 1,000")),
     security(("operator_session" = []), ("api_key" = [])),
     responses(
-        (status = 200, description = "The entries", body = Vec<app::wire::AuditEntry>),
+        (status = 200, description = "The entries (for a credential limited to some events, only theirs)", body = Vec<app::wire::AuditEntry>),
         (status = 400, description = "A limit that is not a number", body = app::wire::ErrorBody),
+        (status = 403, description = "forbidden: out of role or scope, or an event_id outside a limited credential's events", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a limit out of 1 to 1,000", body = app::wire::ErrorBody),
     )
 )]
 pub async fn recent(
-    _: Actor,
+    actor: Actor,
     State(state): State<AppState>,
     Query(query): Query<RecentQuery>,
 ) -> Result<Json<Vec<AuditEntry>>> {
@@ -207,11 +212,27 @@ pub async fn recent(
             "limit is 1 to {MAX_LIMIT}, not {limit}"
         )));
     }
+    // An asker limited to some events reads theirs only: a named event must be one of them,
+    // and without one, only entries about their events (none of the deployment's own).
+    let events = match actor.events() {
+        Events::All => None,
+        Events::Only(ids) => {
+            if let Some(id) = &query.event_id
+                && !ids.contains(id)
+            {
+                return Err(Error::Forbidden(format!(
+                    "this credential may not read event {id}'s audit"
+                )));
+            }
+            Some(ids)
+        }
+    };
     let entries = read(
         &state.db,
         query.event_id.as_deref(),
         None,
         query.actor_id.as_deref(),
+        events.as_deref(),
         limit,
     )
     .await?;

@@ -92,7 +92,12 @@ impl Actor {
 
     /// Whether they may do what `permission` guards, on `event` when the route names one.
     pub fn allows(&self, permission: Permission, event: Option<&str>) -> bool {
-        let in_scope = |events: &Events| event.is_none_or(|e| events.covers(e));
+        // Without an event in the path, a permission over every event (a new event) is for
+        // those who may touch them all: a key or person limited to some is out of scope.
+        let in_scope = |events: &Events| match event {
+            Some(e) => events.covers(e),
+            None => !permission.spans_events() || *events == Events::All,
+        };
         match &self.who {
             Who::Person { session } => {
                 let person = &session.person;
@@ -101,6 +106,19 @@ impl Actor {
             }
             Who::Key(key) => permission.granted_to_scopes(&key.scopes) && in_scope(&key.events),
             Who::BreakGlass => true,
+        }
+    }
+
+    /// The events they may touch: a person's (all, for an admin), a key's, or all for the
+    /// break-glass token. Routes without an event in the path read it (a key limited to some
+    /// events sees only their audit, and creates none).
+    pub fn events(&self) -> Events {
+        match &self.who {
+            Who::Person { session } if session.person.role != Role::Admin => {
+                session.person.events.clone()
+            }
+            Who::Key(key) => key.events.clone(),
+            _ => Events::All,
         }
     }
 

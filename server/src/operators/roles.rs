@@ -1,7 +1,8 @@
 //! What each admin route needs: one [`Permission`] per route (`admin::routes` pairs them), and
 //! who has it. Invariants: a role has every permission of the roles below it; a person of
 //! role `viewer` or `operator` acts only on the events of their account (an `admin` on all);
-//! a key acts only within its scopes and events, and no key manages operators, sessions or
+//! a key acts only within its scopes and events (one limited to some events makes no new
+//! event and reads only their audit), and no key manages operators, sessions or
 //! keys (that takes a person); the break-glass token may do everything.
 
 use app::wire::{Role, Scope};
@@ -39,6 +40,12 @@ impl Permission {
         Permission::ManageOperators,
         Permission::ReportDone,
     ];
+
+    /// Whether, on a route that names no event, it reaches every event (making one): then only
+    /// a credential on all events has it.
+    pub fn spans_events(self) -> bool {
+        self == Permission::ManageEvents
+    }
 
     /// The least role that has it.
     pub fn role(self) -> Role {

@@ -10,7 +10,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    BREAK_GLASS, JsonBody, TestApp, expect_error, spawn_app, spawn_with, test_config,
+    BREAK_GLASS, JsonBody, TestApp, event_body, expect_error, spawn_app, spawn_with, test_config,
 };
 
 /// The least role each admin route needs, and the key scope that opens it (`None`: no key),
@@ -188,8 +188,11 @@ async fn the_role_matrix_holds_for_every_route_of_the_router() {
         for in_scope in [true, false] {
             let scopes: Vec<Scope> = scope.into_iter().collect();
             let with_scope = keys[&(scopes_or_any(&scopes)[0], in_scope)].clone();
+            // Every key here is limited to one event: none may create events (issue 63).
+            let creates = route.path == "/api/admin/events";
             let allowed = (scope.is_some() || route.path == "/api/admin/session")
-                && (in_scope || !names_event);
+                && (in_scope || !names_event)
+                && !creates;
             let status = ask(&app, &Asker::Key(with_scope), &route.method, &path).await;
             assert_eq!(
                 refused(status),
@@ -221,6 +224,69 @@ async fn the_role_matrix_holds_for_every_route_of_the_router() {
         expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
     }
     assert_eq!(checked, routes.len() * 8);
+}
+
+/// Issue 63: a key limited to some events is limited where no event is in the path too: it
+/// reads the audit of its events only (none of another event's, none of the deployment's
+/// own), is refused another event's audit by name, and creates no event.
+#[tokio::test]
+async fn a_key_limited_to_some_events_reads_their_audit_only_and_creates_none() {
+    let app = spawn_app().await;
+    let mine = app.room_event(10).await;
+    let theirs = app.room_event(10).await;
+    for event in [&mine, &theirs] {
+        let r = app
+            .admin(
+                app.client
+                    .put(app.url(&format!("/api/admin/events/{event}/room"))),
+            )
+            .json(&json!({"admit_rate_per_second": 7}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let scopes = [Scope::AuditRead, Scope::EventsWrite];
+    let limited =
+        testkit::operators::key(&app.state.config, &scopes, Events::Only(vec![mine.clone()])).await;
+    let all = testkit::operators::key(&app.state.config, &scopes, Events::All).await;
+    let read = |key: &str, query: &str| {
+        app.client
+            .get(app.url(&format!("/api/admin/audit?limit=1000{query}")))
+            .bearer_auth(key)
+            .send()
+    };
+    let entries: Vec<Value> = read(&limited, "").await.unwrap().json().await.unwrap();
+    assert!(!entries.is_empty());
+    assert!(
+        entries.iter().all(|e| e["event_id"] == mine.as_str()),
+        "only its event's entries: {entries:?}"
+    );
+    let everything: Vec<Value> = read(&all, "").await.unwrap().json().await.unwrap();
+    assert!(everything.iter().any(|e| e["event_id"] == theirs.as_str()));
+    let r = read(&limited, &format!("&event_id={theirs}"))
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    let body = event_body(1, 5, json!({}));
+    let r = app
+        .client
+        .post(app.url("/api/admin/events"))
+        .bearer_auth(&limited)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::FORBIDDEN, "forbidden").await;
+    let r = app
+        .client
+        .post(app.url("/api/admin/events"))
+        .bearer_auth(&all)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
 }
 
 /// Whether the guard refused: 403 out of role, scope or events. Allowed means the handler ran,
