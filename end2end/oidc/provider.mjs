@@ -5,6 +5,7 @@
 //
 // Usage: node end2end/oidc/provider.mjs <port> <redirect uri>[,<redirect uri>...]
 // Prints "ready <issuer>" once it listens.
+import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
 const [port, redirects] = process.argv.slice(2);
@@ -15,8 +16,22 @@ if (!port || !redirects) {
 const issuer = `http://127.0.0.1:${port}`;
 
 // Buyers: `ada` and `fan-*` are in the fan club. Operators (the company's sign-in): `crew-*`
-// are in `onsale-team`, `*boss*` in `onsale-admins`; `unverified-*` have an unverified address.
+// are in `onsale-team`, `*boss*` in `onsale-admins` (`crowded-*` in 40 groups more after it);
+// `unverified-*` have an unverified address, `unsaid-*` one the provider says nothing about.
+// A test changes an account's groups in the JSON file named by ANTEROOM_TEST_GROUPS.
+const changed = (id) => {
+  try {
+    return JSON.parse(readFileSync(process.env.ANTEROOM_TEST_GROUPS, 'utf8'))[id];
+  } catch {
+    return undefined;
+  }
+};
 const groupsOf = (id) => {
+  const moved = changed(id);
+  if (moved) return moved;
+  if (id.startsWith('crowded-')) {
+    return ['onsale-admins', ...Array.from({ length: 40 }, (_, i) => `team-${i}`)];
+  }
   if (id === 'ada' || id.startsWith('fan-')) return ['fanclub'];
   if (id.startsWith('crew-')) return ['onsale-team'];
   if (id.includes('boss')) return ['onsale-admins'];
@@ -45,10 +60,9 @@ const provider = new Provider(issuer, {
     return {
       accountId: id,
       async claims() {
-        return {
-          sub: id, name: id, groups: groupsOf(id),
-          email: `${id}@example.org`, email_verified: !id.startsWith('unverified-'),
-        };
+        const claims = { sub: id, name: id, groups: groupsOf(id), email: `${id}@example.org` };
+        if (!id.startsWith('unsaid-')) claims.email_verified = !id.startsWith('unverified-');
+        return claims;
       },
     };
   },

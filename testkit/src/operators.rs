@@ -46,7 +46,7 @@ pub async fn signed_in(config: &Config, role: Role, events: Events) -> (String, 
     };
     new.validate().expect("a valid operator");
     let mut tx = db.begin().await.expect("a transaction");
-    let person = people::add(&mut tx, &new)
+    let person = people::add(&mut tx, &new, false)
         .await
         .expect("an operator is added");
     let (cookie, _) = sessions::start(&mut tx, &signer, &person.id, "passkey", "127.0.0.1")

@@ -6,7 +6,11 @@
 //! sign-in and again when an ID token names a key we do not know, at most once per
 //! [`REDISCOVER_AFTER`], so a rotation of the provider's keys is picked up without a restart;
 //! the state, the nonce, the PKCE verifier and the return path travel in one signed,
-//! short-lived cookie, and the callback refuses a state that is not the one it signed.
+//! short-lived cookie, and the callback refuses a state that is not the one it signed. A
+//! provider made [`Provider::fresh`] (the operators' company sign-in) asks for a fresh
+//! authentication every time (`prompt=login`, `max_age=0`) and refuses an ID token whose
+//! `auth_time` is missing or older than [`FRESH_SECS`]: a sign-in there is a step-up, and a
+//! session the provider kept from hours ago must not pass as one.
 
 use std::{
     borrow::Cow,
@@ -17,7 +21,10 @@ use openidconnect::{
     AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet,
     EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
     TokenResponse,
-    core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata},
+    core::{
+        CoreAuthPrompt, CoreAuthenticationFlow, CoreClient, CoreIdTokenVerifier,
+        CoreProviderMetadata,
+    },
 };
 use tokio::sync::RwLock;
 
@@ -29,6 +36,8 @@ use crate::{
 
 /// The least time between two discoveries.
 pub const REDISCOVER_AFTER: Duration = Duration::from_secs(10);
+/// How old a fresh provider's `auth_time` may be: the time to come back from its login page.
+pub const FRESH_SECS: i64 = 120;
 /// The longest one call to the provider may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -48,6 +57,8 @@ pub struct Provider {
     client_secret: Option<String>,
     scopes: Vec<String>,
     claim_names: Vec<String>,
+    /// Every sign-in authenticates afresh ([`Provider::fresh`]).
+    fresh: bool,
     http: reqwest::Client,
     discovered: RwLock<Option<(Client, Instant)>>,
 }
@@ -87,6 +98,7 @@ impl Provider {
                 .map(str::to_owned)
                 .collect(),
             claim_names,
+            fresh: false,
             http: reqwest::Client::builder()
                 // The provider's answers are read as they are: following a redirect of its
                 // would let it point us anywhere.
@@ -98,6 +110,15 @@ impl Provider {
                 .build()
                 .expect("a client without TLS settings of its own builds"),
             discovered: RwLock::new(None),
+        }
+    }
+
+    /// This provider, asking for a fresh authentication at every sign-in and checking that
+    /// it got one.
+    pub fn fresh(self) -> Self {
+        Self {
+            fresh: true,
+            ..self
         }
     }
 
@@ -133,7 +154,7 @@ impl Provider {
         let redirect = RedirectUrl::new(redirect.to_owned())
             .map_err(|e| Error::Internal(format!("the callback address: {e}")))?;
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-        let (url, csrf, nonce) = client
+        let mut request = client
             .authorize_url(
                 CoreAuthenticationFlow::AuthorizationCode,
                 CsrfToken::new_random,
@@ -141,8 +162,13 @@ impl Provider {
             )
             .add_scopes(self.scopes.iter().cloned().map(Scope::new))
             .set_pkce_challenge(challenge)
-            .set_redirect_uri(Cow::Owned(redirect))
-            .url();
+            .set_redirect_uri(Cow::Owned(redirect));
+        if self.fresh {
+            request = request
+                .add_prompt(CoreAuthPrompt::Login)
+                .set_max_age(Duration::ZERO);
+        }
+        let (url, csrf, nonce) = request.url();
         Ok(Started {
             url: url.to_string(),
             csrf: csrf.secret().clone(),
@@ -181,12 +207,25 @@ impl Provider {
             .id_token()
             .ok_or_else(|| unavailable("the provider's answer carried no ID token"))?;
         let nonce = Nonce::new(nonce.to_owned());
-        let checked = match id_token.claims(&client.id_token_verifier(), &nonce) {
+        let fresh = self.fresh;
+        fn checker(client: &Client, fresh: bool) -> CoreIdTokenVerifier<'_> {
+            client
+                .id_token_verifier()
+                .set_auth_time_verifier_fn(move |at| match at {
+                    _ if !fresh => Ok(()),
+                    Some(at) if (chrono::Utc::now() - at).num_seconds() <= FRESH_SECS => Ok(()),
+                    Some(at) => Err(format!("the sign-in was not fresh (auth_time {at})")),
+                    None => Err("the sign-in carried no auth_time".to_owned()),
+                })
+        }
+        let checked = match id_token.claims(&checker(&client, fresh), &nonce) {
             Ok(claims) => Ok(claims.clone()),
             // A key we do not know yet: the provider may have rotated its keys.
             Err(openidconnect::ClaimsVerificationError::SignatureVerification(_)) => {
-                let fresh = self.client(true).await?;
-                id_token.claims(&fresh.id_token_verifier(), &nonce).cloned()
+                let rediscovered = self.client(true).await?;
+                id_token
+                    .claims(&checker(&rediscovered, fresh), &nonce)
+                    .cloned()
             }
             Err(e) => Err(e),
         }

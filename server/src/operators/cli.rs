@@ -35,7 +35,7 @@ pub async fn add_operator(
     new.validate()?;
     let label = actor("operators add");
     let mut tx = db.begin().await?;
-    let (account, created) = match people::add(&mut tx, &new).await {
+    let (account, created) = match people::add(&mut tx, &new, false).await {
         Ok(account) => (account, true),
         Err(Error::Conflict(_)) => {
             let found = people::by_email(&mut tx, &new.email)
@@ -67,7 +67,7 @@ pub async fn add_key(db: &PgPool, sessions: &Sessions, new: NewApiKey) -> Result
     new.validate()?;
     let label = actor("keys add");
     let mut tx = db.begin().await?;
-    let created = keys::create(&mut tx, sessions, &new, &label).await?;
+    let created = keys::create(&mut tx, sessions, &new, &label, None).await?;
     let mut entry = Entry::labelled(&label, None, OperatorAction::AddKey);
     entry.change = audit::json(&new);
     entry.after = Some(audit::json(&created.key));

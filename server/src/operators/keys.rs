@@ -4,7 +4,8 @@
 //! Invariants: the secret is shown once, in the answer that creates it, and kept only as its
 //! SHA-256; a key made up or copied from another deployment is refused before any query
 //! (`secret::check`); a revoked or expired key is refused like an unknown one; a use writes
-//! `last_used_at` at most once a minute; a key never manages operators, sessions or keys.
+//! `last_used_at` at most once a minute; a key never manages operators, sessions or keys; the
+//! keys a person made are revoked when the person is removed ([`revoke_made_by`]).
 
 use app::wire::{ApiKey, ApiKeyCreated, Events, NewApiKey, Scope};
 use chrono::{DateTime, Duration, Utc};
@@ -22,12 +23,14 @@ pub struct Found {
     pub events: Events,
 }
 
-/// Creates a key as `new` asks, on behalf of `created_by` (the audit's words for the asker).
+/// Creates a key as `new` asks, on behalf of `created_by` (the audit's words for the asker),
+/// made by the operator `made_by` when a person asks (removing them revokes it).
 pub async fn create(
     db: &mut PgConnection,
     sessions: &Sessions,
     new: &NewApiKey,
     created_by: &str,
+    made_by: Option<&str>,
 ) -> Result<ApiKeyCreated> {
     let minted = secret::mint(sessions, Kind::ApiKey);
     let id = format!("key_{}", random_id(9));
@@ -37,8 +40,9 @@ pub async fn create(
     let words: Vec<&str> = scopes.iter().map(|s| s.as_str()).collect();
     let expires_at = Utc::now() + Duration::days(i64::from(new.days()));
     let created_at: DateTime<Utc> = sqlx::query_scalar(
-        "insert into api_key (id, secret_hash, name, scopes, events, created_by, expires_at) \
-         values ($1, $2, $3, $4, $5, $6, $7) returning created_at",
+        "insert into api_key \
+           (id, secret_hash, name, scopes, events, created_by, expires_at, made_by) \
+         values ($1, $2, $3, $4, $5, $6, $7, $8) returning created_at",
     )
     .bind(&id)
     .bind(&minted.hash)
@@ -47,6 +51,7 @@ pub async fn create(
     .bind(new.events.as_list())
     .bind(created_by)
     .bind(expires_at)
+    .bind(made_by)
     .fetch_one(db)
     .await?;
     Ok(ApiKeyCreated {
@@ -155,4 +160,15 @@ pub async fn revoke(db: &mut PgConnection, id: &str) -> Result<Option<ApiKey>> {
     .fetch_optional(db)
     .await?;
     Ok(row.map(from_row))
+}
+
+/// Revokes every live key operator `id` made; their ids.
+pub async fn revoke_made_by(db: &mut PgConnection, id: &str) -> Result<Vec<String>> {
+    Ok(sqlx::query_scalar(
+        "update api_key set revoked_at = now() where made_by = $1 and revoked_at is null \
+         returning id",
+    )
+    .bind(id)
+    .fetch_all(db)
+    .await?)
 }

@@ -7,18 +7,26 @@
 //! account's role and events; else a person whose role claim
 //! (`ANTEROOM_OPERATOR_ROLE_CLAIM`) carries a value `ANTEROOM_OPERATOR_ROLES` maps to a role,
 //! who is added as an operator of every event with the highest such role; else nobody (403,
-//! and the refusal is audited). Invariants: an address the provider says is unverified
-//! (`email_verified: false`) is never matched; the state, nonce and PKCE verifier travel in a
-//! signed cookie of the operators' own; starts are rate-limited per address.
+//! and the refusal is audited). Invariants: only an address the provider says is verified
+//! (`email_verified: true`) is matched; an account the company's sign-in made takes its role
+//! from the claim at every sign-in (a person out of the group is refused and their sessions
+//! end); every sign-in here is a fresh authentication (`accounts::oidc::Provider::fresh`), so
+//! it counts as a step-up; the state, nonce and PKCE verifier travel in a signed cookie of the
+//! operators' own; starts are rate-limited per address.
 
-use app::wire::{Events, NewOperator, OperatorAction};
+use app::wire::{Events, NewOperator, OperatorAction, OperatorUpdate, Role};
 use axum::{
     extract::{RawQuery, State},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Response},
 };
 
-use super::{people, sessions::Person, signin::signed_in, state::CompanySignIn};
+use super::{
+    people,
+    sessions::{self, Person},
+    signin::signed_in,
+    state::CompanySignIn,
+};
 use crate::{
     accounts::routes::{Pending, page, see_other, sign},
     admin::audit::{self, Entry},
@@ -201,25 +209,60 @@ async fn finish(
     Ok(response)
 }
 
-/// The operator `account` signs in as: the account an admin added for its verified address,
-/// else one made now for a role its claims map to, else none.
+/// The operator `account` signs in as: the account for its verified address (an admin's, with
+/// the role the admin gave; the company's, with the role its claim gives now, or none when it
+/// gives none any more), else one made now for a role its claims map to, else none.
 async fn person_of(
     state: &AppState,
     company: &CompanySignIn,
     account: &Account,
 ) -> Result<Option<Person>> {
-    let verified = claim(account, "email_verified") != Some("false");
+    // Verified means said so: a provider that does not say is not trusted with the address.
+    let verified = claim(account, "email_verified") == Some("true");
     let email = claim(account, "email")
         .filter(|_| verified)
         .and_then(|e| app::wire::checked_email(e).ok());
     let Some(email) = email else {
         return Ok(None);
     };
+    let label = |role: Role| {
+        format!(
+            "the company's sign-in ({} = {})",
+            company.role_claim,
+            role.as_str()
+        )
+    };
+    let role = company.role_of(account);
     let mut tx = state.db.begin().await?;
     if let Some(person) = people::by_email(&mut tx, &email).await? {
-        return Ok(Some(person));
+        if !people::from_company(&mut tx, &person.id).await? || role == Some(person.role) {
+            return Ok(Some(person));
+        }
+        // The claim no longer gives this role: a new one (their sessions end), or none, and
+        // then the sign-in is refused and every session of theirs ends.
+        let Some(role) = role else {
+            sessions::end_all_of(&mut tx, &person.id).await?;
+            tx.commit().await?;
+            return Ok(None);
+        };
+        let update = OperatorUpdate {
+            role: Some(role),
+            ..OperatorUpdate::default()
+        };
+        let (before, after) = people::update(&mut tx, &person.id, &update)
+            .await?
+            .ok_or_else(|| Error::Internal("an operator just read is gone".into()))?;
+        let by = label(role);
+        let mut entry = Entry::labelled(&by, None, OperatorAction::ChangeOperator);
+        entry.change = audit::json(&update);
+        entry.before = Some(audit::json(&before));
+        entry.after = Some(audit::json(&after));
+        audit::record(&mut tx, entry).await?;
+        let person = people::by_id(&mut tx, &person.id).await?;
+        tx.commit().await?;
+        return Ok(person);
     }
-    let Some(role) = company.role_of(account) else {
+    let Some(role) = role else {
         return Ok(None);
     };
     let mut new = NewOperator {
@@ -229,13 +272,9 @@ async fn person_of(
         events: Events::All,
     };
     new.validate()?;
-    let added = people::add(&mut tx, &new).await?;
-    let label = format!(
-        "the company's sign-in ({} = {})",
-        company.role_claim,
-        role.as_str()
-    );
-    let mut entry = Entry::labelled(&label, None, OperatorAction::AddOperator);
+    let added = people::add(&mut tx, &new, true).await?;
+    let by = label(role);
+    let mut entry = Entry::labelled(&by, None, OperatorAction::AddOperator);
     entry.change = audit::json(&new);
     entry.after = Some(audit::json(&added));
     audit::record(&mut tx, entry).await?;

@@ -57,18 +57,24 @@ fn from_row(
     }
 }
 
-/// Adds an account (`new` already validated).
-pub async fn add(db: &mut PgConnection, new: &NewOperator) -> Result<OperatorAccount> {
+/// Adds an account (`new` already validated); `from_company` when the company's sign-in makes
+/// it (its role then follows the provider's claim at every sign-in).
+pub async fn add(
+    db: &mut PgConnection,
+    new: &NewOperator,
+    from_company: bool,
+) -> Result<OperatorAccount> {
     let id = format!("op_{}", random_id(9));
     let added = sqlx::query(
-        "insert into operator (id, email, name, role, events) values ($1, $2, $3, $4, $5) \
-         on conflict (email) do nothing",
+        "insert into operator (id, email, name, role, events, from_company) \
+         values ($1, $2, $3, $4, $5, $6) on conflict (email) do nothing",
     )
     .bind(&id)
     .bind(&new.email)
     .bind(new.name.trim())
     .bind(Text(new.role))
     .bind(new.events.as_list())
+    .bind(from_company)
     .execute(&mut *db)
     .await?;
     if added.rows_affected() == 0 {
@@ -126,6 +132,15 @@ async fn person(db: &mut PgConnection, column: &str, value: &str) -> Result<Opti
         role,
         events: Events::from_list(events),
     }))
+}
+
+/// Whether the company's sign-in made account `id` (its role then follows the claim).
+pub async fn from_company(db: &mut PgConnection, id: &str) -> Result<bool> {
+    let made: Option<bool> = sqlx::query_scalar("select from_company from operator where id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await?;
+    Ok(made.unwrap_or(false))
 }
 
 /// Refuses (409) to leave the deployment without an admin: `id`, an admin, is about to stop

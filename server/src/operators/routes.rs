@@ -123,7 +123,7 @@ pub async fn add(
     new.validate()?;
     actor.step_up()?;
     let mut tx = state.db.begin().await?;
-    let added = people::add(&mut tx, &new).await?;
+    let added = people::add(&mut tx, &new, false).await?;
     let mut entry = Entry::by(&actor, OperatorAction::AddOperator, None);
     entry.change = audit::json(&new);
     entry.after = Some(audit::json(&added));
@@ -198,7 +198,10 @@ pub async fn remove(
     let before = people::remove(&mut tx, &id)
         .await?
         .ok_or_else(|| no_operator(&id))?;
+    // The keys they made go with them: automation set up by someone who left stops.
+    let revoked = keys::revoke_made_by(&mut tx, &id).await?;
     let mut entry = Entry::by(&actor, OperatorAction::RemoveOperator, None);
+    entry.change = serde_json::json!({ "keys_revoked": revoked });
     entry.before = Some(audit::json(&before));
     audit::record(&mut tx, entry).await?;
     tx.commit().await?;
@@ -332,7 +335,7 @@ pub async fn add_key(
     new.validate()?;
     actor.step_up()?;
     let mut tx = state.db.begin().await?;
-    let created = keys::create(&mut tx, &state.sessions, &new, &actor.label).await?;
+    let created = keys::create(&mut tx, &state.sessions, &new, &actor.label, actor.id()).await?;
     let mut entry = Entry::by(&actor, OperatorAction::AddKey, None);
     entry.change = audit::json(&new);
     entry.after = Some(audit::json(&created.key));

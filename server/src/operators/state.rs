@@ -107,11 +107,14 @@ impl CompanySignIn {
             })?;
             roles.push((value.trim().to_owned(), role));
         }
+        // The address and its verification first: the cap on kept values
+        // (`accounts::claims::MAX_VALUES`) drops the last ones, and a person with many groups
+        // must not lose the address they are matched by.
         let claim_names = vec![
-            config.operator_role_claim.clone(),
             "email".to_owned(),
             "email_verified".to_owned(),
             "name".to_owned(),
+            config.operator_role_claim.clone(),
         ];
         Ok(Some(CompanySignIn {
             provider: Provider::new(
@@ -123,7 +126,8 @@ impl CompanySignIn {
                     .map(|s| s.expose().to_owned()),
                 &config.operator_oidc_scopes,
                 claim_names,
-            ),
+            )
+            .fresh(),
             role_claim: config.operator_role_claim.clone(),
             roles,
         }))

@@ -226,6 +226,50 @@ async fn the_role_matrix_holds_for_every_route_of_the_router() {
     assert_eq!(checked, routes.len() * 8);
 }
 
+/// Issue 63 (5): removing a person revokes the keys they made (automation set up by someone
+/// who left stops), and the audit names them; another admin's keys stay.
+#[tokio::test]
+async fn removing_a_person_revokes_the_keys_they_made() {
+    let app = spawn_app().await;
+    let event = app.room_event(10).await;
+    let (leaver_id, leaver) = app.operator(Role::Admin, Events::All).await;
+    let (_, stayer) = app.operator(Role::Admin, Events::All).await;
+    let make = async |cookie: &str| {
+        let created: Value = app
+            .as_operator(app.client.post(app.url("/api/admin/keys")), cookie)
+            .json(&json!({"name": "ci", "scopes": ["stats:read"], "events": "all"}))
+            .json_body()
+            .await;
+        created["secret"].as_str().unwrap().to_owned()
+    };
+    let theirs = make(&leaver).await;
+    let mine = make(&stayer).await;
+    let stats = format!("/api/admin/events/{event}/stats");
+    assert_eq!(app.get(&stats, &theirs).await.status(), StatusCode::OK);
+    let r = app
+        .as_operator(
+            app.client
+                .delete(app.url(&format!("/api/admin/operators/{leaver_id}"))),
+            &stayer,
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NO_CONTENT);
+    let r = app.get(&stats, &theirs).await;
+    expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_eq!(app.get(&stats, &mine).await.status(), StatusCode::OK);
+    let audit = app.audit("/api/admin/audit?limit=5").await;
+    let removal = audit
+        .iter()
+        .find(|e| e["action"] == "remove_operator")
+        .unwrap();
+    assert_eq!(
+        removal["change"]["keys_revoked"].as_array().unwrap().len(),
+        1
+    );
+}
+
 /// Issue 63: a key limited to some events is limited where no event is in the path too: it
 /// reads the audit of its events only (none of another event's, none of the deployment's
 /// own), is refused another event's audit by name, and creates no event.

@@ -411,3 +411,80 @@ async fn operators_sign_in_with_the_company_account_and_a_claim_gives_the_role()
         "the company's sign-in added crew-1: {audit:?}"
     );
 }
+
+/// Issue 63 (5, 7): every sign-in at the company's provider is a fresh one (the provider asks
+/// for the password again though it has a session of its own, and Anteroom counts it as a
+/// step-up); an account the company's sign-in made takes its role from the claim at every
+/// sign-in (moved to the admins: admin; out of every group: refused, sessions ended); an address
+/// is matched only when the provider says it is verified; many groups do not crowd the
+/// address out of the kept claims.
+#[tokio::test]
+async fn the_company_sign_in_is_fresh_every_time_and_the_role_follows_the_claim() {
+    let (app, provider) = app_with_company_sign_in().await;
+    let whoami = |browser: &Browser| {
+        let cookie = browser.jar.get("anteroom-op").cloned().unwrap_or_default();
+        app.as_operator(app.client.get(app.url("/api/admin/session")), &cookie)
+            .send()
+    };
+    let role_of = async |browser: &Browser| {
+        let me: Value = whoami(browser).await.unwrap().json().await.unwrap();
+        me["role"].as_str().unwrap_or("none").to_owned()
+    };
+
+    let mut crew = Browser::new();
+    crew.sign_in(&app, "/operator/sign-in", "crew-7").await;
+    assert_eq!(role_of(&crew).await, "operator");
+    // Again from the same browser, which the provider knows: its login page all the same
+    // (`sign_in` asserts the page), and a step-up here.
+    let (back, _) = crew.sign_in(&app, "/operator/sign-in", "crew-7").await;
+    assert_eq!(back, app.url("/admin"));
+    let audit = app.audit("/api/admin/audit?limit=20").await;
+    assert!(
+        audit
+            .iter()
+            .any(|e| e["action"] == "step_up" && e["actor"].as_str().unwrap().contains("crew-7")),
+        "{audit:?}"
+    );
+
+    // Moved to the admins at the company: an admin at the next sign-in, audited.
+    provider.set_groups("crew-7", &["onsale-admins"]);
+    let mut promoted = Browser::new();
+    promoted.sign_in(&app, "/operator/sign-in", "crew-7").await;
+    assert_eq!(role_of(&promoted).await, "admin");
+    assert_eq!(
+        whoami(&crew).await.unwrap().status(),
+        StatusCode::UNAUTHORIZED,
+        "a new role ends the old sessions"
+    );
+    let audit = app.audit("/api/admin/audit?limit=20").await;
+    assert!(
+        audit
+            .iter()
+            .any(|e| e["action"] == "change_operator" && e["after"]["role"] == "admin"),
+        "{audit:?}"
+    );
+
+    // Out of every group: refused, and the session they had ends.
+    provider.set_groups("crew-7", &[]);
+    let mut gone = Browser::new();
+    let (_, r) = gone.sign_in(&app, "/operator/sign-in", "crew-7").await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert!(!gone.jar.contains_key("anteroom-op"));
+    assert_eq!(
+        whoami(&promoted).await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+
+    // Forty groups more do not push the address out of the kept claims.
+    let mut crowded = Browser::new();
+    crowded
+        .sign_in(&app, "/operator/sign-in", "crowded-boss")
+        .await;
+    assert_eq!(role_of(&crowded).await, "admin");
+    // A provider that says nothing of the address's verification: not matched.
+    let mut unsaid = Browser::new();
+    let (_, r) = unsaid
+        .sign_in(&app, "/operator/sign-in", "unsaid-boss")
+        .await;
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+}
