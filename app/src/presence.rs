@@ -4,8 +4,10 @@
 //!
 //! The rule: every waiting answer makes its buyer present for a window of half
 //! ([`SHARE`]) of their remaining wait at the rate in force (the quickest their turn can come),
-//! and at least the room's floor (`ANTEROOM_AWAY_AFTER_SECONDS`, 60 s by default). At their turn
-//! a buyer whose window has ended is skipped (away) and admitted again as soon as they ask.
+//! at most [`WINDOW_MAX_MS`] (so a rate raised later is seen within it) and at least the room's
+//! floor (`ANTEROOM_AWAY_AFTER_SECONDS`, 60 s by default). At their turn a buyer whose window
+//! has ended is skipped (away); one who asks again within the floor of being skipped is back
+//! at their own place (admitted at the next tick), one who asks later joins again at the back.
 //! The page asks for its place again within half its window ([`Schedule::next_poll_ms`]), and
 //! every [`POLL_NEAR_MS`] once its turn is within [`NEAR_SECONDS`] at the rate (which is when the
 //! admission is handed over); in between it refreshes what it shows from the line's public
@@ -17,8 +19,8 @@
 //! asks again before its window ends, with half of it to spare (one lost answer does not make
 //! it away), and a page without JavaScript does too ([`Schedule::refresh_ms`] is at most
 //! [`REFRESH_MAX_MS`], which is at most the floor's default); the server's script computes the
-//! window with the same integer arithmetic as [`Schedule::window_ms`] (`max(floor, (position -
-//! 1) * 1000 / divisor)`, tested against the script).
+//! window with the same integer arithmetic as [`Schedule::window_ms`] (`max(floor, min((position
+//! - 1) * 1000 / divisor, cap))`, tested against the script).
 
 use crate::{
     estimate::Model,
@@ -32,6 +34,9 @@ pub const SHARE: u64 = 2;
 pub const NEAR_SECONDS: u64 = 10;
 /// How often a page near the front asks for its place.
 pub const POLL_NEAR_MS: u64 = 3_000;
+/// The longest a presence window above the floor: a buyer far back asks again at least every
+/// half of it, so a rate raised later (a shorter wait) reaches their page within it.
+pub const WINDOW_MAX_MS: u64 = 15 * 60 * 1000;
 /// The longest a page waits before refreshing what it shows.
 pub const REFRESH_MAX_MS: u64 = 60_000;
 /// Far back, a page refreshes what it shows this many times over its remaining wait.
@@ -62,7 +67,7 @@ impl Schedule {
     /// How long an answer at `position` counts as presence, ms.
     pub fn window_ms(&self, position: u64) -> u64 {
         self.floor_ms
-            .max(position.saturating_sub(1) * 1000 / self.divisor())
+            .max((position.saturating_sub(1) * 1000 / self.divisor()).min(WINDOW_MAX_MS))
     }
 
     /// Whether the turn of the buyer at `position` is near: the page then asks every
@@ -155,8 +160,10 @@ mod tests {
         // 12,000 places ahead at 100 a second: 120 s, of which half is the floor.
         assert_eq!(LINE.window_ms(12_001), 60_000);
         assert_eq!(LINE.window_ms(6_001), 60_000);
-        // A million ahead: 10,000 s, a window of 5,000 s.
-        assert_eq!(LINE.window_ms(1_000_001), 5_000_000);
+        // 150,000 ahead: 1,500 s, a window of 750 s.
+        assert_eq!(LINE.window_ms(150_001), 750_000);
+        // A million ahead: 10,000 s, half of it is over the cap of 15 minutes.
+        assert_eq!(LINE.window_ms(1_000_001), WINDOW_MAX_MS);
         assert_eq!(LINE.fast_wait_ms(1_000_001), 10_000_000);
         let none = Schedule {
             rate: 0,
@@ -164,6 +171,12 @@ mod tests {
         };
         assert_eq!(none.window_ms(5), 2_000, "a rate of 0 counts as 1");
         assert_eq!(none.divisor(), SHARE);
+        // A floor above the cap is still the floor.
+        let high = Schedule {
+            rate: 1,
+            floor_ms: 2 * WINDOW_MAX_MS,
+        };
+        assert_eq!(high.window_ms(10_000_000), 2 * WINDOW_MAX_MS);
     }
 
     #[test]
@@ -253,7 +266,7 @@ mod tests {
     }
 
     #[test]
-    fn asks_over_a_wait_grow_with_its_logarithm_not_its_length() {
+    fn asks_over_a_wait_grow_with_its_logarithm_up_to_the_cap() {
         // A buyer at ten million in a line of 100 a second (a wait of 28 hours), following
         // the schedule while the line moves at the rate: the asks of their whole wait.
         let asks = |start: u64| {
@@ -265,9 +278,15 @@ mod tests {
             }
             asks
         };
+        // Within the cap (a window of at most 15 minutes: a wait up to 30 minutes), a few
+        // dozen asks for the whole wait.
+        let capped = asks(180_001);
+        assert!(capped < 40, "{capped}");
+        // Beyond it, one ask every half of the cap: 100,000 s in 7.5-minute steps, 223 asks
+        // and the few of the last 30 minutes (every 3 s for 100,000 s would be 33,333).
         let far = asks(10_000_000);
-        // Every 3 s for 100,000 s would be 33,333 asks.
-        assert!(far < 40, "{far}");
+        let steps = 100_000_000 / (WINDOW_MAX_MS / 2);
+        assert!(far <= steps + capped + 1, "{far}");
         assert!(asks(1_000_000) < far);
     }
 }

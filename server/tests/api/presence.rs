@@ -128,3 +128,87 @@ async fn presence_grows_with_the_distance_from_the_front_and_only_the_windows_en
         "{back}"
     );
 }
+
+/// Issue 63 (11): a buyer skipped while away is back at their own place only within the
+/// presence floor of being skipped; later, the place is gone (their poll: 404 `not_in_queue`)
+/// and a join makes a new one at the back, behind those who joined meanwhile. And a window is
+/// never longer than 15 minutes, however far back the buyer is.
+#[tokio::test]
+async fn an_away_place_waits_at_the_front_only_within_the_floor_and_windows_are_capped() {
+    let mut config = test_config();
+    config.away_after_seconds = 1;
+    let app = spawn_with(config).await;
+    let created = app
+        .create_event(event_body(
+            1,
+            40,
+            json!({"admit_rate_per_second": 1, "tick_ms": 1000}),
+        ))
+        .await;
+    let event = created["id"].as_str().unwrap();
+    let (_, soon) = app.session().await;
+    let (_, late) = app.session().await;
+    for session in [&soon, &late] {
+        assert_eq!(join(&app, event, session).await.0, StatusCode::ACCEPTED);
+    }
+    // Both windows (the floor, 1 s) end; a tick at their turn skips them both.
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let room: Room = app.state.rooms.get(&app.state.db, event).await.unwrap();
+    let quick = Room {
+        admit_rate_per_second: 20,
+        ..room
+    };
+    let ticker = Ticker::new(app.state.line.clone());
+    match ticker.tick(event, &quick, 0).await.unwrap() {
+        Tick::Admitted { count, .. } => assert_eq!(count, 0, "both away"),
+        other => panic!("the test's ticker leads: {other:?}"),
+    }
+    // One is back at once: their own place, at the front.
+    let (status, back) = poll(&app, event, &soon).await;
+    assert_eq!(
+        (status, &back["position"]),
+        (StatusCode::OK, &json!(1)),
+        "{back}"
+    );
+    // Someone joins meanwhile; the other comes back after the floor: their place is gone.
+    let (_, newcomer) = app.session().await;
+    let (_, body) = join(&app, event, &newcomer).await;
+    assert_eq!(body["position"], 2, "{body}");
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let (status, body) = poll(&app, event, &late).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    let (status, body) = join(&app, event, &late).await;
+    assert_eq!(
+        (status, &body["position"]),
+        (StatusCode::ACCEPTED, &json!(3)),
+        "at the back, behind the newcomer: {body}"
+    );
+
+    // The cap: a buyer behind 2,000 places at 1 a second would be present for 1,000 s by the
+    // half-the-wait rule; the script keeps them for 15 minutes.
+    let queue = app.state.keys.queue(event);
+    let mut fill = redis::pipe();
+    for i in 0..2_000u64 {
+        fill.cmd("ZADD")
+            .arg(&queue)
+            .arg(10 + i)
+            .arg(format!("b_filler{i}"))
+            .ignore();
+    }
+    let _: () = fill
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    let (far_buyer, far) = app.session().await;
+    let before = redis_ms(&app).await;
+    let (_, body) = join(&app, event, &far).await;
+    let after = redis_ms(&app).await;
+    let position = body["position"].as_u64().unwrap();
+    assert!(position > 2_000, "{body}");
+    let until = present_until(&app, event, &far_buyer).await.unwrap();
+    let cap = app::presence::WINDOW_MAX_MS as i64;
+    assert!(
+        (before + cap..=after + cap).contains(&until),
+        "present until {until}, joined in [{before}, {after}]"
+    );
+}

@@ -75,9 +75,10 @@ if n > 0 then
   local last = nil
   local log_room = tonumber(ARGV[8]) - redis.call('LLEN', KEYS[12])
   redis.call('SET', KEYS[13], ARGV[9], 'NX')
-  -- A buyer whose presence window ended (their page stopped asking) is skipped and uses no admission: they go to the away
-  -- set with their arrival number (their next poll or join puts them back at it, ahead of
-  -- everyone behind). Nobody else moves: the rest are admitted in line order. A buyer never
+  -- A buyer whose presence window ended (their page stopped asking) is skipped and uses no
+  -- admission: they go to the away set with their arrival number (their next poll or join
+  -- within the presence floor puts them back at it, ahead of everyone behind; later, the
+  -- place is gone). Nobody else moves: the rest are admitted in line order. A buyer never
   -- seen (a place made before the marks existed) counts as present. The rounds are bounded,
   -- so a line of the long gone costs a few ticks, not one long script.
   for _ = 1, 8 do
@@ -99,6 +100,9 @@ if n > 0 then
       if present_until and present_until < now_ms then
         redis.call('ZADD', KEYS[14], popped[i + 1], buyer)
         redis.call('PERSIST', KEYS[14])
+        -- When they were skipped, after the '@': they are back at their place only within the
+        -- presence floor of it (locate.lua).
+        redis.call('HSET', KEYS[11], buyer, joining .. '@' .. string.format('%.0f', now_ms))
       else
         redis.call('ZADD', KEYS[3], expiry, buyer)
         redis.call('ZADD', KEYS[9], shopping_until, buyer)

@@ -29,8 +29,9 @@
 -- ticket, for a new entrant ('' where none can enter: a poll, a sale without an opening); ARGV[12] the estimate's band in force (`Band::record`), kept
 -- with a new place; ARGV[13] the joins each network of KEYS[16..] may make a window, separated
 -- by spaces, in the same order; ARGV[14] the window (ms); ARGV[15] and ARGV[16] the presence
--- window's floor (ms) and divisor (`app::presence::Schedule`); ARGV[17..] the inventory's
--- fields (queue/inventory.rs), the first of them '1' when sold out.
+-- window's floor (ms) and divisor (`app::presence::Schedule`), ARGV[17] its cap (ms,
+-- `app::presence::WINDOW_MAX_MS`); ARGV[18..] the inventory's fields (queue/inventory.rs), the
+-- first of them '1' when sold out.
 -- Returns {kind, value, arrival, restored, shopping, inventory, ticket, now_ms}: kind and value
 -- 'admitted' and expiry_ms, 'waiting' and position, 'moved' and the ms it moved at,
 -- 'rate_limited' and the ms until the window of the network past its share ends,
@@ -41,8 +42,9 @@
 -- now_ms is Redis's clock, which the estimate counts the holds' ends from.
 -- Every waiting answer keeps the buyer present for a window that grows with their distance
 -- from the front (`app::presence`: half their wait at the rate in force, at least the
--- floor; the ticker skips a buyer whose window ended), in this same step so that the poll stays
--- one round trip.
+-- floor, at most the cap; the ticker skips a buyer whose window ended), in this same step so
+-- that the poll stays one round trip. A skipped buyer who asks again within the floor of being
+-- skipped is back at their own place; later, their place is gone (a join makes a new one).
 -- The inventory is read here so that the poll stays one round trip; the network's share and
 -- the proof's mark are checked here so that only the step that makes a place (or an entry in
 -- the pre-queue) spends them, and the join is recorded here (no other round trip) with the
@@ -64,7 +66,7 @@ for share in string.gmatch(ARGV[13], '%S+') do
   end
   counter = counter + 1
 end
-local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 17))
+local inventory = redis.call('HMGET', KEYS[5], unpack(ARGV, 18))
 local shopping = redis.call('ZCOUNT', KEYS[6], '(' .. now_ms, '+inf')
 local function reply(kind, value, arrival, restored, ticket)
   return {kind, value, arrival, restored, shopping, inventory, ticket or '', now_ms}
@@ -145,7 +147,8 @@ local function waiting(arrival, restored, made)
   else
     joining = joining_parts(redis.call('HGET', KEYS[11], buyer) or '')
   end
-  local window = math.max(tonumber(ARGV[15]), math.floor((position - 1) * 1000 / tonumber(ARGV[16])))
+  local window = math.max(tonumber(ARGV[15]),
+    math.min(math.floor((position - 1) * 1000 / tonumber(ARGV[16])), tonumber(ARGV[17])))
   redis.call('HSET', KEYS[11], buyer, joining .. '@' .. string.format('%.0f', now_ms + window))
   return reply('waiting', position, arrival, restored, ticket)
 end
@@ -171,9 +174,16 @@ end
 local arrival = redis.call('ZSCORE', KEYS[1], buyer)
 if not arrival then
   arrival = redis.call('ZSCORE', KEYS[13], buyer)
-  if arrival then
-    -- Skipped at their turn while gone, and back: in line again at their own arrival number,
-    -- before everyone still in it, so the next tick admits them. They lose nothing.
+  local _, skipped_at = joining_parts(arrival and redis.call('HGET', KEYS[11], buyer) or '')
+  if arrival and skipped_at and skipped_at + tonumber(ARGV[15]) < now_ms then
+    -- Back too late (admit.lua wrote when it skipped them): the place is gone, so that a place
+    -- cannot wait at the front for hours; a join makes a new one at the back.
+    redis.call('ZREM', KEYS[13], buyer)
+    redis.call('HDEL', KEYS[11], buyer)
+    arrival = nil
+  elseif arrival then
+    -- Skipped at their turn while gone, and back in time: in line again at their own arrival
+    -- number, before everyone still in it, so the next tick admits them. They lose nothing.
     redis.call('ZREM', KEYS[13], buyer)
     redis.call('ZADD', KEYS[1], arrival, buyer)
     -- Their admission will come after later arrivals by design: the log marks it (the

@@ -54,11 +54,12 @@ pub struct Locate<'a> {
     pub joins_per_network: u32,
     /// `ARGV[14]`: the window of the join counters.
     pub join_window: Duration,
-    /// `ARGV[15]` and `ARGV[16]`: the presence window's floor (ms) and divisor
-    /// (`app::presence::Schedule`): a waiting answer keeps its buyer present until now plus
-    /// `max(floor, (position - 1) * 1000 / divisor)`.
+    /// `ARGV[15]`, `ARGV[16]` and `ARGV[17]`: the presence window's floor (ms), divisor and cap
+    /// (`app::presence::Schedule`, `WINDOW_MAX_MS`): a waiting answer keeps its buyer present
+    /// until now plus `max(floor, min((position - 1) * 1000 / divisor, cap))`. A buyer skipped
+    /// while away is back at their place only within the floor of being skipped.
     pub presence: Schedule,
-    /// `ARGV[17..]`: the inventory's fields, the first of them '1' when sold out.
+    /// `ARGV[18..]`: the inventory's fields, the first of them '1' when sold out.
     pub inventory_fields: &'a [&'a str],
 }
 
@@ -122,6 +123,7 @@ impl Locate<'_> {
             .arg(self.join_window.as_millis() as u64)
             .arg(self.presence.floor_ms)
             .arg(self.presence.divisor())
+            .arg(app::presence::WINDOW_MAX_MS)
             .arg(self.inventory_fields);
         call
     }
