@@ -818,6 +818,32 @@ pub struct Config {
 }
 
 impl Config {
+    /// Every issuer of buyers' accounts: the OpenID provider first, then the ticketers.
+    pub fn account_issuers(&self) -> Vec<&str> {
+        self.oidc_issuer
+            .iter()
+            .map(String::as_str)
+            .chain(
+                self.ticketers
+                    .iter()
+                    .filter_map(|t| t.trim().split_once('=').map(|(issuer, _)| issuer)),
+            )
+            .collect()
+    }
+
+    /// The issuer an eligibility rule that names none means: the buyers' OpenID provider, else
+    /// the one issuer configured; `None` when several ticketers and no provider are.
+    pub fn default_issuer(&self) -> Option<&str> {
+        match (
+            self.oidc_issuer.as_deref(),
+            self.account_issuers().as_slice(),
+        ) {
+            (Some(provider), _) => Some(provider),
+            (None, [only]) => Some(only),
+            _ => None,
+        }
+    }
+
     /// This Anteroom's address as browsers reach it: the configured public URL, else
     /// (development) `http://` and the `Host` a request came with, else the listen address.
     pub fn public_base(&self, host: Option<&str>) -> String {

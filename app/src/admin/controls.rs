@@ -174,6 +174,7 @@ pub(super) fn RoomControls(
         let eligible = Eligible::Claim {
             claim: new_claim.get_untracked().trim().to_owned(),
             value: new_value.get_untracked().trim().to_owned(),
+            issuer: None,
         };
         if let Err(e) = eligible.validate() {
             message.set(Some(e.message));

@@ -270,8 +270,18 @@ fn room_state(e: &Event) -> String {
         ""
     };
     let who = match (&e.room.identity, &e.room.eligible) {
-        (_, Some(Eligible::Claim { claim, value })) => {
-            format!(" · signed-in accounts whose {claim} has {value}")
+        (
+            _,
+            Some(Eligible::Claim {
+                claim,
+                value,
+                issuer,
+            }),
+        ) => {
+            let at = issuer
+                .as_ref()
+                .map_or(String::new(), |i| format!(" at {i}"));
+            format!(" · signed-in accounts{at} whose {claim} has {value}")
         }
         (_, Some(Eligible::List { .. })) => " · signed-in accounts on the list".to_owned(),
         (Identity::Account, None) => " · signed-in accounts only".to_owned(),

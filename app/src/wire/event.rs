@@ -120,8 +120,15 @@ impl TryFrom<String> for Identity {
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub enum Eligible {
     /// Accounts whose sign-in carries `value` in the claim `claim` (a string, or a list of
-    /// strings that contains it), as `{"claim": "groups", "value": "fanclub"}`.
-    Claim { claim: String, value: String },
+    /// strings that contains it), as `{"claim": "groups", "value": "fanclub"}`, signed in at
+    /// `issuer` (none: the buyers' OpenID provider, or the one issuer configured): another
+    /// issuer's account carries claims of another's making.
+    Claim {
+        claim: String,
+        value: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        issuer: Option<String>,
+    },
     /// Accounts on the list the operator uploaded (`{"list": true}`).
     List { list: bool },
 }
@@ -132,6 +139,7 @@ pub enum Eligible {
 struct EligibleFields {
     claim: Option<String>,
     value: Option<String>,
+    issuer: Option<String>,
     list: Option<bool>,
 }
 
@@ -143,14 +151,22 @@ impl TryFrom<EligibleFields> for Eligible {
             EligibleFields {
                 claim: Some(claim),
                 value: Some(value),
+                issuer,
                 list: None,
-            } => Ok(Eligible::Claim { claim, value }),
+            } => Ok(Eligible::Claim {
+                claim,
+                value,
+                issuer,
+            }),
             EligibleFields {
                 claim: None,
                 value: None,
+                issuer: None,
                 list: Some(list),
             } => Ok(Eligible::List { list }),
-            _ => Err("eligible is null (anyone), {\"claim\", \"value\"} or {\"list\": true}"),
+            _ => Err(
+                "eligible is null (anyone), {\"claim\", \"value\"[, \"issuer\"]} or {\"list\": true}",
+            ),
         }
     }
 }
@@ -163,7 +179,19 @@ impl Eligible {
     /// Checks what serde cannot: a claim name and value of sensible length, a list that is on.
     pub fn validate(&self) -> Result<(), ErrorBody> {
         match self {
-            Eligible::Claim { claim, value } => {
+            Eligible::Claim {
+                claim,
+                value,
+                issuer,
+            } => {
+                if issuer
+                    .as_ref()
+                    .is_some_and(|i| i.is_empty() || i.len() > ELIGIBLE_VALUE_MAX)
+                {
+                    return Err(unprocessable(format!(
+                        "eligible.issuer must have 1 to {ELIGIBLE_VALUE_MAX} bytes"
+                    )));
+                }
                 if claim.is_empty() || claim.len() > ELIGIBLE_CLAIM_MAX {
                     return Err(unprocessable(format!(
                         "eligible.claim must have 1 to {ELIGIBLE_CLAIM_MAX} bytes"

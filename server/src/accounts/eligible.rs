@@ -4,7 +4,8 @@
 //! 401 with where to sign in; an account the rule does not admit gets 403 `not_eligible`; the
 //! check never calls the identity provider (an account's claims travel in its session), and a
 //! list is read from Redis, else from Postgres (the list's durable home), so a Redis that lost
-//! the list refuses no one wrongly.
+//! the list refuses no one wrongly. A claim counts only from the rule's issuer ([`known`]
+//! refuses a rule whose issuer is not configured, or that names none where several are).
 
 use app::wire::{BuyerId, Eligible, EventId, Identity, Room};
 
@@ -26,7 +27,18 @@ pub async fn check(base: &Base, room: &Room, buyer: &Buyer, event_id: &EventId) 
     };
     match &room.eligible {
         None => Ok(()),
-        Some(Eligible::Claim { claim, value }) if account.has(claim, value) => Ok(()),
+        Some(Eligible::Claim {
+            claim,
+            value,
+            issuer,
+        }) if issuer
+            .as_deref()
+            .or(base.config.default_issuer())
+            .is_some_and(|issuer| account.has("iss", issuer))
+            && account.has(claim, value) =>
+        {
+            Ok(())
+        }
         Some(Eligible::Claim { .. }) => Err(Error::NotEligible(
             "this sale is for a group your account is not in (a presale or a fan club)".into(),
         )),
@@ -34,6 +46,29 @@ pub async fn check(base: &Base, room: &Room, buyer: &Buyer, event_id: &EventId) 
         Some(Eligible::List { .. }) => Err(Error::NotEligible(
             "this sale is for the accounts on its list, and yours is not on it".into(),
         )),
+    }
+}
+
+/// Refuses (422) a room whose eligibility rule names an issuer this Anteroom does not take
+/// accounts from, or names none where the default is not one issuer (several ticketers, no
+/// OpenID provider).
+pub fn known(config: &crate::config::Config, room: &Room) -> Result<()> {
+    let Some(Eligible::Claim { issuer, .. }) = &room.eligible else {
+        return Ok(());
+    };
+    let issuers = config.account_issuers();
+    match issuer {
+        Some(named) if issuers.contains(&named.as_str()) => Ok(()),
+        Some(named) => Err(Error::Unprocessable(format!(
+            "eligible.issuer {named:?} is not a configured issuer ({})",
+            issuers.join(", ")
+        ))),
+        // None configured: no account can match yet (the check refuses all), as with a list.
+        None if config.default_issuer().is_some() || issuers.is_empty() => Ok(()),
+        None => Err(Error::Unprocessable(format!(
+            "several issuers are configured ({}): eligible.issuer must name one",
+            issuers.join(", ")
+        ))),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `PUT /api/admin/events/{id}/eligible`: the operator uploads the accounts a room with
 //! `eligible: {"list": true}` admits, as CSV (API.md "Accounts"): one account a line, its
-//! subject, or `issuer,subject`. A bare subject names that subject at every configured issuer
-//! (the OpenID provider and the ticketers). Invariants: the list is stored hashed (account ids,
+//! subject, or `issuer,subject`. A bare subject is taken only where one issuer is configured
+//! (the OpenID provider or a ticketer): with several, it could name two people (422). Invariants: the list is stored hashed (account ids,
 //! never the subjects), replaces the one before whole, and commits with its audit entry; a
 //! list that does not read changes nothing.
 
@@ -41,20 +41,7 @@ pub async fn put_list(
 ) -> Result<Json<Value>> {
     let text = std::str::from_utf8(&body)
         .map_err(|_| Error::Unprocessable("the list must be UTF-8 text (CSV)".into()))?;
-    let issuers: Vec<String> = state
-        .accounts
-        .provider
-        .iter()
-        .map(|p| p.issuer().to_owned())
-        .chain(
-            state
-                .accounts
-                .assertions
-                .ticketers
-                .iter()
-                .map(|t| t.issuer.clone()),
-        )
-        .collect();
+    let issuers = state.config.account_issuers();
     if issuers.is_empty() {
         return Err(Error::Unprocessable(
             "no sign-in is configured (ANTEROOM_OIDC_ISSUER or ANTEROOM_TICKETERS): no account \
@@ -79,7 +66,7 @@ pub async fn put_list(
             )));
         }
         match named {
-            Some(issuer) if issuers.iter().any(|i| i == issuer) => {
+            Some(issuer) if issuers.contains(&issuer) => {
                 accounts.push(state.sessions.account_id(issuer, subject));
             }
             Some(issuer) => {
@@ -88,11 +75,18 @@ pub async fn put_list(
                     n + 1
                 )));
             }
-            None => accounts.extend(
-                issuers
-                    .iter()
-                    .map(|i| state.sessions.account_id(i, subject)),
-            ),
+            // A bare subject is one account only where one issuer is configured: "alice" at a
+            // ticketer and "alice" at the provider may be two people.
+            None => match issuers.as_slice() {
+                [only] => accounts.push(state.sessions.account_id(only, subject)),
+                _ => {
+                    return Err(Error::Unprocessable(format!(
+                        "line {}: several issuers are configured ({}): write issuer,subject",
+                        n + 1,
+                        issuers.join(", ")
+                    )));
+                }
+            },
         }
         if accounts.len() > MAX_LIST {
             return Err(Error::Unprocessable(format!(

@@ -42,7 +42,9 @@ pub async fn create(
             "there is no time zone {zone:?}: use an IANA name, like Europe/Berlin"
         )));
     }
-    let gate = new.room.new_room().gate;
+    let room = new.room.new_room();
+    crate::accounts::eligible::known(&state.config, &room)?;
+    let gate = room.gate;
     if gate != Gate::default() {
         // Gate settings at creation: as at a change, a step-up, and the gate's own rules.
         actor.step_up()?;

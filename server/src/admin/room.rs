@@ -91,6 +91,9 @@ pub async fn update(
     if after.room.gate != before.gate {
         gate_allowed(&state, &actor, Some(&event_id), &after.room.gate)?;
     }
+    if after.room.eligible != before.eligible {
+        crate::accounts::eligible::known(&state.config, &after.room)?;
+    }
     let entry = Entry {
         action: OperatorAction::ChangeRoom,
         event_id: Some(&event_id),

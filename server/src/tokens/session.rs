@@ -164,10 +164,15 @@ impl Sessions {
     }
 
     /// A session of `account`: its buyer id is the account's ([`Sessions::account_id`]), so
-    /// every session of one account is the same buyer.
+    /// every session of one account is the same buyer. Its issuer is kept first among its
+    /// claims (`iss=...`): an eligibility rule counts claims of its own issuer only.
     pub fn issue_account(&self, account: &Account) -> SessionCreated {
         let id = self.account_id(&account.issuer, &account.subject);
-        self.sign(id.into(), Some(account.claims.0.clone()))
+        let issuer = format!("iss={}", account.issuer);
+        let claims = std::iter::once(issuer.clone())
+            .chain(account.claims.0.iter().filter(|c| **c != issuer).cloned())
+            .collect();
+        self.sign(id.into(), Some(claims))
     }
 
     /// The buyer id of the account `subject` at `issuer`: a keyed hash of both (22

@@ -485,3 +485,97 @@ async fn a_move_code_moves_a_place_only_to_one_the_room_would_let_join() {
     let r = claim(&friend).await;
     assert!(r.status().is_success(), "{}", r.status());
 }
+
+/// Issue 63 (12): an eligibility rule counts a claim only from its own issuer (by default the
+/// buyers' OpenID provider): a ticketer's hand-over that says `groups: fanclub` does not open a
+/// presale the provider's fan club was promised, unless the rule names that ticketer. A rule
+/// naming an issuer not configured is refused; so is a bare subject in a list, or a rule with
+/// no issuer where several ticketers and no provider are configured.
+#[tokio::test]
+async fn an_eligibility_rule_counts_claims_of_its_own_issuer_only() {
+    let key = Key::new("k1");
+    let ticketer = Ticketer::start(&[&key]).await;
+    let mut config = test_config();
+    config.ticketers = vec![ticketer.setting()];
+    config.account_audience = AUDIENCE.into();
+    // Named only: discovery happens at a sign-in, which this test makes none of.
+    config.oidc_issuer = Some("https://idp.example".into());
+    let app = spawn_with(config).await;
+    let event = account_event(
+        &app,
+        json!({"eligible": {"claim": "groups", "value": "fanclub"}}),
+    )
+    .await;
+    let (_, fan) = account(
+        &app,
+        &key.sign(json!({"sub": "fan", "groups": ["fanclub"]})),
+    )
+    .await;
+    let (status, body) = join(&app, &event, &fan).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (StatusCode::FORBIDDEN, Some("not_eligible")),
+        "the provider's fan club, not the ticketer's: {body}"
+    );
+    let r = put_room(
+        &app,
+        &event,
+        json!({"eligible": {"claim": "groups", "value": "fanclub", "issuer": ISSUER}}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(join(&app, &event, &fan).await.0, StatusCode::ACCEPTED);
+    let r = put_room(
+        &app,
+        &event,
+        json!({"eligible": {"claim": "groups", "value": "fanclub", "issuer": "https://evil.example"}}),
+    )
+    .await;
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let room: Value = app
+        .client
+        .get(app.url(&format!("/api/events/{event}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(room["room"]["eligible"]["issuer"], ISSUER, "unchanged");
+
+    // A list: a bare subject could be two people here.
+    let listed = account_event(&app, json!({"eligible": {"list": true}})).await;
+    let upload = |csv: String| {
+        app.admin(
+            app.client
+                .put(app.url(&format!("/api/admin/events/{listed}/eligible"))),
+        )
+        .header("content-type", "text/csv")
+        .body(csv)
+        .send()
+    };
+    let r = upload("fan\n".into()).await.unwrap();
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    let r = upload(format!("{ISSUER},fan\n")).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(join(&app, &listed, &fan).await.0, StatusCode::ACCEPTED);
+
+    // Two ticketers and no provider: a rule must say whose claim it means.
+    let mut config = test_config();
+    config.ticketers = vec![
+        ticketer.setting(),
+        "https://other.example=http://127.0.0.1:9/jwks".into(),
+    ];
+    let two = spawn_with(config).await;
+    let r = two
+        .admin(two.client.post(two.url("/api/admin/events")))
+        .json(&event_body(
+            1,
+            5,
+            json!({"eligible": {"claim": "groups", "value": "fanclub"}}),
+        ))
+        .send()
+        .await
+        .unwrap();
+    expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+}

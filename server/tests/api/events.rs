@@ -316,6 +316,7 @@ fn every_setting(step: u32) -> RoomUpdate {
         eligible: Some(Some(Eligible::Claim {
             claim: "groups".into(),
             value: format!("presale-{step}"),
+            issuer: None,
         })),
         target_url: Some(Some(format!("https://shop{step}.example/buy"))),
         protect: Some(vec![format!("/shop{step}"), "/api/cart/".into()]),
