@@ -69,8 +69,11 @@ pub fn check(source: &BeaconSource) -> Result<(), String> {
 }
 
 /// The randomness of `source`'s round (64 lowercase hex characters: the draw's beacon) if
-/// `signature` (hex) is that round's signature under the source's public key.
+/// `signature` (hex) is that round's signature under its chain's public key as known here (a
+/// key published beside the draw is only compared with it: a server that published a key of its
+/// own, and rounds it signed itself, would otherwise verify).
 pub fn verify(source: &BeaconSource, signature: &str) -> Result<String, String> {
+    check(source)?;
     let key = public_key(source)?;
     let bytes = hex::decode(signature)
         .ok()

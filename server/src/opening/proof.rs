@@ -103,6 +103,21 @@ pub fn verify(draw: &Draw) -> Result<Verified, Vec<String>> {
     // A draw committed to a randomness round: its beacon is that round's randomness, from a
     // signature that verifies with the round's public key.
     if let Some(source) = &draw.beacon_source {
+        // The round must come after the opening: one already out when entrants could still
+        // enter lets whoever saw it steer the order.
+        match (super::beacon::round_time(source), draw.opens_at) {
+            (Some(round), Some(opens)) if round > opens => {}
+            (Some(round), Some(opens)) => wrong.push(format!(
+                "drand round {} came at {}, not after the opening at {}",
+                source.round,
+                round.to_rfc3339(),
+                opens.to_rfc3339()
+            )),
+            (_, None) => wrong.push(
+                "the draw committed to a drand round but publishes no opening time".to_owned(),
+            ),
+            (None, _) => {} // beacon::verify names the unknown chain.
+        }
         match draw
             .beacon_signature
             .as_deref()
@@ -245,7 +260,36 @@ mod tests {
         let mut draw = drawn(&"5".repeat(64), &randomness, tickets);
         draw.beacon_source = Some(quicknet(657413));
         draw.beacon_signature = Some(ROUND_657413.to_owned());
+        let round = super::super::beacon::round_time(&quicknet(657413)).unwrap();
+        draw.opens_at = Some(round - chrono::Duration::seconds(1));
         assert!(verify(&draw).is_ok());
+        // A round out before (or at) the opening: refused, whatever its signature.
+        for opens in [round, round + chrono::Duration::seconds(30)] {
+            let early = Draw {
+                opens_at: Some(opens),
+                ..draw.clone()
+            };
+            let wrong = verify(&early).err().unwrap();
+            assert!(wrong[0].contains("not after the opening"), "{wrong:?}");
+        }
+        let undated = Draw {
+            opens_at: None,
+            ..draw.clone()
+        };
+        assert!(verify(&undated).is_err());
+        // A key published beside the draw that is not the chain's: refused as such, whatever
+        // the signature (a server signing rounds itself would publish its own key).
+        let mut own_key = draw.clone();
+        if let Some(source) = own_key.beacon_source.as_mut() {
+            source.public_key = source.public_key.replace("83cf", "93cf");
+        }
+        let wrong = verify(&own_key).err().unwrap();
+        assert!(
+            wrong
+                .iter()
+                .any(|w| w.contains("not that chain's public key")),
+            "{wrong:?}"
+        );
         let mut other_round = draw.clone();
         other_round.beacon_signature = Some(ROUND_123.to_owned());
         assert!(verify(&other_round).is_err());
