@@ -39,6 +39,23 @@ test('an operator enrols a passkey from the link, signs out, and signs in with i
     await page.screenshot({ path: `${ARTIFACTS}/operator-passkey.png`, fullPage: true });
     const audit = await page.evaluate(async () => (await fetch('/api/admin/session')).status);
     assert.equal(audit, 200);
+
+    // Issue 63: a start for an address with no passkey looks like this operator's own.
+    const start = async (email) => {
+      const r = await fetch(`${OPERATOR_BASE}/api/operator/passkey/authenticate/start`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }),
+      });
+      assert.equal(r.status, 200, email);
+      return r.json();
+    };
+    const shape = (v) => (Array.isArray(v) ? [shape(v[0])]
+      : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, shape(v[k])]))
+        : typeof v);
+    const real = await start(operator.email);
+    const decoy = await start('nobody-at-all@example.org');
+    assert.deepEqual(shape(decoy), shape(real), JSON.stringify({ real, decoy }));
+    assert.equal(decoy.options.publicKey.timeout, real.options.publicKey.timeout);
+    assert.equal(decoy.options.publicKey.rpId, real.options.publicKey.rpId);
   } finally {
     await browser.close();
   }

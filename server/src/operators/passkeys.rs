@@ -14,7 +14,11 @@
 //! for five minutes and is taken (GETDEL) by its finish, so each challenge is answered once;
 //! starts are rate-limited per client address (`ANTEROOM_ADMIN_SIGN_INS_PER_MINUTE`), which
 //! bounds both the ceremonies kept and the refused sign-ins audited; the enrolment link is
-//! used up in the transaction that stores the passkey; the database keeps public keys only.
+//! used up in the transaction that stores the passkey; the database keeps public keys only;
+//! a sign-in's start does not tell whether an address is an operator's: an unknown address (or
+//! one without a passkey) gets a decoy ceremony of the same shape, its credential ids derived
+//! from the address under a key of this deployment (the same every time, as a real account's
+//! are), whose finish is refused like a passkey that does not verify.
 
 use std::time::Duration;
 
@@ -52,6 +56,8 @@ enum Ceremony {
         operator_id: String,
         state: PasskeyAuthentication,
     },
+    /// A sign-in started for an address with no passkey: nothing can finish it.
+    Decoy,
 }
 
 fn passkeys(state: &AppState) -> Result<&Passkeys> {
@@ -305,9 +311,11 @@ pub async fn authenticate_start(
         None => Vec::new(),
     };
     let (Some(person), false) = (person, keys.is_empty()) else {
-        return Err(Error::Unauthorized(
-            "no passkey is enrolled for that address".into(),
-        ));
+        let ceremony = keep(&state, &Ceremony::Decoy).await?;
+        return Ok(Json(PasskeyStarted {
+            ceremony,
+            options: decoy(&state, passkeys, &email)?,
+        }));
     };
     let (challenge, authentication) = passkeys
         .webauthn
@@ -321,9 +329,39 @@ pub async fn authenticate_start(
         },
     )
     .await?;
-    Ok(Json(PasskeyStarted {
-        ceremony,
-        options: options(&challenge)?,
+    let mut options = options(&challenge)?;
+    // The transports are a hint the browser does without; a decoy could not know them.
+    if let Some(allowed) = options["publicKey"]["allowCredentials"].as_array_mut() {
+        for credential in allowed {
+            if let Some(credential) = credential.as_object_mut() {
+                credential.remove("transports");
+            }
+        }
+    }
+    Ok(Json(PasskeyStarted { ceremony, options }))
+}
+
+/// The request options of a decoy sign-in for `email`: a fresh challenge, and credential ids
+/// as a real account's would look (webauthn-rs's generator, keyed by this deployment's
+/// operator key), the same for the address every time.
+fn decoy(state: &AppState, passkeys: &Passkeys, email: &str) -> Result<Value> {
+    use webauthn_rs::fake::{FakePasskeyDistribution, WebauthnFakeCredentialGenerator};
+    let key = state.sessions.operator_tag(b"anteroom-passkey-decoy");
+    let ids = WebauthnFakeCredentialGenerator::<FakePasskeyDistribution>::new(key.as_ref())
+        .and_then(|generator| generator.generate(email.as_bytes()))
+        .map_err(|e| Error::Internal(format!("a decoy sign-in did not start: {e}")))?;
+    let challenge = random_id(32);
+    Ok(serde_json::json!({
+        "publicKey": {
+            "challenge": challenge,
+            "timeout": webauthn_rs::DEFAULT_AUTHENTICATOR_TIMEOUT.as_millis() as u64,
+            "rpId": passkeys.rp_id,
+            "allowCredentials": ids
+                .iter()
+                .map(|id| serde_json::json!({"type": "public-key", "id": id}))
+                .collect::<Vec<_>>(),
+            "userVerification": "required",
+        }
     }))
 }
 
@@ -358,14 +396,18 @@ pub async fn authenticate_finish(
     ApiJson(body): ApiJson<AuthenticateFinish>,
 ) -> Result<Response> {
     let passkeys = passkeys(&state)?;
-    let Ceremony::Authenticate {
-        operator_id,
-        state: authentication,
-    } = take(&state, &body.ceremony).await?
-    else {
-        return Err(Error::Unauthorized(
-            "that is not a sign-in under way".into(),
-        ));
+    let (operator_id, authentication) = match take(&state, &body.ceremony).await? {
+        Ceremony::Authenticate {
+            operator_id,
+            state: authentication,
+        } => (operator_id, authentication),
+        // No passkey of this deployment answers a decoy's ids: refused as one that did not.
+        Ceremony::Decoy => return Err(did_not_verify()),
+        Ceremony::Register { .. } => {
+            return Err(Error::Unauthorized(
+                "that is not a sign-in under way".into(),
+            ));
+        }
     };
     let person = person_by_id(&state, &operator_id).await?;
     let result = match passkeys
@@ -375,9 +417,7 @@ pub async fn authenticate_finish(
         Ok(result) => result,
         Err(e) => {
             refused(&state, client, &person, &e.to_string()).await?;
-            return Err(Error::Unauthorized(format!(
-                "the passkey did not verify: {e}"
-            )));
+            return Err(did_not_verify());
         }
     };
     // Keep the authenticator's counter (a cloned authenticator shows as a counter going back).
@@ -398,6 +438,12 @@ pub async fn authenticate_finish(
         .await?;
     }
     signed_in(&state, client, &headers, person, "passkey").await
+}
+
+/// The answer to a passkey that did not verify (the why is in the audit, not the answer: a
+/// decoy's finish answers the same).
+fn did_not_verify() -> Error {
+    Error::Unauthorized("the passkey did not verify".into())
 }
 
 async fn person_by_id(state: &AppState, id: &str) -> Result<Person> {

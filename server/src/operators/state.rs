@@ -54,6 +54,8 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 /// The relying party, if this deployment can have one.
 pub struct Passkeys {
     pub webauthn: Webauthn,
+    /// The relying party's id (the public host), as the options name it.
+    pub rp_id: String,
 }
 
 impl Passkeys {
@@ -70,17 +72,18 @@ impl Passkeys {
         };
         let built = Url::parse(&origin).ok().and_then(|url| {
             let rp_id = url.domain()?.to_owned();
-            WebauthnBuilder::new(&rp_id, &url)
+            let webauthn = WebauthnBuilder::new(&rp_id, &url)
                 .ok()?
                 .rp_name("Anteroom")
                 .allow_any_port(any_port)
                 .build()
-                .ok()
+                .ok()?;
+            Some(Passkeys { webauthn, rp_id })
         });
         if built.is_none() {
             tracing::warn!(%origin, "operators' passkeys need a public URL on a domain name: off");
         }
-        built.map(|webauthn| Passkeys { webauthn })
+        built
     }
 }
 

@@ -368,13 +368,85 @@ async fn passkey_sign_ins_are_throttled_per_address() {
             .send()
     };
     for _ in 0..5 {
-        let r = start().await.unwrap();
-        expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+        // Nobody has that address, and the answer does not say so (a decoy ceremony).
+        assert_eq!(start().await.unwrap().status(), StatusCode::OK);
     }
     // The limit counts attempts, not failures.
     let r = start().await.unwrap();
     assert!(r.headers().contains_key("retry-after"));
     expect_error(r, StatusCode::TOO_MANY_REQUESTS, "rate_limited").await;
+}
+
+/// Issue 63: the passkey sign-in's start does not tell whether an address is an operator's.
+/// An unknown address and an operator without a passkey both get a ceremony whose options look
+/// like a real one's (the browser e2e compares them with an enrolled operator's), the same
+/// credential ids for an address every time and others for another address; the decoy's
+/// finish is refused as a passkey that did not verify.
+#[tokio::test]
+async fn a_passkey_sign_in_start_does_not_tell_who_is_an_operator() {
+    let app = spawn_with(test_config()).await;
+    // An operator with no passkey enrolled.
+    let (id, _) = app.operator(Role::Viewer, Events::All).await;
+    let email: String = sqlx::query_scalar("select email from operator where id = $1")
+        .bind(&id)
+        .fetch_one(&app.state.db)
+        .await
+        .unwrap();
+    let start = async |email: &str| -> Value {
+        let r = app
+            .client
+            .post(app.url("/api/operator/passkey/authenticate/start"))
+            .json(&json!({ "email": email }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        r.json().await.unwrap()
+    };
+    let ids = |started: &Value| -> Vec<String> {
+        started["options"]["publicKey"]["allowCredentials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                assert_eq!(c["type"], "public-key");
+                c["id"].as_str().unwrap().to_owned()
+            })
+            .collect()
+    };
+    let stranger = start("nobody@example.org").await;
+    let again = start("nobody@example.org").await;
+    let member = start(&email).await;
+    assert!(!ids(&stranger).is_empty());
+    assert_eq!(
+        ids(&stranger),
+        ids(&again),
+        "the same address, the same ids"
+    );
+    assert_ne!(ids(&stranger), ids(&member));
+    assert_ne!(
+        stranger["options"]["publicKey"]["challenge"],
+        again["options"]["publicKey"]["challenge"]
+    );
+    assert_eq!(
+        stranger["options"]["publicKey"]["userVerification"],
+        "required"
+    );
+    assert_eq!(stranger["options"]["publicKey"]["rpId"], "localhost");
+    let credential = json!({
+        "id": ids(&stranger)[0], "rawId": ids(&stranger)[0], "type": "public-key",
+        "response": {"authenticatorData": "AAAA", "clientDataJSON": "AAAA", "signature": "AAAA"},
+        "extensions": {}
+    });
+    let r = app
+        .client
+        .post(app.url("/api/operator/passkey/authenticate/finish"))
+        .json(&json!({"ceremony": stranger["ceremony"], "credential": credential}))
+        .send()
+        .await
+        .unwrap();
+    let body = expect_error(r, StatusCode::UNAUTHORIZED, "unauthorized").await;
+    assert_eq!(body["message"], "the passkey did not verify");
 }
 
 #[tokio::test]
