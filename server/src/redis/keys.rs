@@ -158,6 +158,12 @@ impl Keys {
         self.event(event_id, "refusals")
     }
 
+    /// Who was counted as a page without script in a bound room (a HyperLogLog of sessions, or
+    /// of networks without one: each counted once, in 12 KiB at most, `queue::device`).
+    pub fn no_script_seen(&self, event_id: &str) -> String {
+        self.event(event_id, "no-script-seen")
+    }
+
     /// The `jti`s of the DPoP proofs made in one minute (`minute` = iat / 60) that passed: a
     /// set, which expires once no proof of that minute can pass (`tokens::dpop`).
     pub fn proofs(&self, event_id: &str, minute: i64) -> String {

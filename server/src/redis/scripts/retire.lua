@@ -6,7 +6,7 @@
 -- (arrival sequence, admitted set, carried credit, inventory, shopping, places per network,
 -- when each buyer was last seen, the buyers skipped while away, the move codes given, the
 -- places moved away and moved in, the rate, the health reports, the device bindings, the
--- refusals counted).
+-- refusals counted and who was counted without script).
 -- ARGV[1] the head the caller archived ('' when none), ARGV[2] the admissions count it
 -- archived ('' when none), ARGV[3] the time to live in ms.
 -- Returns -1 when the line is busy (someone in line) or moved on, else how many keys it

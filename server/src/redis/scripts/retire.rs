@@ -48,6 +48,7 @@ impl Retire<'_> {
             .key(keys.health(event_id))
             .key(keys.bound(event_id))
             .key(keys.refusals(event_id))
+            .key(keys.no_script_seen(event_id))
             .arg(text(self.head))
             .arg(text(self.admissions))
             .arg(self.ttl.as_millis() as u64);
