@@ -525,14 +525,12 @@ pub struct Config {
     #[arg(long, global = true, env = "ANTEROOM_TICKETERS", value_delimiter = ',')]
     pub ticketers: Vec<String>,
 
-    /// The `aud` a ticketer's hand-over assertion must carry.
-    #[arg(
-        long,
-        global = true,
-        env = "ANTEROOM_ACCOUNT_AUDIENCE",
-        default_value = "anteroom"
-    )]
-    pub account_audience: String,
+    /// The `aud` a ticketer's hand-over assertion must carry. Unset: this Anteroom's public
+    /// URL's origin (`ANTEROOM_PUBLIC_URL`), or `anteroom` in `--dev` without one; outside
+    /// `--dev` with neither, ticketers cannot be configured (no audience shared by every
+    /// deployment, so one deployment's assertion passes at no other).
+    #[arg(long, global = true, env = "ANTEROOM_ACCOUNT_AUDIENCE")]
+    pub account_audience: Option<String>,
 
     /// The claims of a sign-in kept in the account's session for rooms' eligibility rules
     /// (`{"claim": "groups", "value": "fanclub"}`), comma-separated.
@@ -818,6 +816,18 @@ pub struct Config {
 }
 
 impl Config {
+    /// The `aud` ticketers' assertions must carry: the one configured, else the public URL's
+    /// origin, else `anteroom` in `--dev`; `None` outside `--dev` with neither.
+    pub fn account_audience(&self) -> Option<String> {
+        if let Some(audience) = self.account_audience.as_ref().filter(|a| !a.is_empty()) {
+            return Some(audience.clone());
+        }
+        if let Some(url) = &self.public_url {
+            return Some(origin(url));
+        }
+        self.dev.then(|| "anteroom".to_owned())
+    }
+
     /// Every issuer of buyers' accounts: the OpenID provider first, then the ticketers.
     pub fn account_issuers(&self) -> Vec<&str> {
         self.oidc_issuer
@@ -950,6 +960,13 @@ fn parse_days(text: &str) -> std::result::Result<u32, String> {
         .map_err(|_| format!("an expiry is a number of days like 30d, not {text}"))
 }
 
+/// The origin of `url`: its scheme, host and port, without a path or a trailing slash.
+fn origin(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("https", url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    format!("{scheme}://{host}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1004,6 +1021,31 @@ mod tests {
             .filter_map(|a| a.get_env())
             .collect();
         assert!(read.is_empty(), "{read:?}");
+    }
+
+    #[test]
+    fn the_account_audience_is_no_shared_word_outside_dev() {
+        let mut config = Config::defaults();
+        config.dev = false;
+        assert_eq!(config.account_audience(), None);
+        config.public_url = Some("https://tickets.example:8443/queue/".into());
+        assert_eq!(
+            config.account_audience().as_deref(),
+            Some("https://tickets.example:8443")
+        );
+        config.account_audience = Some("urn:anteroom:eu-1".into());
+        assert_eq!(
+            config.account_audience().as_deref(),
+            Some("urn:anteroom:eu-1")
+        );
+        let mut dev = Config::defaults();
+        dev.dev = true;
+        assert_eq!(dev.account_audience().as_deref(), Some("anteroom"));
+        // Ticketers without an audience outside --dev: the server does not start.
+        config.account_audience = None;
+        config.public_url = None;
+        config.ticketers = vec!["https://t.example=https://t.example/jwks".into()];
+        assert!(crate::accounts::state::Accounts::from_config(&config).is_err());
     }
 
     #[test]

@@ -263,7 +263,7 @@ pub async fn in_process(plan: &Plan) -> Target {
     let deployment = Deployment::start("onsale", plan.instances, |config: &mut Config| {
         if let Some(setting) = &ticketer {
             config.ticketers = vec![setting.clone()];
-            config.account_audience = AUDIENCE.into();
+            config.account_audience = Some(AUDIENCE.into());
         }
         config.ticker = true;
         // Every buyer comes from this one address; a compressed minute is shorter.

@@ -45,10 +45,22 @@ impl Accounts {
             .map(|c| c.trim().to_owned())
             .filter(|c| !c.is_empty())
             .collect();
+        let audience = match config.account_audience() {
+            Some(audience) => audience,
+            None if ticketers.is_empty() => String::new(),
+            None => {
+                return Err(
+                    "ANTEROOM_TICKETERS needs the audience their assertions carry: set \
+                            ANTEROOM_ACCOUNT_AUDIENCE or ANTEROOM_PUBLIC_URL (whose origin is \
+                            the default)"
+                        .into(),
+                );
+            }
+        };
         Ok(Self {
             assertions: Assertions {
                 ticketers,
-                audience: config.account_audience.clone(),
+                audience,
                 claim_names: claim_names.clone(),
             },
             provider: config.oidc_issuer.as_ref().map(|issuer| {

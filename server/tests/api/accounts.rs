@@ -17,7 +17,7 @@ use crate::helpers::{
 async fn app_trusting(ticketer: &Ticketer) -> TestApp {
     let mut config = test_config();
     config.ticketers = vec![ticketer.setting()];
-    config.account_audience = AUDIENCE.into();
+    config.account_audience = Some(AUDIENCE.into());
     spawn_with(config).await
 }
 
@@ -279,7 +279,7 @@ async fn a_ticketer_whose_keys_cannot_be_fetched_is_503_and_stores_nothing() {
     let key = Key::new("k1");
     let mut config = test_config();
     config.ticketers = vec![format!("{ISSUER}=http://127.0.0.1:9/jwks")];
-    config.account_audience = AUDIENCE.into();
+    config.account_audience = Some(AUDIENCE.into());
     let app = spawn_with(config).await;
     let (status, body) = hand_over(&app, &key.sign(json!({}))).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
@@ -497,7 +497,7 @@ async fn an_eligibility_rule_counts_claims_of_its_own_issuer_only() {
     let ticketer = Ticketer::start(&[&key]).await;
     let mut config = test_config();
     config.ticketers = vec![ticketer.setting()];
-    config.account_audience = AUDIENCE.into();
+    config.account_audience = Some(AUDIENCE.into());
     // Named only: discovery happens at a sign-in, which this test makes none of.
     config.oidc_issuer = Some("https://idp.example".into());
     let app = spawn_with(config).await;
