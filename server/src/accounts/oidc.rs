@@ -201,7 +201,15 @@ impl Provider {
                 openidconnect::RequestTokenError::ServerResponse(r) => Error::Unauthorized(
                     format!("the sign-in provider refused the sign-in: {}", r.error()),
                 ),
-                other => unavailable(format!("{other:?}")),
+                // The answer's raw body (a `Parse` error carries it) may hold tokens: only
+                // the error's kind is logged.
+                openidconnect::RequestTokenError::Parse(e, _body) => {
+                    unavailable(format!("the token endpoint's answer did not read: {e}"))
+                }
+                openidconnect::RequestTokenError::Request(e) => {
+                    unavailable(format!("the token endpoint could not be asked: {e}"))
+                }
+                openidconnect::RequestTokenError::Other(why) => unavailable(why),
             })?;
         let id_token = token
             .id_token()
