@@ -347,9 +347,23 @@ pub async fn authenticate_start(
 fn decoy(state: &AppState, passkeys: &Passkeys, email: &str) -> Result<Value> {
     use webauthn_rs::fake::{FakePasskeyDistribution, WebauthnFakeCredentialGenerator};
     let key = state.sessions.operator_tag(b"anteroom-passkey-decoy");
-    let ids = WebauthnFakeCredentialGenerator::<FakePasskeyDistribution>::new(key.as_ref())
-        .and_then(|generator| generator.generate(email.as_bytes()))
+    let generator = WebauthnFakeCredentialGenerator::<FakePasskeyDistribution>::new(key.as_ref())
         .map_err(|e| Error::Internal(format!("a decoy sign-in did not start: {e}")))?;
+    // An enrolled operator has a passkey at least: a draw of none is drawn again (from the
+    // address and a counter, so still the same ids for the address every time).
+    let mut ids = Vec::new();
+    for round in 0u8..16 {
+        let mut seed = email.as_bytes().to_vec();
+        if round > 0 {
+            seed.push(round);
+        }
+        ids = generator
+            .generate(&seed)
+            .map_err(|e| Error::Internal(format!("a decoy sign-in did not start: {e}")))?;
+        if !ids.is_empty() {
+            break;
+        }
+    }
     let challenge = random_id(32);
     Ok(serde_json::json!({
         "publicKey": {
