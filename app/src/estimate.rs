@@ -209,6 +209,27 @@ pub struct History {
     pub came_milli: u64,
 }
 
+impl History {
+    /// These shares, and where no earlier night measured one, what the operator expects of a
+    /// first night (`room.expected_seats_per_hold` within its seat limit,
+    /// `expected_holding_percent`): weighed as an earlier night, so the night's own holds
+    /// replace them as they come.
+    pub fn or_expected(self, room: &crate::wire::Room) -> Self {
+        let or = |measured: u64, expected: u64| if measured > 0 { measured } else { expected };
+        Self {
+            seats_per_hold_milli: or(
+                self.seats_per_hold_milli,
+                u64::from(room.expected_seats()) * 1000,
+            ),
+            back_milli: self.back_milli,
+            came_milli: or(
+                self.came_milli,
+                u64::from(room.expected_holding_percent.clamp(1, 100)) * 10,
+            ),
+        }
+    }
+}
+
 /// An event's seats as the line knows them when it answers: counted in Postgres by the
 /// ticker's leader each tick, with the admitted buyers still shopping.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -283,6 +304,28 @@ impl Seats {
             band.came()
         };
         Range::blend(self.history.came_milli, own, CAME_PRIOR).within(0.05, 1.0)
+    }
+
+    /// The shares the estimate counts with for `room` at `rate`, beside the operator's
+    /// expectations and this night's own measures (the operator's panel).
+    pub fn shares(&self, room: &crate::wire::Room, rate: u32) -> crate::wire::Shares {
+        use crate::wire::Share;
+        let done = self.admitted.saturating_sub(self.shopping);
+        crate::wire::Shares {
+            seats_per_hold: Share {
+                expected: f64::from(room.expected_seats()),
+                measured: (self.holds > 0).then(|| self.hold_seats as f64 / self.holds as f64),
+                samples: self.holds,
+                in_use: self.seats_per_hold(f64::from(room.seats_per_buyer)).mid,
+            },
+            holding: Share {
+                expected: f64::from(room.expected_holding_percent) / 100.0,
+                measured: (done >= MIN_ADMISSIONS)
+                    .then(|| (self.holds as f64 / done as f64).min(1.0)),
+                samples: done,
+                in_use: self.came(&Band::exact(rate)).mid,
+            },
+        }
     }
 
     /// The record of the seats (what [`Seats::from_record`] reads, as `locate.lua` writes it).
@@ -667,6 +710,41 @@ impl Returns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_operators_expectations_fill_only_what_no_earlier_night_measured() {
+        let room = crate::wire::Room {
+            seats_per_buyer: 4,
+            expected_seats_per_hold: 6,
+            expected_holding_percent: 40,
+            ..crate::wire::DEFAULT_ROOM
+        };
+        // A first night: the expectations, the seats within the room's limit; the seats back
+        // have no expectation (the generic prior).
+        assert_eq!(
+            History::default().or_expected(&room),
+            History {
+                seats_per_hold_milli: 4000,
+                back_milli: 0,
+                came_milli: 400,
+            }
+        );
+        // Earlier nights measured: theirs stand.
+        let measured = History {
+            seats_per_hold_milli: 1500,
+            back_milli: 300,
+            came_milli: 900,
+        };
+        assert_eq!(measured.or_expected(&room), measured);
+        // Weighed as an earlier night: twenty holds of one seat bring 4 to 2.5.
+        let seats = Seats {
+            holds: 20,
+            hold_seats: 20,
+            history: History::default().or_expected(&room),
+            ..Seats::default()
+        };
+        assert!((seats.seats_per_hold(4.0).mid - 2.5).abs() < 1e-9);
+    }
     use crate::wire::Outlook::{Likely, Uncertain, Unlikely};
 
     fn band(rate: u32) -> Band {

@@ -185,6 +185,23 @@ pub(super) fn RoomControls(
             ..RoomUpdate::default()
         });
     };
+    let (new_seats, new_holding) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+    let set_expected = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let seats = new_seats.get_untracked().trim().parse::<u32>().ok();
+        let holding = new_holding.get_untracked().trim().parse::<u32>().ok();
+        if seats.is_none() && holding.is_none() {
+            message.set(Some(
+                "Give the seats a hold is expected to take, the share who hold, or both, as whole numbers.".into(),
+            ));
+            return;
+        }
+        change.run(RoomUpdate {
+            expected_seats_per_hold: seats,
+            expected_holding_percent: holding,
+            ..RoomUpdate::default()
+        });
+    };
     let new_auto = RwSignal::new(AutoRate::default());
     let set_auto = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -253,6 +270,15 @@ pub(super) fn RoomControls(
                 <input id="claim-value" type="text" maxlength="200" placeholder="fanclub" required
                     on:input=move |ev| new_value.set(event_target_value(&ev))/>
                 <button class="button secondary" type="submit">"Admit only them"</button>
+            </form>
+            <form class="rate expected" on:submit=set_expected>
+                <label for="expected-seats">"A first night: seats a hold takes "</label>
+                <input id="expected-seats" type="number" min="1" max="50"
+                    on:input=move |ev| new_seats.set(event_target_value(&ev))/>
+                <label for="expected-holding">" share of admitted buyers who hold (%) "</label>
+                <input id="expected-holding" type="number" min="1" max="100"
+                    on:input=move |ev| new_holding.set(event_target_value(&ev))/>
+                <button class="button secondary" type="submit">"Set what to expect"</button>
             </form>
             <form class="rate" on:submit=set_sweep>
                 <label for="sweep">"Sweep expired holds every (s) "</label>

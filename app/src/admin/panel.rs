@@ -15,7 +15,7 @@ use crate::wire::DrawState;
 use crate::{
     api::Api,
     lang::Lang,
-    wire::{AuditEntry, Draw, Event, Payments, RoomUpdate, Stats, StatsPoint},
+    wire::{AuditEntry, Draw, Event, Payments, RoomUpdate, Shares, Stats, StatsPoint},
 };
 
 /// The panel: the data every part reads, fetched here (the event and its audit on each change,
@@ -166,6 +166,7 @@ fn Panel(stats: Stats) -> impl IntoView {
             <div><dt>"Pool wait · limit"</dt><dd>{against(stats.rate.acquire_wait_ms, stats.rate.acquire_wait_limit_ms)}</dd></div>
             <div><dt>"Loop lag · limit"</dt><dd>{against(stats.rate.loop_lag_ms, f64::from(stats.rate.loop_lag_limit_ms))}</dd></div>
             <div><dt>"Shopping · target"</dt><dd>{format!("{} · {}", Lang::En.number(stats.rate.shopping), Lang::En.number(stats.rate.target_shoppers))}</dd></div>
+            <div class="wide"><dt>"Seats a hold · share who hold"</dt><dd data-figure="shares">{shares_line(&stats.shares)}</dd></div>
             <div><dt>"Refused: no device key · no JavaScript"</dt><dd data-figure="device-refusals">{format!("{} · {}",
                 Lang::En.number(stats.device_refusals.no_key), Lang::En.number(stats.device_refusals.no_script))}</dd></div>
             <div><dt>"Ticker held by"</dt><dd class="holder">{stats.ticker_holder.clone().unwrap_or_else(|| "nobody".into())}</dd></div>
@@ -187,6 +188,30 @@ fn Panel(stats: Stats) -> impl IntoView {
             <span class="key rate">"rate in force"</span>
         </p>
     }
+}
+
+/// The estimate's shares on the panel: "1.6 (expected 1, this night 1.7 over 40 holds) ·
+/// 85% (expected 100%, this night 82% of 60)".
+fn shares_line(shares: &Shares) -> String {
+    let seats = &shares.seats_per_hold;
+    let holding = &shares.holding;
+    let night = |measured: Option<f64>, show: &dyn Fn(f64) -> String, of: &str, n: u64| {
+        measured.map_or_else(
+            || "none measured yet".to_owned(),
+            |m| format!("this night {} {of} {n}", show(m)),
+        )
+    };
+    let seats_shown = |v: f64| format!("{v:.1}");
+    let percent = |v: f64| format!("{:.0}%", v * 100.0);
+    format!(
+        "{} (expected {}, {}) · {} (expected {}, {})",
+        seats_shown(seats.in_use),
+        seats_shown(seats.expected),
+        night(seats.measured, &seats_shown, "over", seats.samples),
+        percent(holding.in_use),
+        percent(holding.expected),
+        night(holding.measured, &percent, "of", holding.samples),
+    )
 }
 
 /// A measurement against its limit: "12 ms of 50 (24%)", or "none" when nothing was measured.

@@ -51,6 +51,15 @@ pub struct Room {
     /// The hold transaction's p99 the automatic rate keeps under.
     #[serde(default = "default_target_hold_p99_ms")]
     pub target_hold_p99_ms: u32,
+    /// The operator's priors for a first night (DESIGN.md "The estimate"): the seats a hold is
+    /// expected to take (at most `seats_per_buyer` in use) and the share of admitted buyers
+    /// expected to hold, in percent. Until the house's earlier nights or this night's holds
+    /// say otherwise the estimate counts with them, and before the night's first hold a buyer
+    /// on the seat map holds back `expected_seats_per_hold` seats.
+    #[serde(default = "default_expected_seats_per_hold")]
+    pub expected_seats_per_hold: u32,
+    #[serde(default = "default_expected_holding_percent")]
+    pub expected_holding_percent: u32,
     /// Whether admission tokens are bound to the buyer's device key (API.md "Tokens bound to
     /// the device"): joins and gated requests carry a DPoP proof.
     #[serde(default)]
@@ -232,6 +241,8 @@ pub const DEFAULT_ROOM: Room = Room {
     min_admit_rate_per_second: DEFAULT_MIN_ADMIT_RATE,
     max_admit_rate_per_second: DEFAULT_MAX_ADMIT_RATE,
     target_hold_p99_ms: DEFAULT_TARGET_HOLD_P99_MS,
+    expected_seats_per_hold: DEFAULT_EXPECTED_SEATS_PER_HOLD,
+    expected_holding_percent: DEFAULT_EXPECTED_HOLDING_PERCENT,
     bind_tokens: false,
     identity: Identity::Anonymous,
     eligible: None,
@@ -259,6 +270,28 @@ fn default_max_rate() -> u32 {
 
 fn default_target_hold_p99_ms() -> u32 {
     DEFAULT_TARGET_HOLD_P99_MS
+}
+
+/// The first night's priors before the operator sets them: they favour admitting (one seat a
+/// hold: a guess never keeps free seats from the line) and every admitted buyer holding (the
+/// estimate's wait is then the longer one, never a promise the seats cannot keep).
+pub const DEFAULT_EXPECTED_SEATS_PER_HOLD: u32 = 1;
+pub const DEFAULT_EXPECTED_HOLDING_PERCENT: u32 = 100;
+
+fn default_expected_seats_per_hold() -> u32 {
+    DEFAULT_EXPECTED_SEATS_PER_HOLD
+}
+
+fn default_expected_holding_percent() -> u32 {
+    DEFAULT_EXPECTED_HOLDING_PERCENT
+}
+
+impl Room {
+    /// The seats a hold is expected to take, within this room's limit a buyer.
+    pub fn expected_seats(&self) -> u32 {
+        self.expected_seats_per_hold
+            .clamp(1, self.seats_per_buyer.max(1))
+    }
 }
 
 /// When the pre-queue of a sale opening at `opens_at` opens.
@@ -422,6 +455,10 @@ pub struct RoomUpdate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_hold_p99_ms: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_seats_per_hold: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_holding_percent: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bind_tokens: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<Identity>,
@@ -574,6 +611,12 @@ impl RoomUpdate {
                 .max_admit_rate_per_second
                 .unwrap_or(room.max_admit_rate_per_second),
             target_hold_p99_ms: self.target_hold_p99_ms.unwrap_or(room.target_hold_p99_ms),
+            expected_seats_per_hold: self
+                .expected_seats_per_hold
+                .unwrap_or(room.expected_seats_per_hold),
+            expected_holding_percent: self
+                .expected_holding_percent
+                .unwrap_or(room.expected_holding_percent),
             bind_tokens: self.bind_tokens.unwrap_or(room.bind_tokens),
             identity: self.identity.unwrap_or(room.identity),
             eligible: self
@@ -663,6 +706,20 @@ impl RoomUpdate {
             && !JOIN_POW_BITS_RANGE.contains(&b)
         {
             return Err(unprocessable("join_pow_bits must be from 0 to 32"));
+        }
+        if let Some(s) = self.expected_seats_per_hold
+            && !(1..=50).contains(&s)
+        {
+            return Err(unprocessable(
+                "expected_seats_per_hold must be from 1 to 50 (in use, at most seats_per_buyer)",
+            ));
+        }
+        if let Some(p) = self.expected_holding_percent
+            && !(1..=100).contains(&p)
+        {
+            return Err(unprocessable(
+                "expected_holding_percent must be from 1 to 100",
+            ));
         }
         if let Some(Some(eligible)) = &self.eligible {
             eligible.validate()?;

@@ -52,6 +52,35 @@ pub struct Stats {
     /// a place to the device.
     #[serde(default)]
     pub device_refusals: DeviceRefusals,
+    /// What the estimate counts a buyer to take, beside what the night measured.
+    #[serde(default)]
+    pub shares: Shares,
+}
+
+/// The seats a hold takes and the share of admitted buyers who hold (DESIGN.md "The
+/// estimate"): the operator's expectation for a first night, this night's own measure, and
+/// what the estimate uses now (the night's measure weighed with the earlier nights', or with
+/// the expectation where there are none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Shares {
+    pub seats_per_hold: Share,
+    pub holding: Share,
+}
+
+/// One of [`Shares`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Share {
+    /// The room's `expected_seats_per_hold` (within its seat limit), or
+    /// `expected_holding_percent` as a share.
+    pub expected: f64,
+    /// This night's own measure (`None` before it has one) and over how many holds or
+    /// admitted buyers.
+    pub measured: Option<f64>,
+    pub samples: u64,
+    /// What the estimate counts with now.
+    pub in_use: f64,
 }
 
 /// Buyers a room that binds tokens turned away, by why (API.md "Tokens bound to the device").

@@ -16,19 +16,21 @@ use crate::{
     events,
     extract::EventId,
     operators::Actor,
-    queue,
+    queue::{self, inventory::Inventory},
     redis::Counters,
     state::AppState,
 };
 
-/// Queue length, admitted total, ticker holder, the rate's record, and per second the
-/// [`Counters::SERIES`]: admissions, holds, checkouts, queue length, rate in force.
+/// Queue length, admitted total, ticker holder, the rate's record, the last tick's hold-back,
+/// the inventory's values, and per second the [`Counters::SERIES`]: admissions, holds,
+/// checkouts, queue length, rate in force.
 type Snapshot = (
     u64,
     Option<u64>,
     Option<String>,
     HashMap<String, String>,
     [Option<u64>; 2],
+    Vec<Option<i64>>,
     Vec<[Option<u64>; 5]>,
 );
 
@@ -88,15 +90,16 @@ pub async fn stats(
         .get(keys.admitted_total(&event_id))
         .get(keys.ticker(&event_id))
         .hgetall(keys.rate(&event_id))
-        .hget(keys.inventory(&event_id), &["on_map", "held_back"]);
+        .hget(keys.inventory(&event_id), &["on_map", "held_back"])
+        .hget(keys.inventory(&event_id), &Inventory::FIELDS);
     for t in first..=now {
         Counters::at(keys, &event_id, t).read_series(&mut pipe);
     }
     let mut redis = state.redis.clone();
-    let (queue_length, admitted_total, ticker_holder, record, held, points): Snapshot = {
+    let (queue_length, admitted_total, ticker_holder, record, held, inventory, points): Snapshot = {
         let mut reply: Vec<redis::Value> = pipe.query_async(&mut redis).await?;
         let points = reply
-            .split_off(5)
+            .split_off(6)
             .into_iter()
             .map(|v| redis::from_redis_value(&v))
             .collect::<redis::RedisResult<Vec<[Option<u64>; 5]>>>()?;
@@ -105,12 +108,14 @@ pub async fn stats(
         let ticker_holder = redis::from_redis_value(&reply[2])?;
         let record = redis::from_redis_value(&reply[3])?;
         let held = redis::from_redis_value(&reply[4])?;
+        let inventory = redis::from_redis_value(&reply[5])?;
         (
             queue_length,
             admitted_total,
             ticker_holder,
             record,
             held,
+            inventory,
             points,
         )
     };
@@ -173,7 +178,16 @@ pub async fn stats(
     };
     let (no_key, no_script) =
         queue::device::refusals(&state, &app::wire::EventId::from(event_id.as_str())).await?;
+    // The shares as the last tick left them (before the first tick: the expectations alone).
+    let shares = Inventory::from_values(&inventory)
+        .map(|i| i.seats(rate.shopping))
+        .unwrap_or_else(|| app::estimate::Seats {
+            history: app::estimate::History::default().or_expected(&room),
+            ..Default::default()
+        })
+        .shares(&room, in_force.rate);
     Ok(Json(Stats {
+        shares,
         device_refusals: DeviceRefusals { no_key, no_script },
         admit_rate_per_second: in_force.rate,
         rate_reason: with_seats(

@@ -143,10 +143,6 @@ pub struct Ticker {
     histories: Mutex<HashMap<String, (Instant, History)>>,
 }
 
-/// The seats a buyer on the seat map is counted to take before the night's first hold, in
-/// thousandths: one (a guess never holds free seats back from the line: DESIGN "N a second").
-const SHOPPER_PRIOR_MILLI: u64 = 1000;
-
 /// How long the earlier nights' shares are kept before they are counted again: they change
 /// only when another night ends.
 const HISTORY_FRESH: Duration = Duration::from_secs(600);
@@ -418,7 +414,7 @@ impl Ticker {
         let lock = self.lock(event_id);
         let inventory = Inventory::count(&self.state.db, event_id)
             .await?
-            .with_history(self.history(event_id).await);
+            .with_history(self.history(event_id).await.or_expected(room));
         let credit = if room.paused || !inventory.admits() {
             0
         } else {
@@ -426,10 +422,11 @@ impl Ticker {
         };
         // The free seats bound the admissions only by what is measured: the seats of the buyers
         // really on the seat map (the script counts them), each taking what this night's holds
-        // took (1 before the first hold).
+        // took (before the first hold, what the operator expects: 1 unless set; a guess never
+        // holds free seats back from the line: DESIGN "N a second").
         let hold_back = Some((
             inventory.available,
-            inventory.taken_by_a_shopper_milli(SHOPPER_PRIOR_MILLI),
+            inventory.taken_by_a_shopper_milli(u64::from(room.expected_seats()) * 1000),
         ));
         let config = &self.state.config;
         let (count, queue_length, head): (i64, i64, u64) = Admit {

@@ -40,6 +40,8 @@ struct EventRow {
     min_admit_rate_per_second: i32,
     max_admit_rate_per_second: i32,
     target_hold_p99_ms: i32,
+    expected_seats_per_hold: i32,
+    expected_holding_percent: i32,
     bind_tokens: bool,
     identity: String,
     eligible: Option<sqlx::types::Json<Eligible>>,
@@ -113,6 +115,8 @@ impl From<EventRow> for Event {
                 min_admit_rate_per_second: u(r.min_admit_rate_per_second),
                 max_admit_rate_per_second: u(r.max_admit_rate_per_second),
                 target_hold_p99_ms: u(r.target_hold_p99_ms),
+                expected_seats_per_hold: u(r.expected_seats_per_hold),
+                expected_holding_percent: u(r.expected_holding_percent),
                 bind_tokens: r.bind_tokens,
                 // The table's check keeps the names to the two there are.
                 identity: Identity::from_name(&r.identity).unwrap_or_default(),
@@ -132,7 +136,7 @@ const DEFAULT_TIME_ZONE: &str = "UTC";
 
 /// Every room setting's column, in the order of `Room`'s fields, as [`bind_settings`] binds
 /// them: the INSERT and the UPDATE name them from here, the SELECT reads them from here.
-const SETTINGS: [&str; 21] = [
+const SETTINGS: [&str; 23] = [
     "room_enabled",
     "room_paused",
     "admit_rate_per_second",
@@ -148,6 +152,8 @@ const SETTINGS: [&str; 21] = [
     "min_admit_rate_per_second",
     "max_admit_rate_per_second",
     "target_hold_p99_ms",
+    "expected_seats_per_hold",
+    "expected_holding_percent",
     "bind_tokens",
     "identity",
     "eligible",
@@ -179,6 +185,8 @@ fn bind_settings<'q, O>(
         .bind(int(room.min_admit_rate_per_second))
         .bind(int(room.max_admit_rate_per_second))
         .bind(int(room.target_hold_p99_ms))
+        .bind(int(room.expected_seats_per_hold))
+        .bind(int(room.expected_holding_percent))
         .bind(room.bind_tokens)
         .bind(room.identity.name())
         .bind(room.eligible.clone().map(sqlx::types::Json))

@@ -307,6 +307,8 @@ fn every_setting(step: u32) -> RoomUpdate {
         min_admit_rate_per_second: Some(5 + step),
         max_admit_rate_per_second: Some(400 + step),
         target_hold_p99_ms: Some(80 + step),
+        expected_seats_per_hold: Some(2 + step),
+        expected_holding_percent: Some(60 + step),
         bind_tokens: Some(step.is_multiple_of(2)),
         identity: Some(if step.is_multiple_of(2) {
             Identity::Account

@@ -438,7 +438,8 @@ async fn the_earlier_nights_of_the_house_stand_in_for_the_priors() {
     for i in 0..30 {
         admit(26 + i, format!("c-{i}"), "0 seconds").await.unwrap();
     }
-    // Not yet kept as a night: the next event still has the priors.
+    // Not yet kept as a night: the next event still has the operator's expectations (one
+    // seat a hold, every admitted buyer holding) and the generic prior of the seats back.
     let (unkept, room, _, _) = line_for_few_seats(&app, 4, 12).await;
     assert_eq!(tick(&ticker, &unkept, &room).await, 8);
     let unmeasured: Vec<Option<i64>> = redis::cmd("HMGET")
@@ -447,7 +448,7 @@ async fn the_earlier_nights_of_the_house_stand_in_for_the_priors() {
         .query_async(&mut app.state.redis.clone())
         .await
         .unwrap();
-    assert_eq!(unmeasured, [Some(0), Some(0), Some(0)]);
+    assert_eq!(unmeasured, [Some(1000), Some(0), Some(1000)]);
     sqlx::query(
         "insert into night (event_id, started_at, ended_at, reason) \
          values ($1, now() - interval '1 hour', now(), 'room_off')",
@@ -468,4 +469,97 @@ async fn the_earlier_nights_of_the_house_stand_in_for_the_priors() {
         .await
         .unwrap();
     assert_eq!(history, [Some(1000), Some(400), Some(800)]);
+}
+
+/// The operator's expectations of a first night (issue 64): before the night's first hold a
+/// buyer on the seat map holds back the seats a hold is expected to take (within the room's
+/// limit a buyer), the estimate counts with them, and the panel shows them beside what the
+/// night measured; the night's first hold replaces them where admissions are held back.
+#[tokio::test]
+async fn the_operators_expectations_stand_in_until_the_night_measures_its_own() {
+    let app = spawn_app().await;
+    // 8 seats, 2 a buyer at most, 100 admissions a tick, 20 in line.
+    let (event, _, ticker, line) = line_for_few_seats(&app, 4, 20).await;
+    for bad in [
+        json!({"expected_seats_per_hold": 0}),
+        json!({"expected_seats_per_hold": 51}),
+        json!({"expected_holding_percent": 0}),
+        json!({"expected_holding_percent": 101}),
+    ] {
+        let r = crate::helpers::put_room(&app, &event, bad.clone()).await;
+        crate::helpers::expect_error(r, StatusCode::UNPROCESSABLE_ENTITY, "unprocessable").await;
+    }
+    // Three seats a hold, beyond this room's two: two in use.
+    let r = crate::helpers::put_room(
+        &app,
+        &event,
+        json!({"expected_seats_per_hold": 3, "expected_holding_percent": 50}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::OK);
+    let room = app.state.rooms.get(&app.state.db, &event).await.unwrap();
+    assert_eq!(
+        (room.expected_seats_per_hold, room.expected_seats()),
+        (3, 2)
+    );
+    assert_eq!(tick(&ticker, &event, &room).await, 8);
+    // 3 open the map: 2 seats each spoken for, 2 of the 8 left to the line.
+    for buyer in &line[..3] {
+        opens_the_map(&app, &event, buyer).await;
+    }
+    assert_eq!(tick(&ticker, &event, &room).await, 2);
+    let stats: Value = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/events/{event}/stats"))),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let shares = &stats["shares"];
+    assert_eq!(shares["seats_per_hold"]["expected"], 2.0, "{shares}");
+    assert_eq!(
+        shares["seats_per_hold"]["measured"],
+        Value::Null,
+        "{shares}"
+    );
+    assert_eq!(shares["seats_per_hold"]["in_use"], 2.0, "{shares}");
+    assert_eq!(shares["holding"]["expected"], 0.5, "{shares}");
+    assert_eq!(shares["holding"]["in_use"], 0.5, "{shares}");
+    // The first buyer holds one seat: the night's own measure (1 a hold) replaces the
+    // expectation, the two still on the map hold back 1 each of the 7 free: 5 admitted.
+    let token = admission(&app, &event, &line[0]).await;
+    let r = hold_admitted(
+        &app,
+        &event,
+        (&line[0], &token),
+        "h0",
+        json!({"section": "A", "quantity": 1}),
+    )
+    .await;
+    assert_eq!(r.status(), StatusCode::CREATED);
+    assert_eq!(tick(&ticker, &event, &room).await, 5);
+    let stats: Value = app
+        .admin(
+            app.client
+                .get(app.url(&format!("/api/admin/events/{event}/stats"))),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let seats = &stats["shares"]["seats_per_hold"];
+    assert_eq!(
+        (&seats["measured"], &seats["samples"]),
+        (&json!(1.0), &json!(1)),
+        "{seats}"
+    );
+    // One hold of one seat against the expectation's weight of an earlier night: between.
+    let in_use = seats["in_use"].as_f64().unwrap();
+    assert!(in_use > 1.0 && in_use < 2.0, "{seats}");
 }
