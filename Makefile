@@ -39,6 +39,8 @@ bench:
 	cargo run -q --release -p loadtest --bin bench -- draw | tee bench-results/draw.txt
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 \
 		--out bench-results/night.json --svg bench-results/night.svg | tee bench-results/night.txt
+	cargo run -q --release -p loadtest --bin onsale -- --compress 60 --no-hold-back \
+		--out bench-results/night-plain.json | tee bench-results/night-plain.txt
 	cargo run -q --release -p loadtest --bin onsale -- --compress 60 --auto-rate \
 		--out bench-results/night-auto.json --svg bench-results/night-auto.svg \
 		| tee bench-results/night-auto.txt
@@ -47,8 +49,18 @@ bench:
 	# The estimate's and the outlook's check (issue 31): a crowd of 300 for 60 seats, all in
 	# the first 2 s, polling every second, at N = 4 and N = 20; each twice in one house (the
 	# second night starts from the first one's shares, app::estimate::History).
+	# Each with the free seats holding admissions back for the buyers on the map, and without
+	# (plain N a second while a seat is free: issue 64's comparison); the one-line figures of
+	# every night side by side in bench-results/side-by-side.txt.
 	for n in 4 20; do \
 		cargo run -q --release -p loadtest --bin onsale -- --crowd --buyers 300 --seats 60 \
 			--window 2 --poll-ms 1000 --compress 60 -n $$n --nights 2 \
 			--out bench-results/crowd-$$n.json | tee bench-results/crowd-$$n.txt; \
+		cargo run -q --release -p loadtest --bin onsale -- --crowd --buyers 300 --seats 60 \
+			--window 2 --poll-ms 1000 --compress 60 -n $$n --nights 2 --no-hold-back \
+			--out bench-results/crowd-$$n-plain.json | tee bench-results/crowd-$$n-plain.txt; \
 	done
+	grep -h "^side by side" bench-results/night.txt bench-results/night-plain.txt \
+		bench-results/crowd-4.txt bench-results/crowd-4-plain.txt \
+		bench-results/crowd-20.txt bench-results/crowd-20-plain.txt \
+		| tee bench-results/side-by-side.txt

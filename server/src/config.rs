@@ -465,6 +465,12 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub seatmap_window_seconds: u32,
 
+    /// Whether the free seats hold admissions back for the buyers on the seat map (DESIGN.md
+    /// "N a second while seats are free"); off: plain N a second while any seat is free (the
+    /// bench's comparison, `make bench`).
+    #[arg(long, global = true, env = "ANTEROOM_SEAT_HOLD_BACK", default_value_t = true, action = clap::ArgAction::Set)]
+    pub seat_hold_back: bool,
+
     /// A night is kept by itself (closed, like turning the room off) once the line has been
     /// empty, with no admission, hold or checkout, for this many seconds.
     #[arg(long, global = true, env = "ANTEROOM_NIGHT_IDLE_SECONDS", default_value_t = 600,

@@ -42,6 +42,18 @@ pub struct Entry {
     pub outlook: Option<Outlook>,
     /// When the tick that admitted this place ran (Redis time, epoch ms).
     pub admitted_ms: Option<i64>,
+    /// The first answer this place had after the night's first hold ended (`None`: admitted
+    /// before, or never told).
+    pub after_holds: Option<Answer>,
+}
+
+/// A waiting answer as the buyer kept it: when, the estimate, its band and the outlook.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Answer {
+    pub at_ms: i64,
+    pub estimate: u64,
+    pub range: Option<[u64; 2]>,
+    pub outlook: Option<Outlook>,
 }
 
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
@@ -103,6 +115,9 @@ pub struct BuyerLog {
     pub first_join_micros: Option<u64>,
     pub entries: Vec<Entry>,
     pub outcome: Outcome,
+    /// When the buyer was told sold out, seconds of the night, and whether they were waiting
+    /// in line then (not at the seat map).
+    pub told_sold_out: Option<(f64, bool)>,
     /// With `--accounts`: whether the account's second device, joining right after the first,
     /// was given the first device's place (`None`: no second device).
     pub second_device_same_place: Option<bool>,
@@ -127,6 +142,8 @@ struct Buyer<'a> {
     device: Option<DeviceKey>,
     /// With `--accounts`: the session of the account's second device.
     second: Option<&'a str>,
+    /// When a seat map of sold seats told this buyer the night was sold out.
+    told_at_the_map: Option<f64>,
 }
 
 impl Buyer<'_> {
@@ -175,6 +192,7 @@ impl Buyer<'_> {
                     range: estimate_range_seconds,
                     outlook,
                     admitted_ms: None,
+                    after_holds: None,
                 }),
                 Some(QueueStatus::PreQueue { ticket, .. }) => log.entries.push(Entry {
                     arrival: None,
@@ -184,6 +202,7 @@ impl Buyer<'_> {
                     range: None,
                     outlook: None,
                     admitted_ms: None,
+                    after_holds: None,
                 }),
                 Some(QueueStatus::SoldOut) => return self.sold_out(log),
                 None => {
@@ -240,6 +259,18 @@ impl Buyer<'_> {
                             entry.range = estimate_range_seconds;
                             entry.outlook = outlook;
                             entry.joined_ms = Utc::now().timestamp_millis();
+                        }
+                        if let Some(entry) = log.entries.last_mut()
+                            && entry.after_holds.is_none()
+                            && night.a_hold_has_ended()
+                            && let Some(estimate) = estimated_wait_seconds
+                        {
+                            entry.after_holds = Some(Answer {
+                                at_ms: Utc::now().timestamp_millis(),
+                                estimate,
+                                range: estimate_range_seconds,
+                                outlook,
+                            });
                         }
                     }
                     Some(QueueStatus::PreQueue { .. }) => night.count_poll(),
@@ -328,6 +359,7 @@ impl Buyer<'_> {
     /// The line is over: the night is sold out.
     fn sold_out(&self, log: &mut BuyerLog) -> Option<(String, DateTime<Utc>)> {
         log.outcome = Outcome::SoldOut;
+        log.told_sold_out = Some((self.night.seconds(), true));
         self.night.sold_out();
         None
     }
@@ -393,6 +425,7 @@ impl Buyer<'_> {
                 .flat_map(|r| &r.seats);
             if seats.clone().all(|s| s.status == SeatStatus::Sold) {
                 night.sold_out();
+                self.told_at_the_map = Some(night.seconds());
                 return Visit::Done(Outcome::SoldOut);
             }
             // A section at random, weighted by its free seats: buyers spread as people do.
@@ -424,6 +457,7 @@ impl Buyer<'_> {
             let quantity = self.rng.gen_range(1..=most).min(available);
             match self.hold(admission, section, quantity).await {
                 Ok(hold) => {
+                    night.hold_ends(hold.expires_at.timestamp_millis());
                     if intent == Intent::HoldAndLeave {
                         return Visit::Done(Outcome::Abandoned);
                     }
@@ -621,10 +655,14 @@ pub async fn buyer(
         attempts: 0,
         device: night.plan.bind_tokens.then(DeviceKey::new),
         second: second.as_ref().map(|s| s.token.as_str()),
+        told_at_the_map: None,
     };
     while let Some((admission, expires_at)) = me.wait_turn(&mut log).await {
         if let Visit::Done(outcome) = me.visit(&admission, expires_at).await {
             log.outcome = outcome;
+            if let Some(at) = me.told_at_the_map {
+                log.told_sold_out = Some((at, false));
+            }
             break;
         }
     }
@@ -647,6 +685,7 @@ mod tests {
             poll_ms: 3000,
             pay_one_in: 3,
             crowd: false,
+            hold_back: true,
             hold_ttl_seconds: 600,
             admission_ttl_seconds: 600,
             hold_sweep_seconds: 30,

@@ -98,6 +98,11 @@ pub struct Cli {
     /// the seat map (`--pay-one-in` is then ignored).
     #[arg(long)]
     pub crowd: bool,
+    /// Admit plain N a second while any seat is free: the free seats do not hold admissions
+    /// back for the buyers on the seat map (`ANTEROOM_SEAT_HOLD_BACK=false`; in-process
+    /// deployments only). `make bench` runs the crowd and the night both ways.
+    #[arg(long)]
+    pub no_hold_back: bool,
     /// Run the night this many times in the same house, each on a new event whose room is
     /// turned off at its end (so its night is kept): from the second on, the estimate knows
     /// what the nights before measured (`app::estimate::History`). `--out` and `--svg` gain
@@ -149,6 +154,9 @@ pub struct Plan {
     pub pay_one_in: usize,
     /// The crowd of the estimate's check (`--crowd`).
     pub crowd: bool,
+    /// Whether the free seats hold admissions back for the buyers on the map (not
+    /// `--no-hold-back`).
+    pub hold_back: bool,
     pub hold_ttl_seconds: u32,
     pub admission_ttl_seconds: u32,
     pub hold_sweep_seconds: u32,
@@ -196,6 +204,7 @@ impl Plan {
             poll_ms: cli.poll_ms,
             pay_one_in: cli.pay_one_in.max(1),
             crowd: cli.crowd,
+            hold_back: !cli.no_hold_back,
             hold_ttl_seconds: scaled(600.0, 10.0),
             // A turn shorter than a minute is shorter than a loaded machine's queueing: the
             // buyers' holds would all come too late.
@@ -274,6 +283,7 @@ pub async fn in_process(plan: &Plan) -> Target {
         config.admission_ttl_seconds = ttl;
         config.seatmap_deadline_seconds = deadline;
         config.away_after_seconds = away;
+        config.seat_hold_back = plan.hold_back;
         config.payments_url = Some(payments.clone());
     })
     .await;
@@ -295,6 +305,9 @@ pub async fn in_process(plan: &Plan) -> Target {
 pub async fn external(cli: &Cli, plan: &Plan) -> Result<Target, String> {
     if cli.accounts {
         return Err("--accounts runs its own ticketer: in-process deployments only".into());
+    }
+    if cli.no_hold_back {
+        return Err("--no-hold-back sets the deployment's ANTEROOM_SEAT_HOLD_BACK: in-process deployments only (set it on the server you name)".into());
     }
     let (Some(admin_key), Some(database_url)) = (&cli.admin_key, &cli.database_url) else {
         return Err("with --url, give --admin-key and --database-url too".into());

@@ -10,7 +10,7 @@ use std::{
     collections::{BTreeMap, HashMap},
     sync::{
         Mutex,
-        atomic::{AtomicU64, AtomicUsize, Ordering},
+        atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -104,7 +104,9 @@ pub struct Night {
     pub plan: Plan,
     /// Bounds the requests in flight, so that the load generator does not fall over first.
     pub in_flight: Semaphore,
-    /// Cancelled at sell-out or when time is up: every buyer stops at its next step.
+    /// Cancelled when time is up: every buyer stops at its next step. A sell-out does not
+    /// stop the night: each buyer goes on until the line tells them so (issue 64: sold out
+    /// ends every wait), and the report says how long after the last sale each was told.
     pub stop: CancellationToken,
     /// The moment the on-sale opens (the first arrival; with a pre-queue, its opening).
     pub open: Instant,
@@ -113,7 +115,14 @@ pub struct Night {
     pub polls_per_second: Vec<AtomicU64>,
     /// Each seat bought, with how many orders it appears in (1, unless oversold).
     pub sold: Mutex<HashMap<String, u32>>,
+    /// When a buyer was first told sold out (the line or a map of sold seats), and when the
+    /// last seat was bought (seconds of the night).
     pub sold_out_at: Mutex<Option<f64>>,
+    pub last_sale_at: Mutex<Option<f64>>,
+    /// When the night's first hold ended (bought, or its expiry), epoch ms (`i64::MAX`: not
+    /// yet): a waiting buyer keeps the first answer they get after it (the estimate once the
+    /// first holds have ended).
+    pub first_hold_end_ms: AtomicI64,
     /// First joins answered (or failed); `first_wave` is notified when all B are, and
     /// `first_wave_seconds` says when.
     pub first_joins: AtomicUsize,
@@ -194,7 +203,6 @@ impl Night {
         if at.is_none() {
             *at = Some(self.seconds());
         }
-        self.stop.cancel();
     }
 
     pub fn record_sale(&self, seat_ids: &[String]) {
@@ -202,9 +210,17 @@ impl Night {
         for id in seat_ids {
             *sold.entry(id.clone()).or_default() += 1;
         }
-        if sold.len() >= self.plan.seats as usize {
-            drop(sold);
-            self.sold_out();
-        }
+        *self.last_sale_at.lock().expect("not poisoned") = Some(self.seconds());
+        self.hold_ends(chrono::Utc::now().timestamp_millis());
+    }
+
+    /// A hold ends (or will) at `at_ms`, epoch ms.
+    pub fn hold_ends(&self, at_ms: i64) {
+        self.first_hold_end_ms.fetch_min(at_ms, Ordering::Relaxed);
+    }
+
+    /// Whether the night's first hold has ended.
+    pub fn a_hold_has_ended(&self) -> bool {
+        chrono::Utc::now().timestamp_millis() >= self.first_hold_end_ms.load(Ordering::Relaxed)
     }
 }

@@ -17,7 +17,7 @@ use loadtest::{Sample, quantile, redis_bytes, sorted};
 use serde::Serialize;
 
 use crate::{
-    buyer::{BuyerLog, Intent, Outcome},
+    buyer::{BuyerLog, Entry, Intent, Outcome},
     cli::Plan,
     night::{Night, TallyView},
 };
@@ -136,6 +136,7 @@ struct Estimates {
     median_error_seconds: f64,
     /// The median real wait: the estimate's goal is a median |error| within a tenth of it.
     median_wait_seconds: f64,
+    longest_wait_seconds: f64,
     /// Share of real waits inside the band given at joining (whole seconds, rounded either
     /// way, as the server's report counts).
     within_band_share: f64,
@@ -167,10 +168,12 @@ struct Calibration {
 }
 
 impl Calibration {
-    fn of(night: &Night, logs: &[BuyerLog]) -> Self {
+    /// The outlook each buyer was told at `when` (their first place's answer at joining, or
+    /// after the night's first hold ended), against what became of them.
+    fn of(night: &Night, logs: &[BuyerLog], when: fn(&Entry) -> Option<Outlook>) -> Self {
         let mut c = Self::default();
         for (i, log) in logs.iter().enumerate() {
-            let Some(outlook) = log.entries.first().and_then(|e| e.outlook) else {
+            let Some(outlook) = log.entries.first().and_then(when) else {
                 continue;
             };
             let told = match outlook {
@@ -189,6 +192,65 @@ impl Calibration {
         c.held_told_unlikely_share = share(c.unlikely.held, held);
         c
     }
+
+    /// The share of buyers told `likely` or `unlikely` (something, not `uncertain`).
+    fn said_something_share(&self) -> f64 {
+        let said = self.likely.told + self.unlikely.told;
+        said as f64 / (said + self.uncertain.told).max(1) as f64
+    }
+}
+
+impl Estimates {
+    /// Of each buyer's (real wait, estimate, band), in seconds.
+    fn of(told: &[(f64, u64, Option<[u64; 2]>)]) -> Self {
+        let errors: Vec<f64> = told.iter().map(|(w, e, _)| w - *e as f64).collect();
+        let within = told
+            .iter()
+            .filter(|(w, _, r)| {
+                r.is_some_and(|[low, high]| w.ceil() >= low as f64 && w.floor() <= high as f64)
+            })
+            .count();
+        let waits = sorted(told.iter().map(|(w, _, _)| *w).collect());
+        let abs_errors = sorted(errors.iter().map(|e| e.abs()).collect());
+        let errors = sorted(errors);
+        Estimates {
+            checked: errors.len(),
+            median_abs_error_seconds: quantile(&abs_errors, 0.5),
+            p90_abs_error_seconds: quantile(&abs_errors, 0.9),
+            median_error_seconds: quantile(&errors, 0.5),
+            median_wait_seconds: quantile(&waits, 0.5),
+            longest_wait_seconds: waits.last().copied().unwrap_or(0.0),
+            within_band_share: within as f64 / told.len().max(1) as f64,
+        }
+    }
+
+    /// "1.20 s of 20.00 s (6%), 95.0% inside the band".
+    fn brief(&self) -> String {
+        format!(
+            "{:.2} s of {:.2} s ({:.0}%), {:.1}% inside the band",
+            self.median_abs_error_seconds,
+            self.median_wait_seconds,
+            100.0 * self.median_abs_error_seconds / self.median_wait_seconds.max(0.001),
+            100.0 * self.within_band_share
+        )
+    }
+}
+
+/// How the line ended for those still waiting (issue 64: sold out ends the wait).
+#[derive(Serialize)]
+struct Ending {
+    /// When the last seat was bought, and when a buyer was first told sold out (seconds of
+    /// the night).
+    last_sale_seconds: Option<f64>,
+    sold_out_seconds: Option<f64>,
+    /// Buyers told sold out while waiting in line, and the longest any of them was told after
+    /// the last sale.
+    told_in_line: usize,
+    longest_after_last_sale_seconds: Option<f64>,
+    /// Admitted buyers who found the map sold out, or whose turn lapsed with nothing free.
+    admitted_to_a_sold_out_map: usize,
+    /// Buyers who had no answer (neither a seat nor sold out) when the night ended.
+    unanswered: usize,
 }
 
 #[derive(Serialize)]
@@ -268,6 +330,13 @@ pub struct Report {
     fifo: Fifo,
     estimates: Estimates,
     outlook: Calibration,
+    /// The answer each waiting buyer had once the night's first hold had ended: the estimate
+    /// against the wait from then, and the outlook.
+    estimates_after_holds: Estimates,
+    outlook_after_holds: Calibration,
+    /// Buyers admitted at least once.
+    admitted_buyers: usize,
+    ending: Ending,
     oversold: Oversold,
     /// Charges at the fake provider against sales and refunds (`None` without its ledger).
     money: Option<MoneyAudit>,
@@ -430,7 +499,7 @@ impl Report {
         let r = self;
         let p = &r.plan;
         println!(
-            "\nThe night: {} buyers within {} s, {} seats, N = {}{}, {} instance(s), compressed {}x \
+            "\nThe night: {} buyers within {} s, {} seats, N = {}{}{}, {} instance(s), compressed {}x \
          (holds {} s, admissions {} s, payments {} ms), polls every {} ms",
             p.buyers,
             p.window_seconds,
@@ -439,6 +508,11 @@ impl Report {
             p.auto_rate
                 .map(|(min, max)| format!(" (automatic, {min} to {max})"))
                 .unwrap_or_default(),
+            if p.hold_back {
+                ""
+            } else {
+                " (no hold-back: plain N while a seat is free)"
+            },
             p.instances,
             p.compress,
             p.hold_ttl_seconds,
@@ -544,6 +618,29 @@ impl Report {
             100.0 * o.likely_left_without_share,
             100.0 * o.held_told_unlikely_share
         );
+        let later = &r.outlook_after_holds;
+        println!(
+            "after the first holds    estimate error {}   ({} buyers)   outlook likely {}   uncertain {}   unlikely {}   (said something {:.0}%; told likely and left without {:.1}%, held told unlikely {:.1}%)",
+            r.estimates_after_holds.brief(),
+            r.estimates_after_holds.checked,
+            told(&later.likely),
+            told(&later.uncertain),
+            told(&later.unlikely),
+            100.0 * later.said_something_share(),
+            100.0 * later.likely_left_without_share,
+            100.0 * later.held_told_unlikely_share
+        );
+        let end = &r.ending;
+        let at = |s: Option<f64>| s.map_or("-".to_owned(), |s| format!("{s:.1} s"));
+        println!(
+            "the ending               last seat bought at {}   sold out first told at {}   told in line {} (the last {} after the last sale)   admitted to a sold-out map {}   unanswered {}",
+            at(end.last_sale_seconds),
+            at(end.sold_out_seconds),
+            end.told_in_line,
+            at(end.longest_after_last_sale_seconds),
+            end.admitted_to_a_sold_out_map,
+            end.unanswered
+        );
         if let Some(n) = &r.night_report {
             let e = &n.estimate;
             let seconds = |s: Option<f64>| s.map_or("-".to_owned(), |s| format!("{s:.2} s"));
@@ -606,6 +703,48 @@ impl Report {
             println!("Redis bytes / queued     {b:.1} (with {q} in line)");
         }
         println!("buyers                   {:?}", r.outcomes);
+        println!("{}", r.side_by_side());
+    }
+
+    /// One line of the night's figures that `make bench` sets beside the same night with and
+    /// without the hold-back (issue 64).
+    pub fn side_by_side(&self) -> String {
+        let p = &self.plan;
+        let minute = self.night_report.as_ref().map_or("-".to_owned(), |n| {
+            let b = &n.estimate_60s_before;
+            format!(
+                "{} ({})",
+                b.median_abs_error_seconds
+                    .map_or("-".to_owned(), |s| format!("{s:.2} s")),
+                b.within_range_share
+                    .map_or("-".to_owned(), |s| format!("{:.0}% inside", s * 100.0))
+            )
+        });
+        let sold = self.oversold.seats_sold;
+        format!(
+            "side by side | N = {}{} | hold-back {} | sold out after {} | seats sold {} | admitted {} | wait median {:.1} s, longest {:.1} s | estimate at joining {} | after the first holds {} | a minute before {} | outlook said something {:.0}% at joining, {:.0}% after the first holds (likely left without {:.0}%, held told unlikely {:.0}%) | admitted to a sold-out map {} | told sold out in line at most {} after the last sale | unanswered {}",
+            p.admit_rate_per_second,
+            if p.auto_rate.is_some() { " auto" } else { "" },
+            if p.hold_back { "on" } else { "off" },
+            self.sold_out_seconds
+                .map_or("never".to_owned(), |s| format!("{s:.1} s")),
+            sold,
+            self.admitted_buyers,
+            self.estimates.median_wait_seconds,
+            self.estimates.longest_wait_seconds,
+            self.estimates.brief(),
+            self.estimates_after_holds.brief(),
+            minute,
+            100.0 * self.outlook.said_something_share(),
+            100.0 * self.outlook_after_holds.said_something_share(),
+            100.0 * self.outlook_after_holds.likely_left_without_share,
+            100.0 * self.outlook_after_holds.held_told_unlikely_share,
+            self.ending.admitted_to_a_sold_out_map,
+            self.ending
+                .longest_after_last_sale_seconds
+                .map_or("-".to_owned(), |s| format!("{s:.1} s")),
+            self.ending.unanswered,
+        )
     }
 }
 
@@ -659,17 +798,43 @@ pub fn report(
             Some(((admitted - e.joined_ms) as f64 / 1000.0, estimate, e.range))
         })
         .collect();
-    let errors: Vec<f64> = told.iter().map(|(w, e, _)| w - *e as f64).collect();
-    let within = told
+    // The same, from the first answer after the night's first hold ended.
+    let told_later: Vec<(f64, u64, Option<[u64; 2]>)> = logs
         .iter()
-        .filter(|(w, _, r)| {
-            r.is_some_and(|[low, high]| w.ceil() >= low as f64 && w.floor() <= high as f64)
+        .filter_map(|l| l.entries.first())
+        .filter_map(|e| {
+            let (answer, admitted) = (e.after_holds?, e.admitted_ms?);
+            Some((
+                (admitted - answer.at_ms) as f64 / 1000.0,
+                answer.estimate,
+                answer.range,
+            ))
         })
-        .count();
-    let waits = sorted(told.iter().map(|(w, _, _)| *w).collect());
-    let abs_errors = sorted(errors.iter().map(|e| e.abs()).collect());
-    let errors = sorted(errors);
-    let outlook = Calibration::of(night, &logs);
+        .collect();
+    let outlook = Calibration::of(night, &logs, |e| e.outlook);
+    let outlook_after_holds = Calibration::of(night, &logs, |e| e.after_holds?.outlook);
+    let last_sale_seconds = *night.last_sale_at.lock().expect("not poisoned");
+    let in_line: Vec<f64> = logs
+        .iter()
+        .filter_map(|l| l.told_sold_out)
+        .filter(|(_, in_line)| *in_line)
+        .map(|(at, _)| at)
+        .collect();
+    let ending = Ending {
+        last_sale_seconds,
+        sold_out_seconds: *night.sold_out_at.lock().expect("not poisoned"),
+        told_in_line: in_line.len(),
+        longest_after_last_sale_seconds: last_sale_seconds
+            .and_then(|sale| in_line.iter().map(|at| at - sale).max_by(f64::total_cmp)),
+        admitted_to_a_sold_out_map: logs
+            .iter()
+            .filter(|l| l.told_sold_out.is_some_and(|(_, in_line)| !in_line))
+            .count(),
+        unanswered: logs
+            .iter()
+            .filter(|l| l.tried && l.outcome == Outcome::Unfinished)
+            .count(),
+    };
 
     let mut outcomes = BTreeMap::new();
     for l in &logs {
@@ -729,15 +894,15 @@ pub fn report(
         },
         night_report: None,
         accounts,
-        estimates: Estimates {
-            checked: errors.len(),
-            median_abs_error_seconds: quantile(&abs_errors, 0.5),
-            p90_abs_error_seconds: quantile(&abs_errors, 0.9),
-            median_error_seconds: quantile(&errors, 0.5),
-            median_wait_seconds: quantile(&waits, 0.5),
-            within_band_share: within as f64 / told.len().max(1) as f64,
-        },
+        estimates: Estimates::of(&told),
         outlook,
+        estimates_after_holds: Estimates::of(&told_later),
+        outlook_after_holds,
+        admitted_buyers: logs
+            .iter()
+            .filter(|l| l.entries.iter().any(|e| e.admitted_ms.is_some()))
+            .count(),
+        ending,
         oversold,
         money,
         seats_bought: sold.len(),

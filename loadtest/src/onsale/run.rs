@@ -227,6 +227,8 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target, number: u32) -> Result<
             .collect(),
         sold: Mutex::new(HashMap::new()),
         sold_out_at: Mutex::new(None),
+        last_sale_at: Mutex::new(None),
+        first_hold_end_ms: std::sync::atomic::AtomicI64::new(i64::MAX),
         first_joins: AtomicUsize::new(0),
         first_wave: Notify::new(),
         first_wave_seconds: Mutex::new(None),
@@ -256,11 +258,23 @@ pub async fn run(cli: &Cli, plan: Plan, target: &Target, number: u32) -> Result<
         }
         _ = night.stop.cancelled() => {}
     }
+    // The night ends when every buyer has their answer, when time is up, or once sold out
+    // has been said for an admission's life and two polls more (a buyer still without an
+    // answer then is counted as unanswered).
+    let grace =
+        f64::from(night.plan.admission_ttl_seconds) + 2.0 * night.plan.poll_ms as f64 / 1000.0;
     let deadline = tokio::spawn({
         let night = night.clone();
         async move {
-            let left = Duration::from_secs_f64(max_seconds).saturating_sub(night.open.elapsed());
-            night.sleep(left).await;
+            while night.seconds() < max_seconds {
+                let told = *night.sold_out_at.lock().expect("not poisoned");
+                if told.is_some_and(|t| night.seconds() > t + grace) {
+                    break;
+                }
+                if !night.sleep(Duration::from_millis(250)).await {
+                    return;
+                }
+            }
             night.stop.cancel();
         }
     });

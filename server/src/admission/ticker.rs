@@ -424,11 +424,13 @@ impl Ticker {
         // really on the seat map (the script counts them), each taking what this night's holds
         // took (before the first hold, what the operator expects: 1 unless set; a guess never
         // holds free seats back from the line: DESIGN "N a second").
-        let hold_back = Some((
-            inventory.available,
-            inventory.taken_by_a_shopper_milli(u64::from(room.expected_seats()) * 1000),
-        ));
         let config = &self.state.config;
+        let hold_back = config.seat_hold_back.then(|| {
+            (
+                inventory.available,
+                inventory.taken_by_a_shopper_milli(u64::from(room.expected_seats()) * 1000),
+            )
+        });
         let (count, queue_length, head): (i64, i64, u64) = Admit {
             event_id,
             lock: &lock,
