@@ -31,15 +31,6 @@ async fn tick(ticker: &Ticker, event: &str, room: &Room) -> u64 {
     }
 }
 
-async fn stats(app: &TestApp, event: &str) -> Value {
-    app.admin(
-        app.client
-            .get(app.url(&format!("/api/admin/events/{event}/stats"))),
-    )
-    .json_body()
-    .await
-}
-
 /// A buyer who joined `event`: their session token.
 async fn joiner(app: &TestApp, event: &str) -> String {
     let (_, token) = app.session().await;
@@ -138,7 +129,7 @@ async fn the_rate_falls_when_holds_slow_down_and_rises_again_after() {
         35,
         "the rate in force is the steered one"
     );
-    let numbers = stats(&app, event).await;
+    let numbers = app.stats(event).await;
     assert_eq!(numbers["admit_rate_per_second"], 35);
     let series = numbers["series"].as_array().unwrap();
     assert!(
@@ -289,7 +280,7 @@ async fn admissions_that_lapse_unused_stop_counting_and_are_replaced() {
         crowded.rate, 1,
         "fourteen shopping of twelve: eased: {crowded:?}"
     );
-    assert_eq!(stats(&app, event).await["rate"]["shopping"], 14);
+    assert_eq!(app.stats(event).await["rate"]["shopping"], 14);
 
     // Thirteen reach the seat-map deadline (2 s) without opening it: no longer shopping.
     let marks = app.state.keys.shopping(event);
@@ -314,7 +305,7 @@ async fn admissions_that_lapse_unused_stop_counting_and_are_replaced() {
         replaced.rate, 3,
         "thirteen lapsed before their admission ended, one shops: one step up: {replaced:?}"
     );
-    assert_eq!(stats(&app, event).await["rate"]["shopping"], 1);
+    assert_eq!(app.stats(event).await["rate"]["shopping"], 1);
 }
 
 #[tokio::test]
@@ -446,7 +437,7 @@ async fn the_series_reads_the_line_while_paused_and_counts_admissions_with_the_r
     let paused = room(&app, &event).await;
     let ticker = Ticker::new(app.state.line.clone());
     assert_eq!(tick(&ticker, &event, &paused).await, 0);
-    let numbers = stats(&app, &event).await;
+    let numbers = app.stats(&event).await;
     let series = numbers["series"].as_array().unwrap();
     let last = series.iter().rev().find(|p| p["queue_length"] != 0);
     assert_eq!(
@@ -472,7 +463,7 @@ async fn the_series_reads_the_line_while_paused_and_counts_admissions_with_the_r
             );
         }
     }
-    let admissions: u64 = stats(&app, &event).await["series"]
+    let admissions: u64 = app.stats(&event).await["series"]
         .as_array()
         .unwrap()
         .iter()

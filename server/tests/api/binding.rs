@@ -63,16 +63,7 @@ async fn admitted(app: &TestApp, event: &str, session: &str, key: &DeviceKey) ->
 
 /// The refusals of browsers that could not bind a place, as the operator's stats say.
 async fn refusals(app: &TestApp, event: &str) -> Value {
-    let url = app.url(&format!("/api/admin/events/{event}/stats"));
-    let stats: Value = app
-        .admin(app.client.get(url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    stats["device_refusals"].clone()
+    app.stats(event).await["device_refusals"].clone()
 }
 
 /// The claims of a JWT, unverified.

@@ -256,6 +256,16 @@ impl TestApp {
             .await
     }
 
+    /// An event's operator stats (`GET /api/admin/events/{event}/stats`) as JSON.
+    pub async fn stats(&self, event: &str) -> Value {
+        self.admin(
+            self.client
+                .get(self.url(&format!("/api/admin/events/{event}/stats"))),
+        )
+        .json_body()
+        .await
+    }
+
     /// A person of `role` on `events`, signed in (as a passkey would have signed them in):
     /// their operator id and session cookie's value.
     pub async fn operator(&self, role: Role, events: Events) -> (String, String) {

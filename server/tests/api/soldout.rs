@@ -508,17 +508,7 @@ async fn the_operators_expectations_stand_in_until_the_night_measures_its_own() 
         opens_the_map(&app, &event, buyer).await;
     }
     assert_eq!(tick(&ticker, &event, &room).await, 2);
-    let stats: Value = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/events/{event}/stats"))),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stats = app.stats(&event).await;
     let shares = &stats["shares"];
     assert_eq!(shares["seats_per_hold"]["expected"], 2.0, "{shares}");
     assert_eq!(
@@ -542,17 +532,7 @@ async fn the_operators_expectations_stand_in_until_the_night_measures_its_own() 
     .await;
     assert_eq!(r.status(), StatusCode::CREATED);
     assert_eq!(tick(&ticker, &event, &room).await, 5);
-    let stats: Value = app
-        .admin(
-            app.client
-                .get(app.url(&format!("/api/admin/events/{event}/stats"))),
-        )
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stats = app.stats(&event).await;
     let seats = &stats["shares"]["seats_per_hold"];
     assert_eq!(
         (&seats["measured"], &seats["samples"]),
