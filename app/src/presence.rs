@@ -22,6 +22,13 @@
 //! window with the same integer arithmetic as [`Schedule::window_ms`] (`max(floor, min((position
 //! - 1) * 1000 / divisor, cap))`, tested against the script).
 
+/// How often a page on the seat map says so while its tab is shown (a reading of the map):
+/// the server counts a buyer as on the map for `ANTEROOM_SEATMAP_WINDOW_SECONDS` (30) after
+/// each reading, three of these, so a page that is shown is never dropped and one left
+/// hidden or closed stops holding admissions back within the window (DESIGN.md "N a second
+/// while seats are free").
+pub const ON_MAP_SECONDS: i64 = 10;
+
 use crate::{
     estimate::Model,
     wire::{Outlook, Progress},

@@ -194,3 +194,35 @@ test('with JavaScript, a reload at the seat map, during the hold and after payin
     await buyer.close();
   }
 });
+
+test('on the seat map the page says so every 10 s while it is shown, and not while it is hidden', async () => {
+  const event = await fastEvent('On The Map');
+  const browser = await openBrowser();
+  try {
+    const page = await browser.context.newPage();
+    const reads = [];
+    page.on('request', (request) => {
+      if (request.method() === 'GET' && new URL(request.url()).pathname === `/api/events/${event.id}/seats`) {
+        reads.push(Date.now());
+      }
+    });
+    await page.goto(`${BASE}/events/${event.id}`);
+    await page.locator('[data-seat-id]').first().waitFor({ timeout: 15_000 });
+    await page.waitForSelector('body[data-hydrated="true"]');
+    const shown = reads.length;
+    // Two of the page's 10-second marks pass while it is shown: at least one more reading.
+    await page.waitForTimeout(21_000);
+    const whileShown = reads.length - shown;
+    assert.ok(whileShown >= 1 && whileShown <= 3, `readings while shown: ${whileShown}`);
+    // Hidden (another tab in front): no reading says the buyer is on the map.
+    await page.evaluate(() => {
+      Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    });
+    const hidden = reads.length;
+    await page.waitForTimeout(11_000);
+    assert.equal(reads.length, hidden, 'no reading while hidden');
+    assert.deepEqual(browser.consoleErrors, []);
+  } finally {
+    await browser.close();
+  }
+});

@@ -460,8 +460,9 @@ pub struct Config {
 
     /// A buyer who opened the seat map is on it for this many seconds after each reading (or
     /// until they hold or their admission ends): while seats are short, the buyers on the map
-    /// hold admissions back, and only they.
-    #[arg(long, global = true, env = "ANTEROOM_SEATMAP_WINDOW_SECONDS", default_value_t = 120,
+    /// hold admissions back, and only they. The page reads the map every
+    /// `app::presence::ON_MAP_SECONDS` (10) while its tab is shown.
+    #[arg(long, global = true, env = "ANTEROOM_SEATMAP_WINDOW_SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub seatmap_window_seconds: u32,
 

@@ -413,8 +413,11 @@ impl Buyer<'_> {
         if intent == Intent::NeverLook {
             return Visit::Done(Outcome::NeverLooked);
         }
-        let lapse = (expires_at - Utc::now()).to_std().unwrap_or_default() + night.poll_interval();
-        for _ in 0..3 {
+        // On the map until the admission runs out, as the page is: it reads the map again
+        // every `--poll-ms` while nothing is free for us (the page every
+        // `app::presence::ON_MAP_SECONDS`, uncompressed), and holds what comes back.
+        let mut conflicts = 0;
+        while Utc::now() < expires_at {
             let Some(map) = self.seat_map(admission).await else {
                 return Visit::Again;
             };
@@ -440,8 +443,12 @@ impl Buyer<'_> {
                 .filter(|(n, _)| *n > 0)
                 .collect();
             let total: u32 = free.iter().map(|(n, _)| n).sum();
-            if total == 0 {
-                break;
+            if total == 0 || conflicts >= 3 {
+                conflicts = 0;
+                if !night.sleep(night.poll_interval()).await {
+                    return Visit::Done(Outcome::Unfinished);
+                }
+                continue;
             }
             let mut pick = self.rng.gen_range(0..total);
             let (available, section) = free
@@ -463,12 +470,13 @@ impl Buyer<'_> {
                     }
                     return Visit::Done(self.pay(&hold).await);
                 }
-                Err(StatusCode::CONFLICT) => continue,
+                Err(StatusCode::CONFLICT) => conflicts += 1,
                 Err(StatusCode::FORBIDDEN) => return Visit::Again,
                 Err(_) => break,
             }
         }
         // Nothing free for us this time: the turn lapses and the page puts us back in line.
+        let lapse = (expires_at - Utc::now()).to_std().unwrap_or_default() + night.poll_interval();
         if night.sleep(lapse).await {
             Visit::Again
         } else {

@@ -262,6 +262,7 @@ pub async fn in_process(plan: &Plan) -> Target {
     // `poll_ms` is never taken for gone.
     let deadline = (120.0 / compress).max(1.0).round() as u32;
     let away = ((60.0 / compress).max(3.0 * plan.poll_ms as f64 / 1000.0)).ceil() as u32;
+    let window = ((30.0 / compress).max(3.0 * plan.poll_ms as f64 / 1000.0)).ceil() as u32;
     let (signer, ticketer) = if plan.accounts {
         let key = Key::new("onsale");
         let ticketer = Ticketer::start(&[&key]).await;
@@ -284,6 +285,9 @@ pub async fn in_process(plan: &Plan) -> Target {
         config.seatmap_deadline_seconds = deadline;
         config.away_after_seconds = away;
         config.seat_hold_back = plan.hold_back;
+        // A buyer on the map reads it again every poll here (the page every 10 s): three
+        // readings missed, as the server's default window says.
+        config.seatmap_window_seconds = window;
         config.payments_url = Some(payments.clone());
     })
     .await;
