@@ -330,22 +330,6 @@ fn OnSale(
         }
     });
 
-    // On the seat map the page says so while its tab is shown (a reading every
-    // `presence::ON_MAP_SECONDS`): only a buyer really on the map holds admissions back.
-    Effect::new(move |_| {
-        let t = now.get();
-        let choosing = stage.with(|s| matches!(s, Stage::Choosing(_)));
-        #[cfg(not(feature = "hydrate"))]
-        let _ = (t, choosing);
-        #[cfg(feature = "hydrate")]
-        if choosing && t % crate::presence::ON_MAP_SECONDS == 0 && !document().hidden() {
-            leptos::task::spawn_local(async move {
-                // What it answers changes nothing here: a refusal shows at the next action.
-                let _ = Api::current().seats(&event_id.get_value()).await;
-            });
-        }
-    });
-
     // The browser follows the line while the buyer waits (effects run only in the browser),
     // and again whenever the buyer is back in it (an admission that ran out).
     Effect::new(move |was_following: Option<bool>| {

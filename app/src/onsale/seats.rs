@@ -78,6 +78,31 @@ fn sizes(w: &Words) -> [(&'static str, String); 3] {
     ]
 }
 
+/// On the seat map the page says so while its tab is shown (a reading every
+/// `presence::ON_MAP_SECONDS`, until the map leaves the page): only a buyer really on the map
+/// holds admissions back (DESIGN.md "N a second while seats are free"). Here, in the turn's
+/// lazily loaded stage, not in the waiting room's first download.
+fn says_it_is_on_the_map(event_id: String) {
+    #[cfg(not(feature = "hydrate"))]
+    let _ = event_id;
+    #[cfg(feature = "hydrate")]
+    if let Ok(handle) = set_interval_with_handle(
+        move || {
+            if document().hidden() {
+                return;
+            }
+            let event_id = event_id.clone();
+            leptos::task::spawn_local(async move {
+                // What it answers changes nothing here: a refusal shows at the next action.
+                let _ = Api::current().seats(&event_id).await;
+            });
+        },
+        std::time::Duration::from_secs(crate::presence::ON_MAP_SECONDS as u64),
+    ) {
+        on_cleanup(move || handle.clear());
+    }
+}
+
 #[component]
 pub(super) fn SeatPicker(
     map: SeatMap,
@@ -91,6 +116,7 @@ pub(super) fn SeatPicker(
 ) -> impl IntoView {
     let w = Words::current();
     let words = StoredValue::new(w.clone());
+    says_it_is_on_the_map(event_id.clone());
     let hold_action = format!("/events/{event_id}/hold");
     let selected = RwSignal::new(Vec::<String>::new());
     let busy = RwSignal::new(false);

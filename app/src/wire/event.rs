@@ -15,7 +15,10 @@ pub struct Room {
     pub enabled: bool,
     pub paused: bool,
     pub admit_rate_per_second: u32,
-    /// Length of one admission tick.
+    /// Length of one admission tick. The browser's WASM reads none of the ticker's settings
+    /// below that say so (`skip_deserializing` there): each field read costs every buyer's
+    /// first download.
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub tick_ms: u32,
     /// How long a hold keeps its seats.
     pub hold_ttl_seconds: u32,
@@ -26,6 +29,7 @@ pub struct Room {
     /// Bumped each time the room is turned on or off; admission tokens of another epoch do
     /// not pass the gate.
     #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub epoch: u32,
     /// Leading zero bits of the proof of work a join must carry (0: none asked).
     #[serde(default)]
@@ -41,24 +45,31 @@ pub struct Room {
     /// Whether the ticker's rate follows the hold path and the buyers shopping (between the
     /// bounds below), starting from `admit_rate_per_second`; off: the rate is the operator's.
     #[serde(default)]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub auto_rate: bool,
     /// The least the automatic rate may fall to.
     #[serde(default = "default_min_rate")]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub min_admit_rate_per_second: u32,
     /// The most the automatic rate may rise to.
     #[serde(default = "default_max_rate")]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub max_admit_rate_per_second: u32,
     /// The hold transaction's p99 the automatic rate keeps under.
     #[serde(default = "default_target_hold_p99_ms")]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub target_hold_p99_ms: u32,
     /// The operator's priors for a first night (DESIGN.md "The estimate"): the seats a hold is
     /// expected to take (at most `seats_per_buyer` in use) and the share of admitted buyers
     /// expected to hold, in percent. Until the house's earlier nights or this night's holds
     /// say otherwise the estimate counts with them, and before the night's first hold a buyer
     /// on the seat map holds back `expected_seats_per_hold` seats.
+    /// The buyer's WASM does not read them (they shape the server's answers only).
     #[serde(default = "default_expected_seats_per_hold")]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub expected_seats_per_hold: u32,
     #[serde(default = "default_expected_holding_percent")]
+    #[cfg_attr(target_arch = "wasm32", serde(skip_deserializing))]
     pub expected_holding_percent: u32,
     /// Whether admission tokens are bound to the buyer's device key (API.md "Tokens bound to
     /// the device"): joins and gated requests carry a DPoP proof.
