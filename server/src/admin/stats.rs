@@ -21,15 +21,14 @@ use crate::{
     state::AppState,
 };
 
-/// Queue length, admitted total, ticker holder, the rate's record, the last tick's hold-back,
-/// the inventory's values, and per second the [`Counters::SERIES`]: admissions, holds,
-/// checkouts, queue length, rate in force.
+/// Queue length, admitted total, ticker holder, the rate's record, the inventory hash's values
+/// (its [`Inventory::FIELDS`], then the last tick's `on_map` and `held_back`), and per second
+/// the [`Counters::SERIES`]: admissions, holds, checkouts, queue length, rate in force.
 type Snapshot = (
     u64,
     Option<u64>,
     Option<String>,
     HashMap<String, String>,
-    [Option<u64>; 2],
     Vec<Option<i64>>,
     Vec<[Option<u64>; 5]>,
 );
@@ -90,16 +89,18 @@ pub async fn stats(
         .get(keys.admitted_total(&event_id))
         .get(keys.ticker(&event_id))
         .hgetall(keys.rate(&event_id))
-        .hget(keys.inventory(&event_id), &["on_map", "held_back"])
-        .hget(keys.inventory(&event_id), &Inventory::FIELDS);
+        .hget(
+            keys.inventory(&event_id),
+            [&Inventory::FIELDS[..], &["on_map", "held_back"]].concat(),
+        );
     for t in first..=now {
         Counters::at(keys, &event_id, t).read_series(&mut pipe);
     }
     let mut redis = state.redis.clone();
-    let (queue_length, admitted_total, ticker_holder, record, held, inventory, points): Snapshot = {
+    let (queue_length, admitted_total, ticker_holder, record, mut inventory, points): Snapshot = {
         let mut reply: Vec<redis::Value> = pipe.query_async(&mut redis).await?;
         let points = reply
-            .split_off(6)
+            .split_off(5)
             .into_iter()
             .map(|v| redis::from_redis_value(&v))
             .collect::<redis::RedisResult<Vec<[Option<u64>; 5]>>>()?;
@@ -107,17 +108,25 @@ pub async fn stats(
         let admitted_total = redis::from_redis_value(&reply[1])?;
         let ticker_holder = redis::from_redis_value(&reply[2])?;
         let record = redis::from_redis_value(&reply[3])?;
-        let held = redis::from_redis_value(&reply[4])?;
-        let inventory = redis::from_redis_value(&reply[5])?;
+        let inventory = redis::from_redis_value(&reply[4])?;
         (
             queue_length,
             admitted_total,
             ticker_holder,
             record,
-            held,
             inventory,
             points,
         )
+    };
+    let held = {
+        let tick = inventory.split_off(Inventory::FIELDS.len());
+        let count = |i: usize| {
+            tick.get(i)
+                .copied()
+                .flatten()
+                .and_then(|n| u64::try_from(n).ok())
+        };
+        [count(0), count(1)]
     };
     let seats: Vec<(String, i64)> =
         sqlx::query_as("select status, count(*) from seat where event_id = $1 group by status")

@@ -509,6 +509,12 @@ async fn the_operators_expectations_stand_in_until_the_night_measures_its_own() 
     }
     assert_eq!(tick(&ticker, &event, &room).await, 2);
     let stats = app.stats(&event).await;
+    // The panel says why admissions wait (the inventory's hash, read once with the shares).
+    let reason = stats["rate_reason"].as_str().unwrap();
+    assert!(
+        reason.contains("taken by the 3 buyers on the seat map"),
+        "{reason}"
+    );
     let shares = &stats["shares"];
     assert_eq!(shares["seats_per_hold"]["expected"], 2.0, "{shares}");
     assert_eq!(
