@@ -50,7 +50,8 @@ use chrono::Utc;
 use clap::{Parser, Subcommand};
 use http_body_util::Empty;
 use loadtest::{
-    Sample, create_event, measure, measure_http, quantile, redis_bytes, sessions, sorted,
+    Budget, Sample, budget_line, create_event, measure, measure_http, quantile, redis_bytes,
+    sessions, sorted,
 };
 use serde_json::json;
 use testkit::{deployment::Deployment, device::DeviceKey};
@@ -522,11 +523,21 @@ async fn bench_line(concurrency: usize, requests: usize, line: usize, rounds: us
                 client: median(cpu.iter().map(|c| pick(c).client).collect()),
                 redis: median(cpu.iter().map(|c| pick(c).redis).collect()),
             };
+            let (join, poll) = (split(|c| c.0), split(|c| c.1));
             println!(
                 "CPU µs a join: {}   a poll: {}   (medians, on the long line)",
-                split(|c| c.0).line(),
-                split(|c| c.1).line()
+                join.line(),
+                poll.line()
             );
+            // Issue 66's budgets, the figures above against them.
+            for (what, figure, most) in [
+                ("join: the server's CPU", join.server, 25.0),
+                ("join: Redis's CPU", join.redis, 20.0),
+                ("poll: the server's CPU", poll.server, 20.0),
+                ("poll: Redis's CPU", poll.redis, 12.0),
+            ] {
+                println!("{}", budget_line(what, figure, "µs", Budget::AtMost(most)));
+            }
         }
         None => println!("redis-benchmark not found: no raw figures"),
     }
@@ -636,10 +647,20 @@ async fn bench_holds(concurrency: usize, requests: usize) {
 
     println!("\nHolds, {concurrency} concurrent buyers, one chosen seat each, {requests} holds");
     println!("{}", holds.line("hold (POST holds)"));
+    let p99 = holds.quantile_ms(0.99);
+    println!(
+        "{}",
+        budget_line("hold p99", p99, "ms", Budget::AtMost(25.0))
+    );
     match pg_tps {
         Some(tps) => {
             println!("raw pgbench of the hold transaction: {tps:.0} tx/s (same concurrency)");
             println!("holds / raw pgbench: {:.3}", holds.per_second() / tps);
+            let ratio = holds.per_second() / tps;
+            println!(
+                "{}",
+                budget_line("holds / raw pgbench", ratio, "x", Budget::AtLeast(0.6))
+            );
         }
         None => println!("pgbench not found or failed: no raw figure"),
     }

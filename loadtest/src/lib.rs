@@ -36,6 +36,26 @@ pub fn sorted(mut values: Vec<f64>) -> Vec<f64> {
     values
 }
 
+/// One of the hot paths' budgets (issue 66), beside the figure measured against it.
+pub enum Budget {
+    /// The figure must stay at or below the budget (CPU a request, bytes, latency).
+    AtMost(f64),
+    /// The figure must stay at or above it (a ratio to raw Postgres, a throughput).
+    AtLeast(f64),
+}
+
+/// The line `make bench` prints for one budget: `budget  <what>  <figure> <unit>  (budget
+/// <= b)`, ending in `over budget` where the figure breaks it, so the next change that spends
+/// a budget is seen the day it lands. A figure, never a test's assertion.
+pub fn budget_line(what: &str, figure: f64, unit: &str, budget: Budget) -> String {
+    let (sign, bound, kept) = match budget {
+        Budget::AtMost(b) => ("<=", b, figure <= b),
+        Budget::AtLeast(b) => (">=", b, figure >= b),
+    };
+    let verdict = if kept { "within" } else { "over budget" };
+    format!("budget  {what:<38} {figure:>10.2} {unit:<6} (budget {sign} {bound}) {verdict}")
+}
+
 /// Latencies of one measurement, its length and its failures.
 pub struct Sample {
     /// In ms, sorted, for [`quantile`].

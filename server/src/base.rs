@@ -9,10 +9,16 @@
 
 use std::{ops::Deref, sync::Arc};
 
+use axum::{
+    extract::{FromRef, FromRequestParts},
+    http::request::Parts,
+};
 use sqlx::PgPool;
 
 use crate::{
+    client::Client,
     config::Config,
+    error::Error,
     redis::{keys::Keys, scripts::Scripts, store::Redis},
     telemetry::metrics::Metrics,
 };
@@ -51,5 +57,19 @@ impl Deref for Base {
 
     fn deref(&self) -> &Handles {
         &self.0
+    }
+}
+
+/// Who is asking, read with the configuration's trusted proxies ([`Client::of`]): here, not in
+/// `client.rs`, so that the bottom layer never reaches up to the handles.
+impl<S: Send + Sync> FromRequestParts<S> for Client
+where
+    Base: FromRef<S>,
+{
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
+        let base = Base::from_ref(state);
+        Self::from_request(&parts.extensions, &parts.headers, &base.config)
     }
 }

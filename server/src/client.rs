@@ -21,12 +21,11 @@ use std::{
 };
 
 use axum::{
-    extract::{ConnectInfo, FromRef, FromRequestParts},
-    http::{Extensions, HeaderMap, request::Parts},
+    extract::ConnectInfo,
+    http::{Extensions, HeaderMap},
 };
 
 use crate::{
-    base::Base,
     config::Config,
     error::Error,
     net::{Cidr, ForwardedHeader},
@@ -121,18 +120,6 @@ impl Network {
 impl fmt::Display for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.ip.fmt(f)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Client
-where
-    Base: FromRef<S>,
-{
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
-        let base = Base::from_ref(state);
-        Self::from_request(&parts.extensions, &parts.headers, &base.config)
     }
 }
 

@@ -34,6 +34,7 @@ pub mod ops;
 pub mod origin;
 pub mod pages;
 pub mod queue;
+pub mod ratelimit;
 pub mod redis;
 pub mod report;
 pub mod seatmap;

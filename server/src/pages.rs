@@ -40,9 +40,7 @@ use crate::{
     checkout,
     client::Client,
     error::{Error, Result},
-    forms, holds, queue,
-    redis::ratelimit,
-    seatmap,
+    forms, holds, queue, ratelimit, seatmap,
     state::AppState,
     tokens::{Buyer, cookies::Cookie},
 };

@@ -13,7 +13,7 @@ use std::{collections::BTreeMap, sync::atomic::Ordering, time::Duration};
 
 use anteroom::{checkout::fake::MoneyAudit, redis::Keys};
 use app::wire::{Outlook, StatsPoint};
-use loadtest::{Sample, quantile, redis_bytes, sorted};
+use loadtest::{Budget, Sample, budget_line, quantile, redis_bytes, sorted};
 use serde::Serialize;
 
 use crate::{
@@ -532,6 +532,16 @@ impl Report {
             r.joins.client_errors,
             r.joins.shed
         );
+        // Issue 66's budgets for the first wave: every join answered within 1.5 s, p99 at
+        // most 100 ms, no error.
+        let errors = (r.joins.server_errors + r.joins.client_errors) as f64;
+        for (what, figure, unit, most) in [
+            ("first wave: the slowest join", j.max_ms, "ms", 1500.0),
+            ("first wave: join p99", j.p99_ms, "ms", 100.0),
+            ("first wave: joins failed", errors, "", 0.0),
+        ] {
+            println!("{}", budget_line(what, figure, unit, Budget::AtMost(most)));
+        }
         let per = |name: &str, rate: &Rate| {
             println!(
                 "{name:<24} mean {:>8.1}/s   peak {:>6}/s",
@@ -701,6 +711,8 @@ impl Report {
         }
         if let (Some(b), Some(q)) = (r.redis_bytes_per_queued_buyer, r.queued_when_measured) {
             println!("Redis bytes / queued     {b:.1} (with {q} in line)");
+            let what = "Redis bytes a waiting buyer, all in";
+            println!("{}", budget_line(what, b, "bytes", Budget::AtMost(150.0)));
         }
         println!("buyers                   {:?}", r.outcomes);
         println!("{}", r.side_by_side());

@@ -24,7 +24,7 @@ use crate::{
     client::Client,
     error::Error,
     extract::is_event_id,
-    redis::ratelimit,
+    ratelimit,
     tokens::{
         Sessions,
         cookies::{self, Cookie, SIGN_IN_COOKIE, SIGN_IN_TTL_SECS},

@@ -32,7 +32,7 @@ use crate::{
     admin::audit::{self, Entry},
     client::Client,
     error::{Error, Result},
-    redis::ratelimit,
+    ratelimit,
     state::AppState,
     tokens::{
         cookies::{self, Cookie, OPERATOR_SIGN_IN_COOKIE},

@@ -39,7 +39,7 @@ use crate::{
     error::{Error, Result},
     extract::ApiJson,
     ids::random_id,
-    redis::ratelimit,
+    ratelimit,
     state::AppState,
 };
 

@@ -45,10 +45,8 @@ use crate::{
     extract::{self, ApiJson},
     queue::state::Line,
     queue::{device, inventory::Inventory, poll, respond},
-    redis::{
-        ratelimit,
-        scripts::{Claim, OfferMove},
-    },
+    ratelimit,
+    redis::scripts::{Claim, OfferMove},
     tokens::{Buyer, cookies::Cookie},
 };
 

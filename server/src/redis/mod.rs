@@ -1,7 +1,7 @@
 //! Everything Anteroom says to Redis goes through this folder: the one handle ([`store`]), the
 //! name of every key ([`keys`]), the Lua scripts with one typed call each ([`scripts`]), the
-//! lock with a lease ([`lock`]), the per-second dashboard counters ([`counters`]) and the
-//! shared rate limits ([`ratelimit`]).
+//! lock with a lease ([`lock`]) and the per-second dashboard counters ([`counters`]). The
+//! shared rate limits count through a script of this folder from `crate::ratelimit`.
 //!
 //! Invariants: no key name is built outside [`keys`], and every key of an event carries the
 //! event's hash tag, so each command, pipeline and script touches one slot of a Redis Cluster;
@@ -17,7 +17,6 @@
 pub mod counters;
 pub mod keys;
 pub mod lock;
-pub mod ratelimit;
 pub mod scripts;
 pub mod store;
 

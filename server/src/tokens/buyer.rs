@@ -18,7 +18,7 @@ use crate::{
     client::Client,
     error::Error,
     extract::ApiJson,
-    redis::ratelimit,
+    ratelimit,
     tokens::{cookies::Cookie, state::Tokens},
 };
 

@@ -1,11 +1,12 @@
 //! Rate limits shared by all instances: a fixed-window counter per subject in Redis, counted
 //! by one script, so two instances never both let the limit+1-th request through. A window
 //! starts at a subject's first attempt and its counter expires with it, so a limit never
-//! keeps a key longer than one window.
+//! keeps a key longer than one window. It stands above `base` (it takes the shared handles),
+//! beside the capabilities that count in it, not in the Redis layer below.
 
 use std::time::Duration;
 
-use super::scripts::RateLimit;
+use crate::redis::scripts::RateLimit;
 use crate::{base::Handles, client::Network, error::Error};
 
 /// Counts one attempt of `subject` against `limit` per `window`; refuses with 429 and the
