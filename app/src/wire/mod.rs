@@ -3,7 +3,9 @@
 //! names follow API.md exactly; fields may be added, never removed.
 //!
 //! By resource, each file with its own checks and tests: `ids` (typed ids, the admission
-//! token's claims, the error body), `event` (events, rooms, their settings and ranges),
+//! token's claims, the error body), `event` (events, their venue's zone, a new event and its
+//! layout), `room` (a room as shown, its settings' defaults, who it takes in), `room_update` (the
+//! operator's change to a room, its ranges and checks),
 //! `queue` (the line's answers, the estimate and its band, sessions, moving a place),
 //! `seats` (the seat map, and the same map in runs), `holds` (hold requests, holds, orders), `entry` (what the event page starts from),
 //! `operator` (stats, nights, payments, audit, draw), `staff` (operators, their roles,
@@ -20,6 +22,8 @@ mod operator;
 mod progress;
 mod queue;
 mod report;
+mod room;
+mod room_update;
 mod seats;
 mod staff;
 
@@ -32,6 +36,8 @@ pub use operator::*;
 pub use progress::*;
 pub use queue::*;
 pub use report::*;
+pub use room::*;
+pub use room_update::*;
 pub use seats::*;
 pub use staff::*;
 
