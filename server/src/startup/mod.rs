@@ -1,15 +1,21 @@
 //! Building and running the application: connect (creating the database if needed), migrate,
 //! assemble the routes, bind, serve until a shutdown signal, then drain in-flight requests and
 //! stop the background tasks.
+//!
+//! Here, the application's assembly and its accept loop, and the commands that only connect
+//! and migrate; the routes and the layers around them are in `router`, the secrets every
+//! instance must share (and the checks of them at start) in `secrets`.
+
+mod router;
+mod secrets;
+
+pub use router::router;
+pub use secrets::{MIN_BREAK_GLASS_CHARS, write_secrets};
 
 use std::{net::SocketAddr, path::Path, str::FromStr, sync::Arc, time::Duration};
 
 use app::wire::Event;
-use axum::{
-    Router,
-    extract::{ConnectInfo, DefaultBodyLimit},
-    middleware,
-};
+use axum::{Router, extract::ConnectInfo};
 use hyper::body::Incoming;
 use hyper_util::{
     rt::{TokioExecutor, TokioIo, TokioTimer},
@@ -24,37 +30,25 @@ use sqlx::{
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
-use tower_http::{
-    catch_panic::CatchPanicLayer,
-    compression::{
-        CompressionLayer, CompressionLevel, Predicate,
-        predicate::{NotForContentType, SizeAbove},
-    },
-    request_id::{PropagateRequestIdLayer, SetRequestIdLayer},
-    trace::TraceLayer,
-};
+
+use secrets::{check_break_glass_token, session_secret};
 
 use crate::{
-    accounts, admin,
+    accounts,
     admission::{self, ticker::Ticker},
     base::{Base, Handles},
     checkout::{self, provider::Payments, state::Checkout},
-    config::{Config, Secret},
-    devdata::{self, Strictness},
+    config::Config,
     events::{self, rooms::Rooms, state::Catalog},
-    extract::BODY_LIMIT_BYTES,
-    forms,
     fresh::Fresh,
     holds::{self, state::HoldPath},
-    openapi, opening,
-    operators::{self, state::Staff},
+    opening,
+    operators::state::Staff,
     ops::{self, shed::Shed},
-    origin, pages,
     queue::{self, state::Line},
     redis::{Keys, Redis, Scripts},
-    report, seatmap,
     state::{AppState, Shared},
-    telemetry::{RequestIds, metrics::Metrics},
+    telemetry::metrics::Metrics,
     tokens::{self, Sessions, rotation::KeyRing, state::Tokens},
 };
 
@@ -318,118 +312,6 @@ async fn serve(
     graceful.shutdown().await;
 }
 
-/// Every route of Anteroom, with the layers that apply to all of them.
-pub fn router(state: AppState) -> Router {
-    Router::new()
-        .merge(tokens::router())
-        .merge(accounts::routes::router())
-        .merge(events::router())
-        .merge(queue::router())
-        .merge(queue::progress::router())
-        .merge(queue::device::router())
-        .merge(queue::moving::router())
-        .merge(opening::router())
-        .merge(origin::router())
-        .merge(report::router())
-        .merge(admin::router(&state))
-        .merge(operators::routes::router())
-        .merge(seatmap::router())
-        .merge(holds::router())
-        .merge(checkout::router())
-        .merge(forms::router())
-        .merge(ops::router())
-        .merge(openapi::router())
-        .merge(pages::router(&state))
-        .merge(pages::words_router())
-        .route_layer(middleware::from_fn_with_state(
-            state.clone(),
-            ops::shed::gate,
-        ))
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(
-            app::shell,
-        ))
-        .layer(middleware::from_fn(ops::json_errors))
-        .layer(middleware::from_fn(ops::headers::no_store))
-        .layer(compression())
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            ops::metrics::track,
-        ))
-        .layer(DefaultBodyLimit::max(BODY_LIMIT_BYTES))
-        .layer(CatchPanicLayer::new())
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(TraceLayer::new_for_http().make_span_with(request_span))
-        .layer(SetRequestIdLayer::x_request_id(RequestIds::new()))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            untrusted_trace_headers,
-        ))
-        .with_state(state)
-}
-
-/// The headers that choose a request's trace: its id (a trace id when it is 32 hex
-/// characters, and with it the sampling decision) and a W3C parent.
-const TRACE_HEADERS: [&str; 3] = ["x-request-id", "traceparent", "tracestate"];
-
-/// A client cannot force tracing: its own `x-request-id`, `traceparent` and `tracestate` are
-/// honoured only from a trusted proxy (`ANTEROOM_TRUSTED_PROXIES`); from anyone else they
-/// are dropped, and the instance's own id and sampling decide.
-async fn untrusted_trace_headers(
-    axum::extract::State(state): axum::extract::State<AppState>,
-    mut req: axum::extract::Request,
-    next: middleware::Next,
-) -> axum::response::Response {
-    let peer = req
-        .extensions()
-        .get::<ConnectInfo<std::net::SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip());
-    let trusted =
-        peer.is_some_and(|ip| state.config.trusted_proxies.iter().any(|c| c.contains(ip)));
-    if !trusted {
-        for name in TRACE_HEADERS {
-            req.headers_mut().remove(name);
-        }
-    }
-    next.run(req).await
-}
-
-/// The span every log line of a request carries: its method, its path and its request id.
-/// The path only, never the query: a query may carry a secret (a move code in `?claim=`), and
-/// every warning inside the request would copy it into the logs. With traces on, it is the
-/// request's root span, in the trace its request id names (`telemetry::join_trace`).
-fn request_span<B>(req: &http::Request<B>) -> tracing::Span {
-    let id = req
-        .headers()
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let span = tracing::info_span!(
-        "request",
-        method = %req.method(),
-        path = %req.uri().path(),
-        request_id = %id,
-        otel.name = tracing::field::Empty,
-        otel.kind = tracing::field::Empty,
-    );
-    crate::telemetry::join_trace(&span, req, id);
-    span
-}
-
-/// Compression of pages and JSON when the client accepts it: brotli or gzip at a middle
-/// level, only above a kilobyte (a poll's answer is a hundred bytes: compressing it would cost
-/// more than it saves). Built files come precompressed from the release build and pass as
-/// they are (they carry their `Content-Encoding` already).
-fn compression() -> CompressionLayer<impl Predicate> {
-    CompressionLayer::new()
-        .quality(CompressionLevel::Precise(5))
-        .compress_when(
-            SizeAbove::new(1024)
-                .and(NotForContentType::GRPC)
-                .and(NotForContentType::IMAGES)
-                .and(NotForContentType::SSE),
-        )
-}
-
 fn leptos_options(path: &Path) -> Result<LeptosOptions, BoxError> {
     let path = path
         .to_str()
@@ -449,101 +331,6 @@ fn leptos_options(path: &Path) -> Result<LeptosOptions, BoxError> {
     Ok(options)
 }
 
-/// The configured secret, else the one kept in the data folder as `name`. With `--dev` a
-/// missing one is generated there; outside it the start is refused (`env` names the setting),
-/// since instances behind one load balancer that each generated their own would answer one
-/// another's buyers with 401s.
-fn secret_or_file(
-    config: &Config,
-    configured: Option<&Secret>,
-    name: &str,
-    env: &str,
-) -> Result<(Secret, bool), BoxError> {
-    if let Some(s) = configured.filter(|s| !s.expose().is_empty()) {
-        return Ok((s.clone(), false));
-    }
-    let strictness = Strictness::for_dev(config.dev);
-    if !config.dev {
-        let path = config.data_dir.join(name);
-        return match devdata::read_secret(&path, strictness)? {
-            Some(value) => Ok((Secret::new(value), false)),
-            None => Err(format!(
-                "no {name}: set {env} (the same value on every instance), or run `anteroom \
-                 secrets` once on a data folder every instance shares ({}); outside --dev no \
-                 secret is generated at start",
-                config.data_dir.display()
-            )
-            .into()),
-        };
-    }
-    let (value, created) = devdata::secret_file(&config.data_dir, name, strictness)?;
-    Ok((Secret::new(value), created))
-}
-
-/// `anteroom secrets`: writes into the data folder, once, what a production deployment's
-/// instances must share and the environment does not set (the session secret, an admission
-/// signing key), each 0600 in a 0700 folder. What is there already is
-/// kept. Returns a line for each, saying what was written or found.
-pub fn write_secrets(config: &Config) -> Result<Vec<String>, BoxError> {
-    let mut lines = Vec::new();
-    for (name, configured, env) in [(
-        SESSION_SECRET_FILE,
-        &config.session_secret,
-        "ANTEROOM_SESSION_SECRET",
-    )] {
-        if configured.as_ref().is_some_and(|s| !s.expose().is_empty()) {
-            lines.push(format!("{name}: set by {env}, nothing written"));
-            continue;
-        }
-        let (value, created) = devdata::secret_file(&config.data_dir, name, Strictness::Refuse)?;
-        let path = config.data_dir.join(name);
-        drop(value);
-        lines.push(if created {
-            format!("{name}: written to {}", path.display())
-        } else {
-            format!("{name}: kept in {} already", path.display())
-        });
-    }
-    let dir = crate::tokens::rotation::key_dir(config);
-    let before = crate::tokens::keys::read_dir(&dir, Strictness::Refuse)?.len();
-    let keys = crate::tokens::keys::load_or_generate(&dir, Strictness::Refuse)?;
-    lines.push(if keys.len() > before {
-        format!("admission key: generated in {}", dir.display())
-    } else {
-        format!(
-            "admission keys: {} in {} already",
-            keys.len(),
-            dir.display()
-        )
-    });
-    Ok(lines)
-}
-
-/// The shortest break-glass token the server accepts from configuration.
-pub const MIN_BREAK_GLASS_CHARS: usize = 32;
-
-/// A configured break-glass token too short to resist guessing is refused at start.
-fn check_break_glass_token(token: &str) -> Result<(), String> {
-    if token.chars().count() < MIN_BREAK_GLASS_CHARS {
-        return Err(format!(
-            "the break-glass admin token (ANTEROOM_ADMIN_TOKEN) must have at least \
-             {MIN_BREAK_GLASS_CHARS} characters; generate one with `openssl rand -base64 32`"
-        ));
-    }
-    Ok(())
-}
-
-/// The session secret: configured, or kept in the data folder (generated there with `--dev`).
-fn session_secret(config: &Config) -> Result<Secret, BoxError> {
-    Ok(secret_or_file(
-        config,
-        config.session_secret.as_ref(),
-        SESSION_SECRET_FILE,
-        "ANTEROOM_SESSION_SECRET",
-    )?
-    .0)
-}
-
 /// What the operator commands of the command line (`anteroom operators|keys ...`) work with:
 /// the migrated database and the signer of operators' secrets (from the same session secret
 /// the serving instances use).
@@ -557,9 +344,6 @@ pub async fn cli_context(config: &Config) -> Result<(PgPool, Sessions), BoxError
     MIGRATOR.run(&db).await?;
     Ok((db, sessions))
 }
-
-/// The session secret's file in the data folder, when none is configured.
-const SESSION_SECRET_FILE: &str = "session_secret";
 
 /// A pool on the configured database, creating the database first if it does not exist.
 pub async fn connect_db(config: &Config) -> Result<PgPool, BoxError> {
@@ -654,56 +438,5 @@ pub async fn shutdown_signal() {
     tokio::select! {
         _ = ctrl_c => {}
         _ = term.recv() => {}
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use super::request_span;
-
-    /// A writer the test's subscriber logs into.
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    /// Review finding 13: a warning inside a request to `/events/{id}?claim=CODE` carried the
-    /// code in its span.
-    #[test]
-    fn a_log_line_inside_a_request_names_its_path_but_never_its_query() {
-        let captured = Captured::default();
-        let writer = captured.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        tracing::subscriber::with_default(subscriber, || {
-            let req = http::Request::get("/events/ev_1?claim=K7QM3XWD9T&x=1")
-                .header("x-request-id", "r-1")
-                .body(())
-                .unwrap();
-            let span = request_span(&req);
-            let _inside = span.enter();
-            tracing::warn!("something went wrong");
-        });
-        let logged = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-        assert!(logged.contains("/events/ev_1"), "{logged}");
-        assert!(logged.contains("r-1"), "{logged}");
-        assert!(
-            !logged.contains("K7QM3XWD9T"),
-            "the move code reached the log: {logged}"
-        );
-        assert!(!logged.contains("claim"), "{logged}");
     }
 }
