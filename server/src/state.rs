@@ -18,6 +18,7 @@ use crate::{
     holds::state::HoldPath,
     operators::state::Staff,
     ops::shed::{Shed, Shedding},
+    origin::{revoked::Revoked, state::Origin},
     queue::state::Line,
     report::{Public, Reports},
     tokens::state::Tokens,
@@ -51,6 +52,8 @@ pub struct Shared {
     pub shed: Arc<Shed>,
     /// The operators' settings: the break-glass token, passkeys, the company's sign-in.
     pub staff: Arc<Staff>,
+    /// The buyers the ticketer's sites reported done (the gate's: `origin::state::Origin`).
+    pub revoked: Arc<Revoked>,
     /// Leptos's site options, for server rendering and the static files.
     pub leptos: LeptosOptions,
 }
@@ -98,6 +101,15 @@ impl FromRef<AppState> for HoldPath {
 impl FromRef<AppState> for Checkout {
     fn from_ref(state: &AppState) -> Self {
         state.checkout.clone()
+    }
+}
+
+impl FromRef<AppState> for Origin {
+    fn from_ref(state: &AppState) -> Self {
+        Origin {
+            line: state.line.clone(),
+            revoked: state.revoked.clone(),
+        }
     }
 }
 

@@ -51,6 +51,8 @@ pub struct Entry {
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Answer {
     pub at_ms: i64,
+    /// The place's position then.
+    pub position: u64,
     pub estimate: u64,
     pub range: Option<[u64; 2]>,
     pub outlook: Option<Outlook>,
@@ -244,6 +246,7 @@ impl Buyer<'_> {
                     }
                     Some(QueueStatus::Waiting {
                         arrival,
+                        position,
                         estimated_wait_seconds,
                         estimate_range_seconds,
                         outlook,
@@ -267,6 +270,7 @@ impl Buyer<'_> {
                         {
                             entry.after_holds = Some(Answer {
                                 at_ms: Utc::now().timestamp_millis(),
+                                position,
                                 estimate,
                                 range: estimate_range_seconds,
                                 outlook,

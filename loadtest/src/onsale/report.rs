@@ -334,6 +334,9 @@ pub struct Report {
     /// against the wait from then, and the outlook.
     estimates_after_holds: Estimates,
     outlook_after_holds: Calibration,
+    /// Where the buyers told `likely` after the first holds stood then, by what became of
+    /// them: what the outlook's misses have in common.
+    likely_after_holds: String,
     /// Buyers admitted at least once.
     admitted_buyers: usize,
     ending: Ending,
@@ -640,6 +643,7 @@ impl Report {
             100.0 * later.likely_left_without_share,
             100.0 * later.held_told_unlikely_share
         );
+        println!("told likely then         {}", r.likely_after_holds);
         let end = &r.ending;
         let at = |s: Option<f64>| s.map_or("-".to_owned(), |s| format!("{s:.1} s"));
         println!(
@@ -825,6 +829,7 @@ pub fn report(
         .collect();
     let outlook = Calibration::of(night, &logs, |e| e.outlook);
     let outlook_after_holds = Calibration::of(night, &logs, |e| e.after_holds?.outlook);
+    let likely_after_holds = likely_after_holds(night, &logs);
     let last_sale_seconds = *night.last_sale_at.lock().expect("not poisoned");
     let in_line: Vec<f64> = logs
         .iter()
@@ -910,6 +915,7 @@ pub fn report(
         outlook,
         estimates_after_holds: Estimates::of(&told_later),
         outlook_after_holds,
+        likely_after_holds,
         admitted_buyers: logs
             .iter()
             .filter(|l| l.entries.iter().any(|e| e.admitted_ms.is_some()))
@@ -926,6 +932,49 @@ pub fn report(
         draw,
         series,
     }
+}
+
+/// The buyers told `likely` once the first holds had ended, split by whether they held a seat:
+/// how many, their positions then (p10 / p50 / p90), the estimate they were told and when
+/// (seconds after the first of those answers).
+fn likely_after_holds(night: &Night, logs: &[BuyerLog]) -> String {
+    let told: Vec<(bool, crate::buyer::Answer)> = logs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Intent::of(&night.plan, *i).wants_a_seat())
+        .filter_map(|(_, l)| Some((l.outcome.held(), l.entries.first()?.after_holds?)))
+        .filter(|(_, a)| a.outlook == Some(Outlook::Likely))
+        .collect();
+    let first = told.iter().map(|(_, a)| a.at_ms).min().unwrap_or(0);
+    let spread = |values: Vec<f64>| {
+        let v = sorted(values);
+        format!(
+            "{:.0} / {:.0} / {:.0}",
+            quantile(&v, 0.1),
+            quantile(&v, 0.5),
+            quantile(&v, 0.9)
+        )
+    };
+    let group = |held: bool| {
+        let of: Vec<&crate::buyer::Answer> = told
+            .iter()
+            .filter(|(h, _)| *h == held)
+            .map(|(_, a)| a)
+            .collect();
+        format!(
+            "{} {}: position {}, estimate {} s, told at +{} s",
+            of.len(),
+            if held { "held a seat" } else { "left without" },
+            spread(of.iter().map(|a| a.position as f64).collect()),
+            spread(of.iter().map(|a| a.estimate as f64).collect()),
+            spread(
+                of.iter()
+                    .map(|a| (a.at_ms - first) as f64 / 1000.0)
+                    .collect()
+            ),
+        )
+    };
+    format!("{}   {}", group(true), group(false))
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub fn gate_allowed(
     event_id: Option<&str>,
     gate: &Gate,
 ) -> Result<()> {
-    crate::origin::probe::check_target(gate.origin_probe_url.as_deref(), state.config.dev)?;
+    crate::admission::probe::check_target(gate.origin_probe_url.as_deref(), state.config.dev)?;
     for other in state.rooms.overlapping(event_id, gate) {
         if !actor.allows(Permission::ControlRoom, Some(&other)) {
             return Err(Error::Forbidden(format!(

@@ -5,8 +5,8 @@
 //!
 //! Invariants: an entry is made in the same Redis step as its admission (`admit.lua`, fenced;
 //! `consume.lua` with the room off), numbered `n` 1, 2, ... per event by the same step; the
-//! Redis list holds at most [`CAPACITY`] entries (beyond, an admission keeps its number and
-//! loses its entry: the gap in `n` shows it); [`flush`] writes entries to Postgres before it
+//! Redis list holds at most `redis::keys::ADMISSION_LOG_CAPACITY` entries (beyond, an
+//! admission keeps its number and loses its entry: the gap in `n` shows it); [`flush`] writes entries to Postgres before it
 //! drops them from Redis, by number (`trim_log.lua`) and with `on conflict do nothing`, so a
 //! flush killed half-way, run twice, or racing another instance's neither loses nor
 //! duplicates an entry. Each flush moves at most [`BATCH`] * [`BATCHES`] entries.
@@ -21,9 +21,6 @@ use chrono::{DateTime, Utc};
 
 use crate::{error::Result, queue::state::Line, redis::scripts::TrimLog};
 
-/// The most entries an event's log holds in Redis while Postgres is away (about 100 bytes
-/// each).
-pub const CAPACITY: u64 = 1_000_000;
 /// Entries read and written in one statement.
 pub const BATCH: isize = 2_000;
 /// Batches one flush writes at most.

@@ -4,7 +4,7 @@
 //! night's series kept in Postgres ([`archive`]), and the retirement of a line after its night
 //! ([`retire`]).
 //!
-//! N is the rate in force ([`rate::Board::in_force`]): the operator's `admit_rate_per_second`, or with
+//! N is the rate in force (`queue::rates::Board::in_force`): the operator's `admit_rate_per_second`, or with
 //! the room's `auto_rate` the rate the ticker's leader steers once a second by the rule of
 //! [`rate`] (AIMD with a dead band: cut by a third when the hold path passes its limits, one
 //! step up while holds are quick and fewer buyers shop than the target, hold in between; why
@@ -23,6 +23,7 @@
 
 pub mod archive;
 pub mod log;
+pub mod probe;
 pub mod rate;
 pub mod rest;
 pub mod retire;

@@ -1,5 +1,6 @@
-//! The automatic admission rate's control rule, a pure function ([`propose`]), and the rate in
-//! force as this instance knows it ([`Board`]).
+//! The automatic admission rate's control rule, a pure function ([`propose`]). The rate in
+//! force as this instance knows it is the line's (`queue::rates::Board`): the line divides
+//! by it, the ticker admits by it and writes it.
 //!
 //! The rule is AIMD with a dead band, on two signals measured across every instance
 //! ([`Signals`]): the hold path's pressure (the worst of hold p99 against the room's target,
@@ -25,7 +26,7 @@
 //!   rise overshoots into the next cut. Additive rise and multiplicative cut converge (TCP's
 //!   argument), and every answer is clamped to the operator's bounds.
 
-use std::{collections::HashMap, sync::RwLock, time::Duration};
+use std::time::Duration;
 
 use app::wire::Room;
 
@@ -211,53 +212,6 @@ pub fn propose(rate: u32, signals: &Signals, limits: &Limits, cooling: bool) -> 
         format!("steady: {worst}, {shoppers}"),
         false,
     )
-}
-
-/// The rate in force for one event, with its reason and the automatic proposal.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InForce {
-    pub rate: u32,
-    pub reason: String,
-    pub proposal: u32,
-}
-
-/// What this instance knows of each event's rate in force (refreshed once a second by the
-/// ticker loop from Redis, where the leader writes it). A std lock: held for a map access.
-#[derive(Default)]
-pub struct Board {
-    rates: RwLock<HashMap<String, InForce>>,
-}
-
-impl Board {
-    /// The admissions a second in force for `event_id` (whose room is `room`): what the
-    /// ticker admits and the estimates divide by.
-    pub fn in_force(&self, event_id: &str, room: &Room) -> u32 {
-        if !room.auto_rate {
-            return room.admit_rate_per_second;
-        }
-        self.get(event_id)
-            .map_or(room.admit_rate_per_second, |r| r.rate)
-            .clamp(
-                room.min_admit_rate_per_second,
-                room.max_admit_rate_per_second
-                    .max(room.min_admit_rate_per_second),
-            )
-    }
-
-    pub fn get(&self, event_id: &str) -> Option<InForce> {
-        self.rates
-            .read()
-            .expect("not poisoned")
-            .get(event_id)
-            .cloned()
-    }
-
-    pub fn set(&self, event_id: &str, in_force: InForce) {
-        self.rates
-            .write()
-            .expect("not poisoned")
-            .insert(event_id.to_owned(), in_force);
-    }
 }
 
 #[cfg(test)]

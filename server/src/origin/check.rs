@@ -31,7 +31,7 @@ use chrono::DateTime;
 use crate::{
     error::{Error, Result},
     net::GateProxy,
-    origin::handoff,
+    origin::{handoff, state::Origin},
     queue::state::Line,
     tokens::{
         cookies::{Cookie, admission_cookie_name},
@@ -119,9 +119,10 @@ impl<'a> Asked<'a> {
         (status = 403, description = "forbidden: no room protects this host (the gate refuses what it does not recognise)", body = app::wire::ErrorBody),
     )
 )]
-pub async fn check(State(state): State<Line>, headers: HeaderMap) -> Result<Response> {
-    let (outcome, answer) = decide(&state, &headers).await;
-    state
+pub async fn check(State(origin): State<Origin>, headers: HeaderMap) -> Result<Response> {
+    let (outcome, answer) = decide(&origin, &headers).await;
+    origin
+        .line
         .metrics
         .gate_checks
         .with_label_values(&[outcome])
@@ -130,7 +131,8 @@ pub async fn check(State(state): State<Line>, headers: HeaderMap) -> Result<Resp
 }
 
 /// The gate's answer to the proxy's question in `headers`, and its outcome's name.
-async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Response>) {
+async fn decide(origin: &Origin, headers: &HeaderMap) -> (&'static str, Result<Response>) {
+    let state = &origin.line;
     let asked = match Asked::read(state.config.gate_proxy, headers) {
         Ok(asked) => asked,
         Err(e) => return ("bad_request", Err(e)),
@@ -171,7 +173,7 @@ async fn decide(state: &Line, headers: &HeaderMap) -> (&'static str, Result<Resp
             &admission_cookie_name(&event_id),
         );
         if let Some(claims) = token.and_then(|t| admits(state, t, &event_id, room)) {
-            match state
+            match origin
                 .revoked
                 .contains(&state.base, &event_id, claims.sub.as_str())
                 .await

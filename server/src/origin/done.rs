@@ -15,7 +15,7 @@ use crate::{
     error::{Error, Result},
     extract::{ApiJson, EventId},
     operators::Actor,
-    queue::state::Line,
+    origin::state::Origin,
 };
 
 #[utoipa::path(
@@ -35,10 +35,11 @@ use crate::{
 )]
 pub async fn done(
     _actor: Actor,
-    State(state): State<Line>,
+    State(origin): State<Origin>,
     EventId(event_id): EventId,
     ApiJson(report): ApiJson<Done>,
 ) -> Result<StatusCode> {
+    let state = &origin.line;
     report
         .validate()
         .map_err(|e| Error::Unprocessable(e.message))?;
@@ -74,7 +75,7 @@ pub async fn done(
         .ignore()
         .query_async(&mut state.redis.clone())
         .await?;
-    state.revoked.forget(&event_id);
+    origin.revoked.forget(&event_id);
     Ok(StatusCode::NO_CONTENT)
 }
 

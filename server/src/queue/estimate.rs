@@ -20,7 +20,7 @@ use std::{
 
 use app::{estimate::Band, wire::Room};
 
-use crate::{admission::rate::Board, base::Handles, error::Result, redis::Counters};
+use crate::{base::Handles, error::Result, queue::rates::Board, redis::Counters};
 
 /// How far back the rate's movement is read.
 pub const WINDOW_SECONDS: i64 = 120;

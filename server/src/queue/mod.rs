@@ -3,7 +3,7 @@
 //! again never moves them (ZADD NX on the buyer id); arrival order is a per-event arrival
 //! number given inside the script, never an instance's clock; positions are 1-based; the
 //! estimate (the model's, `ceil(position / N)` where seats do not bound the wait; N:
-//! `admission::rate::Board::in_force`) with its band ([`estimate`]) while the room runs, and
+//! `rates::Board::in_force`) with its band ([`estimate`]) while the room runs, and
 //! absent while it is paused; with the
 //! room off, every buyer is admitted at once, for a short while and in the room's epoch only
 //! (the gate refuses the token once the room is on), and uses up any place they had in the
@@ -42,6 +42,7 @@ pub mod inventory;
 pub mod moving;
 pub mod progress;
 pub mod proof;
+pub mod rates;
 pub mod state;
 pub mod wakes;
 
@@ -546,7 +547,6 @@ async fn admitted_now(
         event_id,
         second: Utc::now().timestamp(),
         buyer,
-        log_capacity: crate::admission::log::CAPACITY,
         logged_through: state.rooms.logged_through(event_id),
         life: std::time::Duration::from_secs(ROOM_OFF_ADMISSION_SECS.into()),
     }

@@ -6,10 +6,9 @@
 use std::{ops::Deref, sync::Arc};
 
 use crate::{
-    admission::{rate::Board, signals::Health},
     fresh::Fresh,
-    origin::{probe::Probes, revoked::Revoked},
-    queue::{estimate::Bands, wakes::Wakes},
+    queue::{estimate::Bands, rates::Board, wakes::Wakes},
+    telemetry::health::Health,
     tokens::state::Tokens,
 };
 
@@ -23,11 +22,6 @@ pub struct Line {
     /// This instance's measurements of the hold path and the event loop (the automatic
     /// rate's signals, shared through Redis once a second by the ticker loop).
     pub health: Arc<Health>,
-    /// The buyers the ticketer's site reported done, as the proxy's gate reads them.
-    pub revoked: Arc<Revoked>,
-    /// The leader's probes of the ticketer's sites (the automatic rate of rooms in front of
-    /// one).
-    pub probes: Arc<Probes>,
     /// The wakes of resting rooms: every waiting answer wakes its event's tickers.
     pub wakes: Arc<Wakes>,
     /// The line's progress as this instance last read it (JSON and tag), at most once a

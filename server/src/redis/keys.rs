@@ -4,6 +4,11 @@
 //! event carry the event's hash tag (`{E}`), so all of them live in one slot of a Redis
 //! Cluster and one script or pipeline can touch them together.
 
+/// The most entries an event's admission log holds in Redis while Postgres is away (about 100
+/// bytes each): beyond, an admission keeps its number and loses its entry (the scripts that
+/// admit, `admit.lua` and `consume.lua`, are given it).
+pub const ADMISSION_LOG_CAPACITY: u64 = 1_000_000;
+
 /// Key names under this deployment's prefix (tests use a prefix of their own).
 #[derive(Clone, Debug)]
 pub struct Keys {
@@ -262,7 +267,7 @@ impl Keys {
     }
 
     /// The admission log not yet in Postgres: a list of `n:arrival:admitted_ms:join`, in `n`
-    /// order (see `admission::log`).
+    /// order (see `admission::log`), of at most [`ADMISSION_LOG_CAPACITY`] entries.
     pub fn admission_log(&self, event_id: &str) -> String {
         self.event(event_id, "admission_log")
     }

@@ -155,8 +155,6 @@ impl Application {
             bands: Arc::default(),
             rates: Arc::default(),
             health: Arc::default(),
-            revoked: Arc::default(),
-            probes: Arc::default(),
             wakes,
             progresses: Arc::new(Fresh::new(queue::progress::FRESH)),
         };
@@ -169,6 +167,7 @@ impl Application {
             reports: Arc::default(),
             shed: Arc::new(shed),
             staff: Arc::new(staff),
+            revoked: Arc::default(),
             leptos,
         });
         state.rooms.refresh(&state.db).await?;

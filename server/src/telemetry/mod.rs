@@ -37,6 +37,7 @@ use tracing_subscriber::{
     EnvFilter, Layer, filter::Targets, fmt, layer::SubscriberExt, util::SubscriberInitExt,
 };
 
+pub mod health;
 pub mod metrics;
 
 /// Request ids unique across instances and restarts, and valid trace ids: 64 random bits

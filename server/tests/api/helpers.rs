@@ -646,7 +646,7 @@ pub async fn steer(
     ticker: &anteroom::admission::ticker::Ticker,
     event: &str,
     room: &app::wire::Room,
-) -> anteroom::admission::rate::InForce {
+) -> anteroom::queue::rates::InForce {
     ticker.acquire(event).await.unwrap();
     let measured = app
         .state

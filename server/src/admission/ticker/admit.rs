@@ -9,7 +9,6 @@ use app::{estimate::History, wire::Room};
 
 use super::{HISTORY_FRESH, Tick, Ticker};
 use crate::{
-    admission::log,
     error::Result,
     opening::{self, Drawn},
     queue::inventory::Inventory,
@@ -121,7 +120,6 @@ impl Ticker {
             credit,
             admission_ttl: Duration::from_secs(config.admission_ttl_seconds.into()),
             has_opening: room.opens_at.is_some(),
-            log_capacity: log::CAPACITY,
             logged_through: self.state.rooms.logged_through(event_id),
             seatmap_deadline: Duration::from_secs(config.seatmap_deadline_seconds.into()),
             inventory_fields: &Inventory::FIELDS,

@@ -32,7 +32,7 @@ pub use steer::{SET_BY_OPERATOR, read_in_force};
 
 use std::{
     collections::HashMap,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -40,7 +40,10 @@ use app::{estimate::History, wire::Room};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
-    admission::rest::{Phase, Seen},
+    admission::{
+        probe::Probes,
+        rest::{Phase, Seen},
+    },
     error::Result,
     ids, opening,
     queue::state::Line,
@@ -98,6 +101,9 @@ pub struct Ticker {
     /// What the house's earlier nights measured, by event, and when it was counted (again
     /// after [`HISTORY_FRESH`]). A std Mutex, like `heads`.
     histories: Mutex<HashMap<String, (Instant, History)>>,
+    /// The leader's probes of the ticketer's sites (the automatic rate of rooms in front of
+    /// one): this ticker's own.
+    probes: Arc<Probes>,
 }
 
 /// How long the earlier nights' shares are kept before they are counted again: they change
@@ -116,6 +122,7 @@ impl Ticker {
             cuts: Mutex::default(),
             settled: Mutex::default(),
             histories: Mutex::default(),
+            probes: Arc::default(),
         }
     }
 

@@ -10,11 +10,11 @@ use app::{estimate::Model, wire::Room};
 use super::Ticker;
 use crate::{
     admission::{
-        rate::{self, InForce, Limits, OriginHealth, Signals},
+        rate::{self, Limits, OriginHealth, Signals},
         signals::{self, Measured},
     },
     error::Result,
-    queue::inventory::Inventory,
+    queue::{inventory::Inventory, rates::InForce},
     redis::{Counter, Counters},
 };
 
@@ -90,13 +90,13 @@ impl Ticker {
                 .map(|(owner, json)| (owner, serde_json::from_str::<Measured>(json).ok()))
                 .partition(|(_, m)| m.is_some_and(|m| m.at_ms >= fresh_from));
             let measured: Vec<Measured> = fresh.into_iter().filter_map(|(_, m)| m).collect();
-            let mut signals = Measured::combine(&measured, fresh_from, shopping);
+            let mut signals = signals::combine(&measured, fresh_from, shopping);
             // A room in front of the ticketer's site follows the site, not the hold path.
             if room.auto_rate
                 && room.gate.target_url.is_some()
                 && let Some(url) = room.gate.origin_probe_url.as_deref()
             {
-                signals.origin = self.state.probes.read_and_probe(event_id, url);
+                signals.origin = self.probes.read_and_probe(event_id, url);
             }
             let limits = self.limits(room, inventory.as_ref());
             let in_force = self.decide(event_id, room, &signals, &record, &limits);

@@ -6,7 +6,10 @@ use std::time::Duration;
 use ::redis::ScriptInvocation;
 
 use super::{Scripts, flag};
-use crate::redis::{Counter, Counters, Lock, keys::Keys};
+use crate::redis::{
+    Counter, Counters, Lock,
+    keys::{ADMISSION_LOG_CAPACITY, Keys},
+};
 
 /// One admission tick of `event_id` by the holder of `lock`.
 pub struct Admit<'a> {
@@ -25,8 +28,6 @@ pub struct Admit<'a> {
     /// `ARGV[7]`: the sale has an opening time (its draw must be made before anyone is
     /// admitted).
     pub has_opening: bool,
-    /// `ARGV[8]`: the most entries the admission log may hold in Redis.
-    pub log_capacity: u64,
     /// `ARGV[9]`: the last admission number of the lines retired before.
     pub logged_through: u64,
     /// `ARGV[10]`: the seat-map deadline, sent in ms.
@@ -70,7 +71,7 @@ impl Admit<'_> {
             .arg(Counter::Admissions.field())
             .arg(Counter::QueueLength.field())
             .arg(flag(self.has_opening))
-            .arg(self.log_capacity)
+            .arg(ADMISSION_LOG_CAPACITY) // ARGV[8]: the log's bound
             .arg(self.logged_through)
             .arg(self.seatmap_deadline.as_millis() as u64)
             .arg(

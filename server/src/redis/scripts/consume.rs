@@ -6,7 +6,10 @@ use std::time::Duration;
 use ::redis::ScriptInvocation;
 
 use super::Scripts;
-use crate::redis::{Counter, Counters, keys::Keys};
+use crate::redis::{
+    Counter, Counters,
+    keys::{ADMISSION_LOG_CAPACITY, Keys},
+};
 
 /// Uses up `buyer`'s place in the line of `event_id`, if they have one, and logs and counts
 /// their admission.
@@ -17,8 +20,6 @@ pub struct Consume<'a> {
     pub second: i64,
     /// `ARGV[1]`: the buyer admitted.
     pub buyer: &'a str,
-    /// `ARGV[2]`: the most entries the admission log may hold in Redis.
-    pub log_capacity: u64,
     /// `ARGV[3]`: the last admission number of the lines retired before.
     pub logged_through: u64,
     /// `ARGV[6]`: the admission's life, sent in ms (`ARGV[4]` and `ARGV[5]` come from
@@ -40,7 +41,7 @@ impl Consume<'_> {
             .key(Counters::at(keys, event_id, self.second).key())
             .key(keys.admitted_while_off(event_id))
             .arg(self.buyer)
-            .arg(self.log_capacity)
+            .arg(ADMISSION_LOG_CAPACITY) // ARGV[2]: the log's bound
             .arg(self.logged_through)
             .arg(Counter::Admissions.field())
             .arg(Counters::TTL_SECS)
