@@ -20,7 +20,7 @@ use crate::{
     error::{Error, Result},
     extract::EventId,
     operators::Actor,
-    responses::NoEvent,
+    responses::{NoEvent, NoNight},
     state::AppState,
 };
 
@@ -113,7 +113,7 @@ async fn points(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The points", body = Vec<app::wire::NightPoint>),
-        (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
+        NoNight,
     )
 )]
 pub async fn series(
@@ -135,7 +135,7 @@ pub async fn series(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The series", content_type = "text/csv"),
-        (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
+        NoNight,
     )
 )]
 pub async fn csv(

@@ -47,7 +47,7 @@ use crate::{
     queue::{device, inventory::Inventory, poll, respond},
     ratelimit,
     redis::scripts::{Claim, OfferMove},
-    responses::{RateLimited, Session, WrongShape},
+    responses::{NoMoveCode, RateLimited, Session, WrongShape},
     tokens::{Buyer, cookies::Cookie},
 };
 
@@ -439,9 +439,8 @@ async fn count_claim(state: &Line, client: &Client) -> Result<()> {
     responses(
         (status = 200, description = "The place the code moves", body = app::wire::ClaimPreview),
         (status = 400, description = "No code", body = app::wire::ErrorBody),
-        (status = 404, description = "not_found: a used, expired or unknown code; or no such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the buyer's own move code (it is opened on the other device)", body = app::wire::ErrorBody),
-        Session, RateLimited,
+        Session, NoMoveCode, RateLimited,
     )
 )]
 async fn preview_handler(
@@ -507,9 +506,8 @@ async fn preview_handler(
         (status = 200, description = "Admitted, or sold out", body = app::wire::QueueStatus),
         (status = 202, description = "Waiting, at the same position or less", body = app::wire::QueueStatus),
         (status = 400, description = "A malformed body or a bad DPoP proof", body = app::wire::ErrorBody),
-        (status = 404, description = "not_found: a used, expired or unknown code; or no such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict", body = app::wire::ErrorBody),
-        Session, WrongShape, RateLimited,
+        Session, NoMoveCode, WrongShape, RateLimited,
     )
 )]
 async fn claim_handler(
