@@ -37,6 +37,7 @@ pub mod queue;
 pub mod ratelimit;
 pub mod redis;
 pub mod report;
+pub mod responses;
 pub mod seatmap;
 pub mod sql;
 pub mod startup;

@@ -14,6 +14,9 @@
 //! - ([`crate::extract::EventPath`], the `{event_id}` of every route that has one, lies
 //!   with the extractor of that id, below every capability that declares it.)
 //!
+//! These answers, like the ones handlers share, are response sets of [`crate::responses`];
+//! where a handler describes one of their statuses itself, its description stands.
+//!
 //! Invariant: every route of the API's router is an operation of the document with the same
 //! method, and every operation is a route (server/tests/api/openapi.rs asks the router for
 //! each; a route added without its operation fails there).
@@ -27,12 +30,14 @@ use axum::{
     routing::get,
 };
 use utoipa::{
-    Modify, OpenApi,
+    IntoResponses, Modify, OpenApi,
     openapi::{
-        self, ContentBuilder, ResponseBuilder,
+        self,
         security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme},
     },
 };
+
+use crate::responses::{Layers, OperatorChange, OperatorCredential};
 
 /// The document's frame: its title, version and the additions above. Its operations come
 /// from each capability's `Api`, merged in [`document`].
@@ -109,28 +114,8 @@ async fn openapi_json() -> Response {
 struct ThisDocument;
 
 /// What every operation shares: the security schemes, and the answers of the layers in front
-/// of every handler.
+/// of every handler (and of the operators' guard in front of theirs).
 struct Everywhere;
-
-/// The statuses the layers in front of every handler may answer, whatever the operation.
-const LAYERS: [(&str, &str); 4] = [
-    (
-        "408",
-        "request_timeout: the request's body was too slow to arrive",
-    ),
-    (
-        "413",
-        "payload_too_large: a body above 1 MiB; nothing was read further or changed",
-    ),
-    (
-        "500",
-        "internal: something went wrong on our side (no details)",
-    ),
-    (
-        "503",
-        "unavailable, with Retry-After: shed under load, or Redis or Postgres unreachable",
-    ),
-];
 
 impl Modify for Everywhere {
     fn modify(&self, document: &mut openapi::OpenApi) {
@@ -166,11 +151,6 @@ impl Modify for Everywhere {
             "api_key",
             bearer("An operator's API key (ak_...), scoped to its events and permissions"),
         );
-        let error = || {
-            ContentBuilder::new()
-                .schema(Some(openapi::Ref::from_schema_name("ErrorBody")))
-                .build()
-        };
         for item in document.paths.paths.values_mut() {
             for (write, operation) in operations(item) {
                 // The operators' guard (operators/guard.rs) answers for every operator route:
@@ -181,35 +161,22 @@ impl Modify for Everywhere {
                     .iter()
                     .flatten()
                     .any(|s| serde_json::to_value(s).is_ok_and(|s| s.get("api_key").is_some()));
-                let guard = [
-                    (
-                        true,
-                        "401",
-                        "unauthorized: not signed in, or a bad key (a buyer's session is not an operator's)",
-                    ),
-                    (true, "403", "forbidden: out of role or out of scope"),
-                    (
-                        write,
-                        "415",
-                        "unsupported_media_type: a change without a JSON body",
-                    ),
+                let sets = [
+                    (operators, OperatorCredential::responses()),
+                    (operators && write, OperatorChange::responses()),
+                    (true, Layers::responses()),
                 ];
-                let answers = guard
+                let answers = sets
                     .into_iter()
-                    .filter(|(applies, ..)| operators && *applies)
-                    .map(|(_, status, description)| (status, description))
-                    .chain(LAYERS);
-                for (status, description) in answers {
+                    .filter(|(applies, _)| *applies)
+                    .flat_map(|(_, answers)| answers);
+                // A handler's own description of a status stands.
+                for (status, response) in answers {
                     operation
                         .responses
                         .responses
-                        .entry(status.to_owned())
-                        .or_insert_with(|| {
-                            ResponseBuilder::new()
-                                .description(description)
-                                .content("application/json", error())
-                                .into()
-                        });
+                        .entry(status)
+                        .or_insert(response);
                 }
             }
         }

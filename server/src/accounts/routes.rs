@@ -25,6 +25,7 @@ use crate::{
     error::Error,
     extract::is_event_id,
     ratelimit,
+    responses::{SignInCallback, SignInStart},
     tokens::{
         Sessions,
         cookies::{self, Cookie, SIGN_IN_COOKIE, SIGN_IN_TTL_SECS},
@@ -127,8 +128,7 @@ fn callback_url(state: &Tokens, headers: &HeaderMap) -> String {
     responses(
         (status = 303, description = "To the provider"),
         (status = 400, description = "A bad return path", content_type = "text/html"),
-        (status = 404, description = "not_found: no provider is configured", content_type = "text/html"),
-        (status = 429, description = "rate_limited, with Retry-After", content_type = "text/html"),
+        SignInStart,
     )
 )]
 async fn sign_in(
@@ -188,7 +188,7 @@ async fn sign_in(
     summary = "End a buyer's OpenID Connect sign-in: ties the session to the account (a redirect)",
     responses(
         (status = 303, description = "Back to the page"),
-        (status = 400, description = "A bad or unknown state or code", content_type = "text/html"),
+        SignInCallback,
     )
 )]
 async fn callback(

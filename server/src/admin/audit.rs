@@ -19,6 +19,7 @@ use crate::{
     error::{Error, Result},
     extract::EventId,
     operators::Actor,
+    responses::NoEvent,
     sql::Text,
     state::AppState,
 };
@@ -154,7 +155,7 @@ async fn read(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The entries, newest first", body = Vec<app::wire::AuditEntry>),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 pub async fn room_changes(

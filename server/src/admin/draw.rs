@@ -13,6 +13,7 @@ use crate::{
     extract::{ApiJson, EventId},
     opening,
     operators::Actor,
+    responses::{CheckedBody, NoEvent},
     state::AppState,
 };
 
@@ -26,10 +27,8 @@ use crate::{
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The draw", body = app::wire::Draw),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: after opens_at, or a beacon source is committed", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody, NoEvent,
     )
 )]
 pub async fn set_beacon(

@@ -15,6 +15,7 @@ use crate::{
     error::{Error, Result},
     extract::EventId,
     operators::Actor,
+    responses::{CheckedBody, NoEvent},
     state::AppState,
 };
 
@@ -28,9 +29,7 @@ use crate::{
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "How many were stored", body = Object),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody, NoEvent,
     )
 )]
 pub async fn put_list(

@@ -9,6 +9,7 @@ use crate::{
     events,
     extract::ApiJson,
     operators::Actor,
+    responses::CheckedBody,
     state::AppState,
 };
 
@@ -21,11 +22,10 @@ use crate::{
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The event", body = app::wire::Event),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 401, description = "unauthorized: not signed in, or gate settings without a recent sign-in (reason step_up)", body = app::wire::ErrorBody),
         (status = 403, description = "forbidden: out of role or scope, a credential limited to some events, or a protected path of an event the actor may not change", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the id is taken", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody,
     )
 )]
 pub async fn create(

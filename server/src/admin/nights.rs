@@ -20,6 +20,7 @@ use crate::{
     error::{Error, Result},
     extract::EventId,
     operators::Actor,
+    responses::{NoEvent, NoNight},
     state::AppState,
 };
 
@@ -39,7 +40,7 @@ pub const MAX_SECONDS: i64 = 172_800;
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The night", body = app::wire::Night),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 pub async fn keep(
@@ -74,7 +75,7 @@ pub async fn keep(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The nights", body = Vec<app::wire::Night>),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 pub async fn list(
@@ -112,7 +113,7 @@ async fn points(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The points", body = Vec<app::wire::NightPoint>),
-        (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
+        NoNight,
     )
 )]
 pub async fn series(
@@ -134,7 +135,7 @@ pub async fn series(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The series", content_type = "text/csv"),
-        (status = 404, description = "No such event or night", body = app::wire::ErrorBody),
+        NoNight,
     )
 )]
 pub async fn csv(

@@ -15,6 +15,7 @@ use crate::{
     error::{Error, Result},
     extract::{ApiJson, EventId},
     operators::{Actor, Permission},
+    responses::{CheckedBody, NoEvent},
     state::AppState,
 };
 
@@ -67,12 +68,10 @@ fn dangerous(before: &Room, after: &Room) -> bool {
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The room", body = app::wire::Room),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 401, description = "unauthorized: not signed in, or a change that lowers a defence without a recent sign-in (reason step_up)", body = app::wire::ErrorBody),
         (status = 403, description = "forbidden: out of role or scope, or a protected path of an event the actor may not change", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: opens_at brought forward after the pre-queue opened", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody, NoEvent,
     )
 )]
 pub async fn update(

@@ -18,6 +18,7 @@ use crate::{
     operators::Actor,
     queue::{self, inventory::Inventory},
     redis::Counters,
+    responses::NoEvent,
     state::AppState,
 };
 
@@ -72,7 +73,7 @@ fn with_seats(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The stats", body = app::wire::Stats),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 pub async fn stats(

@@ -41,6 +41,7 @@ use crate::{
     holds::{self, after_seat_change, idempotency_key},
     queue::device,
     redis::Counter,
+    responses::{NoHold, RateLimited, Session},
     tokens::Buyer,
 };
 use payments::{Claimed, PaymentRow, SettleError, Settled};
@@ -73,11 +74,9 @@ const MAX_ROUNDS: usize = 3;
     responses(
         (status = 200, description = "Confirmed", body = app::wire::Order),
         (status = 400, description = "No Idempotency-Key, or a bad one", body = app::wire::ErrorBody),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
         (status = 402, description = "payment_declined", body = app::wire::ErrorBody),
-        (status = 404, description = "No such hold of this buyer", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the hold is not active", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        Session, NoHold, RateLimited,
     )
 )]
 async fn checkout(

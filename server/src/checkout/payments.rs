@@ -19,7 +19,7 @@ use sqlx::PgPool;
 
 use crate::{
     checkout::state::Checkout, config::Config, error::Result, events, extract::EventId, ids,
-    sql::Text,
+    responses::NoEvent, sql::Text,
 };
 
 /// The states of a payment, as stored.
@@ -385,7 +385,7 @@ impl From<EntryRow> for PaymentEntry {
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "The payments", body = app::wire::Payments),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 pub async fn admin_payments(

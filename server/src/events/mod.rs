@@ -20,6 +20,7 @@ use crate::{
     events::state::Catalog,
     extract::EventId,
     opening,
+    responses::NoEvent,
 };
 
 pub fn router<S>() -> Router<S>
@@ -54,7 +55,7 @@ async fn list_handler(State(state): State<Catalog>) -> Json<Vec<Event>> {
     params(crate::extract::EventPath),
     responses(
         (status = 200, description = "The event", body = app::wire::Event),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 async fn get_handler(

@@ -36,6 +36,7 @@ use crate::{
     holds::state::HoldPath,
     ratelimit,
     redis::{Counter, Counters},
+    responses::{Admitted, NoEvent, NoHold, RateLimited, Session},
     seatmap,
     sql::Text,
     tokens::{Buyer, gate::AdmittedBuyer},
@@ -87,12 +88,9 @@ pub fn idempotency_key(headers: &HeaderMap) -> Result<String> {
     responses(
         (status = 201, description = "Held", body = app::wire::Hold),
         (status = 400, description = "A malformed body, or no Idempotency-Key", body = app::wire::ErrorBody),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 403, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
         (status = 409, description = "seat_unavailable, with seat_ids: nothing is held", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: more seats than the limit, or none", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        Admitted, NoEvent, RateLimited,
     )
 )]
 async fn create_handler(
@@ -202,8 +200,7 @@ async fn send_after_change(
     security(("session" = [])),
     responses(
         (status = 200, description = "The hold", body = app::wire::Hold),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 404, description = "No such hold of this buyer", body = app::wire::ErrorBody),
+        Session, NoHold,
     )
 )]
 async fn get_handler(
@@ -228,8 +225,7 @@ pub const LISTED: i64 = 20;
     security(("session" = [])),
     responses(
         (status = 200, description = "The holds", body = Vec<app::wire::Hold>),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        Session, NoEvent,
     )
 )]
 async fn list_handler(
@@ -249,9 +245,8 @@ async fn list_handler(
     security(("session" = [])),
     responses(
         (status = 204, description = "Released"),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 404, description = "No such hold of this buyer", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the hold is bought", body = app::wire::ErrorBody),
+        Session, NoHold,
     )
 )]
 async fn release_handler(

@@ -33,6 +33,7 @@ use crate::{
     client::Client,
     error::{Error, Result},
     ratelimit,
+    responses::{SignInCallback, SignInStart},
     state::AppState,
     tokens::{
         cookies::{self, Cookie, OPERATOR_SIGN_IN_COOKIE},
@@ -69,8 +70,7 @@ fn callback_url(state: &AppState, headers: &HeaderMap) -> String {
     summary = "Start an operator's OpenID Connect sign-in (a redirect)",
     responses(
         (status = 303, description = "To the provider"),
-        (status = 404, description = "not_found: no provider is configured", content_type = "text/html"),
-        (status = 429, description = "rate_limited, with Retry-After", content_type = "text/html"),
+        SignInStart,
     )
 )]
 pub async fn start(State(state): State<AppState>, client: Client, headers: HeaderMap) -> Response {
@@ -119,7 +119,7 @@ pub async fn start(State(state): State<AppState>, client: Client, headers: Heade
     summary = "End an operator's OpenID Connect sign-in (a redirect)",
     responses(
         (status = 303, description = "Signed in, to the panel"),
-        (status = 400, description = "A bad or unknown state or code", content_type = "text/html"),
+        SignInCallback,
         (status = 403, description = "forbidden: not an operator", content_type = "text/html"),
     )
 )]

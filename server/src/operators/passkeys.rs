@@ -40,6 +40,7 @@ use crate::{
     extract::ApiJson,
     ids::random_id,
     ratelimit,
+    responses::{JsonBody, PasskeyCeremony, RateLimited},
     state::AppState,
 };
 
@@ -154,10 +155,7 @@ pub struct RegisterStart {
     request_body = RegisterStart,
     responses(
         (status = 200, description = "The WebAuthn creation options", body = app::wire::PasskeyStarted),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        JsonBody, PasskeyCeremony, RateLimited,
     )
 )]
 pub async fn register_start(
@@ -226,10 +224,7 @@ pub struct RegisterFinish {
     request_body = RegisterFinish,
     responses(
         (status = 200, description = "Signed in (a Set-Cookie)"),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        JsonBody, PasskeyCeremony, RateLimited,
     )
 )]
 pub async fn register_finish(
@@ -289,10 +284,7 @@ pub struct AuthenticateStart {
     request_body = AuthenticateStart,
     responses(
         (status = 200, description = "The WebAuthn request options", body = app::wire::PasskeyStarted),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        JsonBody, PasskeyCeremony, RateLimited,
     )
 )]
 pub async fn authenticate_start(
@@ -397,10 +389,7 @@ pub struct AuthenticateFinish {
     request_body = AuthenticateFinish,
     responses(
         (status = 200, description = "Signed in (a Set-Cookie)"),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 401, description = "unauthorized: an unknown, used or expired link or ceremony, or a bad credential", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        JsonBody, PasskeyCeremony, RateLimited,
     )
 )]
 pub async fn authenticate_finish(

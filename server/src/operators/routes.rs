@@ -22,6 +22,7 @@ use crate::{
     client::Client,
     error::{Error, Result},
     extract::ApiJson,
+    responses::{CheckedBody, NoOperator},
     state::AppState,
     tokens::cookies::Cookie,
 };
@@ -110,9 +111,8 @@ pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<OperatorAcco
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "Added", body = app::wire::OperatorAccount),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: that email is taken", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody,
     )
 )]
 pub async fn add(
@@ -143,10 +143,8 @@ pub async fn add(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 200, description = "Changed", body = app::wire::OperatorAccount),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 404, description = "No such operator", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the last admin stays admin", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody, NoOperator,
     )
 )]
 pub async fn update(
@@ -182,8 +180,8 @@ pub async fn update(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 204, description = "Removed"),
-        (status = 404, description = "No such operator", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the last admin stays", body = app::wire::ErrorBody),
+        NoOperator,
     )
 )]
 pub async fn remove(
@@ -220,7 +218,7 @@ pub async fn remove(
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The link", body = app::wire::Enrolment),
-        (status = 404, description = "No such operator", body = app::wire::ErrorBody),
+        NoOperator,
     )
 )]
 pub async fn enrolment(
@@ -323,8 +321,7 @@ pub async fn list_keys(State(state): State<AppState>) -> Result<Json<Vec<ApiKey>
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 201, description = "The key and its secret", body = app::wire::ApiKeyCreated),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody,
     )
 )]
 pub async fn add_key(

@@ -16,6 +16,7 @@ use crate::{
     extract::{ApiJson, EventId},
     operators::Actor,
     origin::state::Origin,
+    responses::{CheckedBody, NoEvent},
 };
 
 #[utoipa::path(
@@ -28,9 +29,7 @@ use crate::{
     security(("operator_session" = []), ("api_key" = [])),
     responses(
         (status = 204, description = "Noted"),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a value out of range, or an unknown field", body = app::wire::ErrorBody),
+        CheckedBody, NoEvent,
     )
 )]
 pub async fn done(

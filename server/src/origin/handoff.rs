@@ -24,6 +24,7 @@ use crate::{
     error::{Error, Result},
     extract::{self, ApiJson},
     queue::state::Line,
+    responses::JsonBody,
     tokens::{
         cookies::{self, admission_cookie_name},
         gate::AdmittedBuyer,
@@ -42,10 +43,9 @@ use crate::{
     request_body = app::wire::Redeem,
     responses(
         (status = 200, description = "The buyer and event it admits", body = app::wire::Redeemed),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 401, description = "unauthorized: a bad or expired token", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: redeemed before", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
+        JsonBody,
     )
 )]
 pub async fn redeem(

@@ -27,6 +27,7 @@ use crate::{
     error::{Error, Result},
     extract,
     queue::state::Line,
+    responses::NoEvent,
     tokens::dpop::{self, ProofFor, Refused},
 };
 
@@ -186,7 +187,7 @@ where
     params(crate::extract::EventPath),
     responses(
         (status = 204, description = "Counted"),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 async fn no_script(

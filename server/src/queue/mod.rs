@@ -69,6 +69,7 @@ use crate::{
     queue::inventory::Inventory,
     queue::state::Line,
     redis::scripts::{Consume, Locate},
+    responses::{NoEvent, RateLimited, Session},
     tokens::{
         Buyer,
         cookies::{Cookie, place_cookie_name},
@@ -625,12 +626,10 @@ fn respond(state: &Line, event_id: &EventId, answer: Answer, joining: bool) -> R
         (status = 200, description = "Admitted (or the room is off), or sold out", body = app::wire::QueueStatus),
         (status = 202, description = "Waiting, or in the pre-queue", body = app::wire::QueueStatus),
         (status = 400, description = "A bad DPoP proof, or none in a room that binds tokens", body = app::wire::ErrorBody),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
         (status = 403, description = "Not eligible for this room", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
         (status = 409, description = "not_open: before the pre-queue opens (with opens_at and prequeue_opens_at)", body = app::wire::ErrorBody),
         (status = 428, description = "proof_required: the room asks for proof of work (with challenge, bits, expires_at)", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        Session, NoEvent, RateLimited,
     )
 )]
 async fn join_handler(
@@ -658,9 +657,8 @@ async fn join_handler(
     security(("session" = [])),
     responses(
         (status = 200, description = "Waiting, in the pre-queue, admitted or sold out", body = app::wire::QueueStatus),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
         (status = 404, description = "not_in_queue: never joined, admission expired, or the place moved (moved: true); or no such event", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        Session, RateLimited,
     )
 )]
 async fn poll_handler(

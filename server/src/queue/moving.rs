@@ -47,6 +47,7 @@ use crate::{
     queue::{device, inventory::Inventory, poll, respond},
     ratelimit,
     redis::scripts::{Claim, OfferMove},
+    responses::{NoMoveCode, RateLimited, Session, WrongShape},
     tokens::{Buyer, cookies::Cookie},
 };
 
@@ -283,10 +284,9 @@ pub async fn offer(
     responses(
         (status = 201, description = "The code", body = app::wire::MoveCode),
         (status = 400, description = "No DPoP proof, or a bad one, in a room that binds tokens", body = app::wire::ErrorBody),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
         (status = 404, description = "not_in_queue: no place to move, or no such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the place has moved already", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        Session, RateLimited,
     )
 )]
 async fn move_handler(
@@ -439,10 +439,8 @@ async fn count_claim(state: &Line, client: &Client) -> Result<()> {
     responses(
         (status = 200, description = "The place the code moves", body = app::wire::ClaimPreview),
         (status = 400, description = "No code", body = app::wire::ErrorBody),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 404, description = "not_found: a used, expired or unknown code; or no such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the buyer's own move code (it is opened on the other device)", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        Session, NoMoveCode, RateLimited,
     )
 )]
 async fn preview_handler(
@@ -508,11 +506,8 @@ async fn preview_handler(
         (status = 200, description = "Admitted, or sold out", body = app::wire::QueueStatus),
         (status = 202, description = "Waiting, at the same position or less", body = app::wire::QueueStatus),
         (status = 400, description = "A malformed body or a bad DPoP proof", body = app::wire::ErrorBody),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 404, description = "not_found: a used, expired or unknown code; or no such event", body = app::wire::ErrorBody),
         (status = 409, description = "conflict", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        Session, NoMoveCode, WrongShape, RateLimited,
     )
 )]
 async fn claim_handler(

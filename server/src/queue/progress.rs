@@ -34,6 +34,7 @@ use crate::{
     error::{Error, Result},
     extract::EventId,
     redis::scripts,
+    responses::NoEvent,
 };
 
 /// How long one read of an event's progress is answered before it is read again.
@@ -150,7 +151,7 @@ async fn shared(state: &Line, event_id: &str, room: &Room) -> Result<(Bytes, Str
     responses(
         (status = 200, description = "The progress", body = app::wire::Progress),
         (status = 304, description = "Not modified since the ETag given"),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 async fn progress_handler(

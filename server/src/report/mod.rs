@@ -67,6 +67,7 @@ use crate::{
     events::state::Catalog,
     extract::EventId,
     fresh::Fresh,
+    responses::NoEvent,
 };
 
 /// How long a computed report is answered before it is computed again.
@@ -205,7 +206,7 @@ impl Reports {
     params(crate::extract::EventPath),
     responses(
         (status = 200, description = "The report", body = app::wire::Report),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 async fn report(State(state): State<Public>, EventId(event_id): EventId) -> Result<Json<Report>> {
@@ -255,7 +256,7 @@ fn paging(query: &HashMap<String, String>) -> Result<(u64, u64)> {
         (status = 200, description = "A page of the log", body = app::wire::AdmissionLog),
         (status = 400, description = "An after or limit that is not a number", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a limit out of 1 to 10,000", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        NoEvent,
     )
 )]
 async fn admissions(

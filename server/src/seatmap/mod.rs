@@ -25,6 +25,7 @@ use serde::Deserialize;
 use crate::{
     error::{Error, Result},
     redis::{Keys, Lock, scripts::SetIfGeneration},
+    responses::{Admitted, NoEvent},
     tokens::gate::AdmittedBuyer,
     tokens::state::Tokens,
 };
@@ -87,10 +88,8 @@ struct SeatsQuery {
     responses(
         (status = 200, description = "The seat map", body = app::wire::SeatMap),
         (status = 400, description = "A malformed query", body = app::wire::ErrorBody),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 403, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
         (status = 422, description = "unprocessable: a form other than full or runs", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        Admitted, NoEvent,
     )
 )]
 async fn seats(

@@ -19,6 +19,7 @@ use crate::{
     error::Error,
     extract::ApiJson,
     ratelimit,
+    responses::{JsonBody, RateLimited, Session},
     tokens::{cookies::Cookie, state::Tokens},
 };
 
@@ -62,7 +63,7 @@ where
     security(("session" = [])),
     responses(
         (status = 200, description = "The buyer (buyer_id, account)", body = Object),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
+        Session,
     )
 )]
 async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
@@ -78,10 +79,8 @@ async fn whoami(buyer: Buyer) -> Json<serde_json::Value> {
     request_body = app::wire::NewSession,
     responses(
         (status = 201, description = "The session (and a Set-Cookie)", body = app::wire::SessionCreated),
-        (status = 400, description = "A malformed body", body = app::wire::ErrorBody),
         (status = 401, description = "unauthorized: a bad, expired or replayed assertion", body = app::wire::ErrorBody),
-        (status = 422, description = "unprocessable: a body of the wrong shape", body = app::wire::ErrorBody),
-        (status = 429, description = "rate_limited, with Retry-After", body = app::wire::ErrorBody),
+        JsonBody, RateLimited,
     )
 )]
 async fn create(

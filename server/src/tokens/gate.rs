@@ -29,6 +29,7 @@ use crate::{
     config::Config,
     error::{Error, Result},
     extract,
+    responses::{Admitted, NoEvent},
     tokens::{
         buyer::Buyer,
         cookies::{self, admission_cookie_name},
@@ -204,9 +205,7 @@ where
     security(("session" = [], "admission" = [])),
     responses(
         (status = 200, description = "Admitted", body = Object),
-        (status = 401, description = "No session, or a bad one: unauthorized", body = app::wire::ErrorBody),
-        (status = 403, description = "not_admitted, with queue_url", body = app::wire::ErrorBody),
-        (status = 404, description = "No such event", body = app::wire::ErrorBody),
+        Admitted, NoEvent,
     )
 )]
 async fn admission_handler(admitted: AdmittedBuyer) -> Json<Value> {
