@@ -283,13 +283,30 @@ impl Seats {
     }
 
     /// The share of held seats that come back (their hold lapsed or was released) rather
-    /// than sell: measured over the seats whose hold has ended, the earlier nights' (or a
-    /// prior) before any ended.
+    /// than sell, over every seat ever held: those whose hold ended count as they ended,
+    /// those still held at what was expected before (the earlier nights' share, or a prior),
+    /// anywhere from none to all of them within the range. The seats whose hold has ended are
+    /// not a fair sample while others are held: a buyer who pays ends their hold in seconds,
+    /// one who walks away only at its expiry, so the first holds to end are the sold ones (on
+    /// the seed's night, a share of 0 that becomes two thirds a hold's time later) and the
+    /// seats still held are mostly those that will come back. The range narrows as holds end.
     pub fn back(&self) -> Range {
+        let expected = Range::blend(self.history.back_milli, None, BACK_PRIOR);
         let ended = self.hold_seats.saturating_sub(self.held);
-        let own =
-            (ended > 0).then(|| (ended.saturating_sub(self.sold) as f64 / ended as f64, ended));
-        Range::blend(self.history.back_milli, own, BACK_PRIOR).within(0.0, 0.95)
+        if ended == 0 {
+            return expected.within(0.0, 0.95);
+        }
+        let (total, held) = (self.hold_seats as f64, self.held as f64);
+        let returned = ended.saturating_sub(self.sold) as f64;
+        let share = |still_held: f64| (returned + held * still_held) / total;
+        // And the error of a share measured over the seats that ended.
+        let chance = share(expected.mid) / (ended as f64).sqrt() * (ended as f64 / total);
+        Range {
+            mid: share(expected.mid),
+            low: share(0.0) - chance,
+            high: share(1.0) + chance,
+        }
+        .within(0.0, 0.95)
     }
 
     /// The share of admitted buyers who hold, measured over those done shopping (admitted,
@@ -873,6 +890,47 @@ mod tests {
         // The model reads it before the band's: 100 free seats at one a hold serve 133.
         let m = model(band(10), seats(100, 60, 30));
         assert_eq!(m.free_seat_places(), Some(133));
+    }
+
+    #[test]
+    fn the_seats_still_held_count_at_the_expected_share_until_their_holds_end() {
+        // The seed's night a few seconds in: 1,000 seats held in 400 holds, the 100 seats of
+        // the buyers who paid at once sold, nothing lapsed yet. The ended seats alone say
+        // nothing comes back; the 900 still held count at the prior's half, and anywhere from
+        // none to all of them in the range.
+        let early = Seats {
+            available: 1000,
+            held: 900,
+            sold: 100,
+            holds: 400,
+            hold_seats: 1000,
+            ..Seats::default()
+        };
+        let back = early.back();
+        assert_eq!(back.mid, 0.45);
+        assert!(
+            back.low <= 0.0 + 1e-9 && back.high >= 0.9 - 1e-9,
+            "{back:?}"
+        );
+        // A hold's time later every one of them has ended: two thirds came back, known to
+        // within the error of 1,000 samples.
+        let later = Seats {
+            held: 0,
+            sold: 333,
+            ..early
+        };
+        let back = later.back();
+        assert!((back.mid - 0.667).abs() < 1e-9, "{back:?}");
+        assert!(back.high - back.low < 0.05, "{back:?}");
+        // Between the two the range narrows, and always holds the share that will be.
+        let half = Seats {
+            held: 450,
+            sold: 250,
+            ..early
+        };
+        let back = half.back();
+        assert!(back.low < 0.667 && 0.667 < back.high, "{back:?}");
+        assert!(back.high - back.low < early.back().high - early.back().low);
     }
 
     #[test]
