@@ -253,10 +253,10 @@ async fn person_of(
             .await?
             .ok_or_else(|| Error::Internal("an operator just read is gone".into()))?;
         let by = label(role);
-        let mut entry = Entry::labelled(&by, None, OperatorAction::ChangeOperator);
-        entry.change = audit::json(&update);
-        entry.before = Some(audit::json(&before));
-        entry.after = Some(audit::json(&after));
+        let entry = Entry::labelled(&by, None, OperatorAction::ChangeOperator)
+            .change(&update)
+            .before(&before)
+            .after(&after);
         audit::record(&mut tx, entry).await?;
         let person = people::by_id(&mut tx, &person.id).await?;
         tx.commit().await?;
@@ -274,9 +274,9 @@ async fn person_of(
     new.validate()?;
     let added = people::add(&mut tx, &new, true).await?;
     let by = label(role);
-    let mut entry = Entry::labelled(&by, None, OperatorAction::AddOperator);
-    entry.change = audit::json(&new);
-    entry.after = Some(audit::json(&added));
+    let entry = Entry::labelled(&by, None, OperatorAction::AddOperator)
+        .change(&new)
+        .after(&added);
     audit::record(&mut tx, entry).await?;
     let person = people::by_id(&mut tx, &added.id).await?;
     tx.commit().await?;
