@@ -28,7 +28,7 @@ use super::{
     state::CompanySignIn,
 };
 use crate::{
-    accounts::routes::{Pending, page, see_other, sign},
+    accounts::routes::{Pending, page},
     admin::audit::{self, Entry},
     client::Client,
     error::{Error, Result},
@@ -104,11 +104,13 @@ pub async fn start(State(state): State<AppState>, client: Client, headers: Heade
         Err(e) => return e.into_response(),
     };
     let url = started.url.clone();
-    let pending = Pending::new(started, redirect, "/admin".into());
-    let signed = sign(&state.sessions, PURPOSE, &pending);
-    let mut response = see_other(&url);
-    Cookie::OperatorSignIn { state: &signed }.set(&state.config, response.headers_mut());
-    response
+    Pending::new(started, redirect, "/admin".into()).send(
+        &url,
+        &state.sessions,
+        &state.config,
+        PURPOSE,
+        |state| Cookie::OperatorSignIn { state },
+    )
 }
 
 /// `GET /operator/callback?code=..&state=..`.
