@@ -7,7 +7,8 @@
 //! Invariants:
 //! - No logic twice: each form calls the function its JSON endpoint calls ([`holds::hold`],
 //!   [`holds::release`], [`checkout::pay`], [`moving::claim_counted`]) behind the same session
-//!   and admission checks ([`Buyer`], [`AdmittedBuyer::check`]).
+//!   and admission checks ([`Buyer`], [`AdmittedBuyer::check`]); every form opens the same way,
+//!   by the `Posted` extractor (the fields read, the site, the session and the token checked).
 //! - A post from another site changes nothing: a browser that says it is cross-site
 //!   (`Sec-Fetch-Site`) or names another `Origin` is refused (403), and every form must carry
 //!   the token signed for this session and event ([`form_token`]), which only a page of ours
