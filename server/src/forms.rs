@@ -7,7 +7,8 @@
 //! Invariants:
 //! - No logic twice: each form calls the function its JSON endpoint calls ([`holds::hold`],
 //!   [`holds::release`], [`checkout::pay`], [`moving::claim_counted`]) behind the same session
-//!   and admission checks ([`Buyer`], [`AdmittedBuyer::check`]).
+//!   and admission checks ([`Buyer`], [`AdmittedBuyer::check`]); every form opens the same way,
+//!   by the `Posted` extractor (the fields read, the site, the session and the token checked).
 //! - A post from another site changes nothing: a browser that says it is cross-site
 //!   (`Sec-Fetch-Site`) or names another `Origin` is refused (403), and every form must carry
 //!   the token signed for this session and event ([`form_token`]), which only a page of ours
@@ -17,8 +18,6 @@
 //! - A form reads at most the body limit (1 MiB, read before the handler runs) and names at
 //!   most the per-buyer seat limit: past it, the form is refused before any query.
 
-use std::borrow::Cow;
-
 use app::{
     wire::{BuyerId, EventId, HoldRequest, PageForms, QueueStatus},
     words::Note,
@@ -26,7 +25,7 @@ use app::{
 use axum::{
     Router,
     body::Bytes,
-    extract::State,
+    extract::{FromRef, FromRequest, FromRequestParts, Request, State},
     http::{HeaderMap, HeaderValue, Method, StatusCode, header},
     response::{IntoResponse, Response},
     routing::post,
@@ -165,13 +164,16 @@ pub enum Form {
 const MAX_FIELDS: usize = 256;
 
 /// The fields of a posted form, read once.
-struct Fields<'a> {
-    pairs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+struct Fields {
+    pairs: Vec<(String, String)>,
 }
 
-impl<'a> Fields<'a> {
-    fn parse(body: &'a [u8]) -> Result<Self, Error> {
-        let pairs: Vec<_> = form_urlencoded::parse(body).take(MAX_FIELDS + 1).collect();
+impl Fields {
+    fn parse(body: &[u8]) -> Result<Self, Error> {
+        let pairs: Vec<_> = form_urlencoded::parse(body)
+            .take(MAX_FIELDS + 1)
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
         if pairs.len() > MAX_FIELDS {
             return Err(Error::Unprocessable("the form has too many fields".into()));
         }
@@ -189,7 +191,7 @@ impl<'a> Fields<'a> {
         self.pairs
             .iter()
             .filter(move |(k, _)| k == name)
-            .map(|(_, v)| v.as_ref())
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -224,7 +226,7 @@ fn check(
     state: &Checkout,
     headers: &HeaderMap,
     event_id: &EventId,
-    fields: &Fields<'_>,
+    fields: &Fields,
 ) -> Result<Buyer, Refusal> {
     if crate::extract::cross_site(headers) {
         return Err(Refusal::CrossSite);
@@ -253,22 +255,58 @@ fn check(
     Ok(buyer)
 }
 
-/// A form's post read and checked ([`check`]): its fields and its buyer, or the answer that
-/// refuses it (back to `page` for the `form`).
-fn read<'b>(
-    state: &Checkout,
-    headers: &HeaderMap,
-    event_id: &EventId,
-    body: &'b [u8],
-    (page, form): (&str, Form),
-) -> Result<(Fields<'b>, Buyer), Box<Response>> {
-    let fields = Fields::parse(body).map_err(|e| Box::new(refused(page, form, &e)))?;
-    let buyer = check(state, headers, event_id, &fields).map_err(|r| Box::new(r.answer(page)))?;
-    Ok((fields, buyer))
+/// A form's post, opened as every form opens: the path's `{event_id}` (then what else of the
+/// path `P` names, as `HoldId`), the event's page, the request's headers, and the body read
+/// into its fields and checked ([`check`]) for its buyer. A post that does not open is
+/// answered here: the path's 404, the body's refusal, or the page with the refusal's note.
+struct Posted<P = ()> {
+    event_id: EventId,
+    page: String,
+    part: P,
+    headers: HeaderMap,
+    fields: Fields,
+    buyer: Buyer,
+}
+
+impl<S, P> FromRequest<S> for Posted<P>
+where
+    S: Send + Sync,
+    Checkout: FromRef<S>,
+    P: FromRequestParts<S> + Send,
+    P::Rejection: IntoResponse,
+{
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Response> {
+        let (mut parts, body) = req.into_parts();
+        let extract::EventId(event_id) = extract::EventId::from_request_parts(&mut parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let part = P::from_request_parts(&mut parts, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let (page, form) = form_of(parts.uri.path()).expect("a form's route is a form's path");
+        let headers = parts.headers.clone();
+        let body = Bytes::from_request(Request::from_parts(parts, body), state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let event_id = EventId::from(event_id);
+        let fields = Fields::parse(&body).map_err(|e| refused(&page, form, &e))?;
+        let buyer = check(&Checkout::from_ref(state), &headers, &event_id, &fields)
+            .map_err(|r| r.answer(&page))?;
+        Ok(Self {
+            event_id,
+            page,
+            part,
+            headers,
+            fields,
+            buyer,
+        })
+    }
 }
 
 /// The form's idempotency key, as the JSON API's header would carry it.
-fn key(fields: &Fields<'_>) -> Result<String, Error> {
+fn key(fields: &Fields) -> Result<String, Error> {
     let mut headers = HeaderMap::new();
     if let Some(value) = fields
         .one("key")
@@ -283,16 +321,15 @@ fn key(fields: &Fields<'_>) -> Result<String, Error> {
 /// for the best available; `token` and `key` always.
 async fn hold_form(
     State(state): State<Checkout>,
-    extract::EventId(event_id): extract::EventId,
-    headers: HeaderMap,
-    body: Bytes,
+    Posted {
+        event_id,
+        page,
+        headers,
+        fields,
+        buyer,
+        ..
+    }: Posted,
 ) -> Response {
-    let event_id = EventId::from(event_id);
-    let page = page(&event_id);
-    let (fields, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Hold)) {
-        Ok(read) => read,
-        Err(refusal) => return *refusal,
-    };
     let who = buyer.clone();
     let path = format!("/events/{event_id}/hold");
     let request = (&axum::http::Method::POST, path.as_str());
@@ -334,7 +371,7 @@ async fn hold_form(
 }
 
 /// The hold a form asks for: its seats (at most `limit`), or a section and a quantity.
-fn hold_request(fields: &Fields<'_>, limit: usize) -> Result<HoldRequest, Note> {
+fn hold_request(fields: &Fields, limit: usize) -> Result<HoldRequest, Note> {
     let seats: Vec<String> = fields
         .all("seat")
         .take(limit + 1)
@@ -372,17 +409,15 @@ fn hold_request(fields: &Fields<'_>, limit: usize) -> Result<HoldRequest, Note> 
 /// `POST /events/{id}/holds/{hold}/release`: `token`.
 async fn release_form(
     State(state): State<Checkout>,
-    extract::EventId(event_id): extract::EventId,
-    HoldId(hold_id): HoldId,
-    headers: HeaderMap,
-    body: Bytes,
+    Posted {
+        event_id,
+        page,
+        part: HoldId(hold_id),
+        headers,
+        buyer,
+        ..
+    }: Posted<HoldId>,
 ) -> Response {
-    let event_id = EventId::from(event_id);
-    let page = page(&event_id);
-    let (_, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Release)) {
-        Ok(read) => read,
-        Err(refusal) => return *refusal,
-    };
     let path = format!("/events/{event_id}/holds/{}/release", hold_id.as_str());
     match holds::release(
         &state,
@@ -401,17 +436,16 @@ async fn release_form(
 /// `POST /events/{id}/holds/{hold}/pay`: `token` and `key`.
 async fn pay_form(
     State(state): State<Checkout>,
-    extract::EventId(event_id): extract::EventId,
-    HoldId(hold_id): HoldId,
-    headers: HeaderMap,
-    body: Bytes,
+    Posted {
+        event_id,
+        page,
+        part: HoldId(hold_id),
+        headers,
+        fields,
+        buyer,
+        ..
+    }: Posted<HoldId>,
 ) -> Response {
-    let event_id = EventId::from(event_id);
-    let page = page(&event_id);
-    let (fields, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Pay)) {
-        Ok(read) => read,
-        Err(refusal) => return *refusal,
-    };
     let answer = match key(&fields) {
         Ok(key) => {
             let path = format!("/events/{event_id}/holds/{}/pay", hold_id.as_str());
@@ -439,16 +473,15 @@ async fn pay_form(
 async fn claim_form(
     State(state): State<Checkout>,
     client: Client,
-    extract::EventId(event_id): extract::EventId,
-    headers: HeaderMap,
-    body: Bytes,
+    Posted {
+        event_id,
+        page,
+        headers,
+        fields,
+        buyer,
+        ..
+    }: Posted,
 ) -> Response {
-    let event_id = EventId::from(event_id);
-    let page = page(&event_id);
-    let (fields, buyer) = match read(&state, &headers, &event_id, &body, (&page, Form::Claim)) {
-        Ok(read) => read,
-        Err(refusal) => return *refusal,
-    };
     let Some(code) = fields.one("code") else {
         return see_other(&page, Some((Note::BadForm, None)));
     };

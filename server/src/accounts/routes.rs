@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     client::Client,
+    config::Config,
     error::Error,
     extract::is_event_id,
     ratelimit,
@@ -71,6 +72,22 @@ impl Pending {
             redirect,
             exp: chrono::Utc::now().timestamp() + SIGN_IN_TTL_SECS as i64,
         }
+    }
+
+    /// The browser sent to the provider's `url`, with this pending sign-in signed under
+    /// `purpose` in the sign-in cookie `cookie` makes (the buyer's or the operator's).
+    pub fn send(
+        &self,
+        url: &str,
+        sessions: &Sessions,
+        config: &Config,
+        purpose: &str,
+        cookie: fn(&str) -> Cookie<'_>,
+    ) -> Response {
+        let signed = sign(sessions, purpose, self);
+        let mut response = see_other(url);
+        cookie(&signed).set(config, response.headers_mut());
+        response
     }
 
     /// The pending sign-in signed as `value` under `purpose`, if the callback's query `raw`
@@ -173,11 +190,13 @@ async fn sign_in(
         Err(e) => return refused(&words, &e, &back, raw.as_deref()),
     };
     let url = started.url.clone();
-    let pending = Pending::new(started, redirect, back);
-    let signed = sign(&state.sessions, PURPOSE, &pending);
-    let mut response = see_other(&url);
-    Cookie::SignIn { state: &signed }.set(&state.config, response.headers_mut());
-    response
+    Pending::new(started, redirect, back).send(
+        &url,
+        &state.sessions,
+        &state.config,
+        PURPOSE,
+        |state| Cookie::SignIn { state },
+    )
 }
 
 /// `GET /auth/callback?code=..&state=..` (or `?error=..` when the buyer cancelled).

@@ -1,7 +1,7 @@
 //! The operator's audit: one row in `operator_action` for every operator write, with who
 //! (`actor`), when, what was asked (`change`), and the state before and after. Invariant: an
-//! entry is written by [`record`] inside the write's own transaction, so the audit and the
-//! data never disagree. Read back newest first: `GET /api/admin/audit` (every action, or one
+//! entry is written by [`record`] inside the write's own transaction (and [`commit`] writes it
+//! and commits the write), so the audit and the data never disagree. Read back newest first: `GET /api/admin/audit` (every action, or one
 //! event's) and `GET /api/admin/events/{id}/audit` (one event's room changes, as the dashboard
 //! shows them).
 
@@ -13,7 +13,7 @@ use axum::{
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::{PgConnection, PgPool};
+use sqlx::{PgConnection, PgPool, Postgres, Transaction};
 
 use crate::{
     error::{Error, Result},
@@ -67,6 +67,24 @@ impl<'a> Entry<'a> {
             after: None,
         }
     }
+
+    /// The entry with what was asked, as the audit's JSON.
+    pub fn change(mut self, change: &impl Serialize) -> Self {
+        self.change = json(change);
+        self
+    }
+
+    /// The entry with the state before the write, as the audit's JSON.
+    pub fn before(mut self, before: &impl Serialize) -> Self {
+        self.before = Some(json(before));
+        self
+    }
+
+    /// The entry with the state after the write, as the audit's JSON.
+    pub fn after(mut self, after: &impl Serialize) -> Self {
+        self.after = Some(json(after));
+        self
+    }
 }
 
 /// Writes `entry` in the caller's transaction `tx` (commit it with the write it describes).
@@ -87,8 +105,16 @@ pub async fn record(tx: &mut PgConnection, entry: Entry<'_>) -> Result<()> {
     Ok(())
 }
 
+/// Writes `entry` in `tx` ([`record`]), then commits `tx`: the write it describes and the entry
+/// stand together or not at all.
+pub async fn commit(mut tx: Transaction<'_, Postgres>, entry: Entry<'_>) -> Result<()> {
+    record(&mut tx, entry).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// Any serializable state as the audit's JSON.
-pub fn json(value: &impl Serialize) -> Value {
+fn json(value: &impl Serialize) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 

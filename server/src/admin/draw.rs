@@ -42,17 +42,11 @@ pub async fn set_beacon(
         .map_err(|e| Error::Unprocessable(e.message))?;
     let mut tx = state.db.begin().await?;
     let before = opening::update_draw(&mut tx, &event_id, &update).await?;
-    let entry = Entry {
-        action: OperatorAction::SetBeacon,
-        event_id: Some(&event_id),
-        actor: &actor.label,
-        actor_id: actor.id(),
-        change: audit::json(&update),
-        before: Some(before),
-        after: Some(audit::json(&update)),
-    };
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::SetBeacon, Some(&event_id))
+        .change(&update)
+        .before(&before)
+        .after(&update);
+    audit::commit(tx, entry).await?;
     tracing::info!(event = %event_id, actor = %actor.label, "draw beacon set");
     opening::published(&state, &event_id).await
 }

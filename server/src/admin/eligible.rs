@@ -99,20 +99,8 @@ pub async fn put_list(
     crate::events::room::lock_event(&mut tx, &event_id).await?;
     replace_list(&mut tx, &event_id, &accounts).await?;
     let count = json!({ "accounts": accounts.len() });
-    audit::record(
-        &mut tx,
-        Entry {
-            action: OperatorAction::SetEligible,
-            event_id: Some(&event_id),
-            actor: &actor.label,
-            actor_id: actor.id(),
-            change: count.clone(),
-            before: None,
-            after: None,
-        },
-    )
-    .await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::SetEligible, Some(&event_id)).change(&count);
+    audit::commit(tx, entry).await?;
     if let Err(e) = copy_list(&state.base, &event_id, &accounts).await {
         // The join's check reads Postgres when Redis does not name an account.
         tracing::warn!(event = %Event::from(event_id.clone()), error = %e, "could not copy the eligible list to Redis");

@@ -54,17 +54,10 @@ pub async fn create(
     let event = events::create_in(&mut tx, &events::new_event_id(), &new, state.draws.key())
         .await?
         .ok_or_else(|| Error::Internal("a fresh event id collided".into()))?;
-    let entry = Entry {
-        action: OperatorAction::CreateEvent,
-        event_id: Some(&event.id),
-        actor: &actor.label,
-        actor_id: actor.id(),
-        change: audit::json(&new),
-        before: None,
-        after: Some(audit::json(&event)),
-    };
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::CreateEvent, Some(&event.id))
+        .change(&new)
+        .after(&event);
+    audit::commit(tx, entry).await?;
     state.rooms.remember(&event);
     tracing::info!(event = %event.id, actor = %actor.label, "event created");
     Ok((StatusCode::CREATED, Json(event)))

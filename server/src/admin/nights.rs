@@ -51,17 +51,10 @@ pub async fn keep(
     let room = state.rooms.get(&state.db, &event_id).await?;
     let mut tx = state.db.begin().await?;
     let night = archive::close(&state, &mut tx, &event_id, &room, "operator").await?;
-    let entry = Entry {
-        action: OperatorAction::KeepNight,
-        event_id: Some(&event_id),
-        actor: &actor.label,
-        actor_id: actor.id(),
-        change: json!({}),
-        before: None,
-        after: Some(audit::json(&night)),
-    };
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::KeepNight, Some(&event_id))
+        .change(&json!({}))
+        .after(&night);
+    audit::commit(tx, entry).await?;
     Ok((StatusCode::CREATED, Json(night)))
 }
 

@@ -93,17 +93,11 @@ pub async fn update(
     if after.room.eligible != before.eligible {
         crate::accounts::eligible::known(&state.config, &after.room)?;
     }
-    let entry = Entry {
-        action: OperatorAction::ChangeRoom,
-        event_id: Some(&event_id),
-        actor: &actor.label,
-        actor_id: actor.id(),
-        change: audit::json(&update),
-        before: Some(audit::json(&before)),
-        after: Some(audit::json(&after.room)),
-    };
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::ChangeRoom, Some(&event_id))
+        .change(&update)
+        .before(&before)
+        .after(&after.room);
+    audit::commit(tx, entry).await?;
     state.rooms.remember(&after);
     if before.enabled && !after.room.enabled {
         // The night is over: keep it. Best effort (the room is off either way); the operator

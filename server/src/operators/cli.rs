@@ -50,15 +50,14 @@ pub async fn add_operator(
     };
     let link = people::enrolment(&mut tx, sessions, &account.id, &config.public_base(None)).await?;
     if created {
-        let mut entry = Entry::labelled(&label, None, OperatorAction::AddOperator);
-        entry.change = audit::json(&new);
-        entry.after = Some(audit::json(&account));
+        let entry = Entry::labelled(&label, None, OperatorAction::AddOperator)
+            .change(&new)
+            .after(&account);
         audit::record(&mut tx, entry).await?;
     }
-    let mut entry = Entry::labelled(&label, None, OperatorAction::Enrol);
-    entry.change = json!({"operator_id": account.id, "link_expires_at": link.expires_at});
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::labelled(&label, None, OperatorAction::Enrol)
+        .change(&json!({"operator_id": account.id, "link_expires_at": link.expires_at}));
+    audit::commit(tx, entry).await?;
     Ok((account, link, created))
 }
 
@@ -68,10 +67,9 @@ pub async fn add_key(db: &PgPool, sessions: &Sessions, new: NewApiKey) -> Result
     let label = actor("keys add");
     let mut tx = db.begin().await?;
     let created = keys::create(&mut tx, sessions, &new, &label, None).await?;
-    let mut entry = Entry::labelled(&label, None, OperatorAction::AddKey);
-    entry.change = audit::json(&new);
-    entry.after = Some(audit::json(&created.key));
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::labelled(&label, None, OperatorAction::AddKey)
+        .change(&new)
+        .after(&created.key);
+    audit::commit(tx, entry).await?;
     Ok(created)
 }

@@ -28,7 +28,7 @@ use super::{
     state::CompanySignIn,
 };
 use crate::{
-    accounts::routes::{Pending, page, see_other, sign},
+    accounts::routes::{Pending, page},
     admin::audit::{self, Entry},
     client::Client,
     error::{Error, Result},
@@ -104,11 +104,13 @@ pub async fn start(State(state): State<AppState>, client: Client, headers: Heade
         Err(e) => return e.into_response(),
     };
     let url = started.url.clone();
-    let pending = Pending::new(started, redirect, "/admin".into());
-    let signed = sign(&state.sessions, PURPOSE, &pending);
-    let mut response = see_other(&url);
-    Cookie::OperatorSignIn { state: &signed }.set(&state.config, response.headers_mut());
-    response
+    Pending::new(started, redirect, "/admin".into()).send(
+        &url,
+        &state.sessions,
+        &state.config,
+        PURPOSE,
+        |state| Cookie::OperatorSignIn { state },
+    )
 }
 
 /// `GET /operator/callback?code=..&state=..`.
@@ -253,10 +255,10 @@ async fn person_of(
             .await?
             .ok_or_else(|| Error::Internal("an operator just read is gone".into()))?;
         let by = label(role);
-        let mut entry = Entry::labelled(&by, None, OperatorAction::ChangeOperator);
-        entry.change = audit::json(&update);
-        entry.before = Some(audit::json(&before));
-        entry.after = Some(audit::json(&after));
+        let entry = Entry::labelled(&by, None, OperatorAction::ChangeOperator)
+            .change(&update)
+            .before(&before)
+            .after(&after);
         audit::record(&mut tx, entry).await?;
         let person = people::by_id(&mut tx, &person.id).await?;
         tx.commit().await?;
@@ -274,9 +276,9 @@ async fn person_of(
     new.validate()?;
     let added = people::add(&mut tx, &new, true).await?;
     let by = label(role);
-    let mut entry = Entry::labelled(&by, None, OperatorAction::AddOperator);
-    entry.change = audit::json(&new);
-    entry.after = Some(audit::json(&added));
+    let entry = Entry::labelled(&by, None, OperatorAction::AddOperator)
+        .change(&new)
+        .after(&added);
     audit::record(&mut tx, entry).await?;
     let person = people::by_id(&mut tx, &added.id).await?;
     tx.commit().await?;

@@ -262,10 +262,9 @@ pub async fn register_finish(
     .execute(&mut *tx)
     .await?;
     let label = person.label("passkey", client);
-    let mut entry = Entry::labelled(&label, Some(&person.id), OperatorAction::Enrol);
-    entry.change = serde_json::json!({"passkey": credential_id});
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::labelled(&label, Some(&person.id), OperatorAction::Enrol)
+        .change(&serde_json::json!({"passkey": credential_id}));
+    audit::commit(tx, entry).await?;
     signed_in(&state, client, &headers, person, "passkey").await
 }
 

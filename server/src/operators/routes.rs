@@ -124,11 +124,10 @@ pub async fn add(
     actor.step_up()?;
     let mut tx = state.db.begin().await?;
     let added = people::add(&mut tx, &new, false).await?;
-    let mut entry = Entry::by(&actor, OperatorAction::AddOperator, None);
-    entry.change = audit::json(&new);
-    entry.after = Some(audit::json(&added));
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::AddOperator, None)
+        .change(&new)
+        .after(&added);
+    audit::commit(tx, entry).await?;
     Ok((StatusCode::CREATED, Json(added)))
 }
 
@@ -161,12 +160,11 @@ pub async fn update(
     let (before, after) = people::update(&mut tx, &id, &update)
         .await?
         .ok_or_else(|| no_operator(&id))?;
-    let mut entry = Entry::by(&actor, OperatorAction::ChangeOperator, None);
-    entry.change = audit::json(&update);
-    entry.before = Some(audit::json(&before));
-    entry.after = Some(audit::json(&after));
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::ChangeOperator, None)
+        .change(&update)
+        .before(&before)
+        .after(&after);
+    audit::commit(tx, entry).await?;
     Ok(Json(after))
 }
 
@@ -198,11 +196,10 @@ pub async fn remove(
         .ok_or_else(|| no_operator(&id))?;
     // The keys they made go with them: automation set up by someone who left stops.
     let revoked = keys::revoke_made_by(&mut tx, &id).await?;
-    let mut entry = Entry::by(&actor, OperatorAction::RemoveOperator, None);
-    entry.change = serde_json::json!({ "keys_revoked": revoked });
-    entry.before = Some(audit::json(&before));
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::RemoveOperator, None)
+        .change(&json!({ "keys_revoked": revoked }))
+        .before(&before);
+    audit::commit(tx, entry).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -235,10 +232,9 @@ pub async fn enrolment(
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let base = state.config.public_base(host);
     let link = people::enrolment(&mut tx, &state.sessions, &id, &base).await?;
-    let mut entry = Entry::by(&actor, OperatorAction::Enrol, None);
-    entry.change = json!({"operator_id": id, "link_expires_at": link.expires_at});
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::Enrol, None)
+        .change(&json!({"operator_id": id, "link_expires_at": link.expires_at}));
+    audit::commit(tx, entry).await?;
     Ok((StatusCode::CREATED, Json(link)))
 }
 
@@ -289,10 +285,9 @@ pub async fn end_session(
     if !sessions::end(&mut tx, &id).await? {
         return Err(Error::NotFound("no such session is running".into()));
     }
-    let mut entry = Entry::by(&actor, OperatorAction::EndSession, None);
-    entry.change = json!({"session_id": id});
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry =
+        Entry::by(&actor, OperatorAction::EndSession, None).change(&json!({"session_id": id}));
+    audit::commit(tx, entry).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -333,11 +328,10 @@ pub async fn add_key(
     actor.step_up()?;
     let mut tx = state.db.begin().await?;
     let created = keys::create(&mut tx, &state.sessions, &new, &actor.label, actor.id()).await?;
-    let mut entry = Entry::by(&actor, OperatorAction::AddKey, None);
-    entry.change = audit::json(&new);
-    entry.after = Some(audit::json(&created.key));
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::AddKey, None)
+        .change(&new)
+        .after(&created.key);
+    audit::commit(tx, entry).await?;
     Ok((StatusCode::CREATED, Json(created)))
 }
 
@@ -363,10 +357,8 @@ pub async fn revoke_key(
     let before = keys::revoke(&mut tx, &id)
         .await?
         .ok_or_else(|| Error::NotFound("no such key, or it is revoked already".into()))?;
-    let mut entry = Entry::by(&actor, OperatorAction::RevokeKey, None);
-    entry.before = Some(audit::json(&before));
-    audit::record(&mut tx, entry).await?;
-    tx.commit().await?;
+    let entry = Entry::by(&actor, OperatorAction::RevokeKey, None).before(&before);
+    audit::commit(tx, entry).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -391,8 +383,7 @@ pub async fn sign_out(
         let actor = Actor::new(super::actor::Who::Person { session }, client);
         let mut tx = state.db.begin().await?;
         sessions::end(&mut tx, actor.session_id().unwrap_or_default()).await?;
-        audit::record(&mut tx, Entry::by(&actor, OperatorAction::SignOut, None)).await?;
-        tx.commit().await?;
+        audit::commit(tx, Entry::by(&actor, OperatorAction::SignOut, None)).await?;
     }
     let mut response = Json(json!({"signed_out": true})).into_response();
     Cookie::OperatorSignedOut.set(&state.config, response.headers_mut());
