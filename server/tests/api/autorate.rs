@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{
     JsonBody, TestApp, event_body, eventually, expect_error, hold_admitted, hold_body, join, poll,
-    put_room, seat_ids, spawn_app, spawn_with, steer, test_config,
+    present_until, put_room, redis_clock_past, seat_ids, spawn_app, spawn_with, steer, test_config,
 };
 
 async fn room(app: &TestApp, event: &str) -> Room {
@@ -324,13 +324,16 @@ async fn an_absent_buyer_is_skipped_then_admitted_on_return_ahead_of_the_line_an
     let event = created["id"].as_str().unwrap();
     let room = room(&app, event).await;
     let ticker = Ticker::new(app.state.line.clone());
-    let mut line = Vec::new();
-    for _ in 0..5 {
+    let (gone_buyer, gone) = app.session().await;
+    assert_eq!(join(&app, event, &gone).await.0, StatusCode::ACCEPTED);
+    let mut line = vec![gone];
+    for _ in 1..5 {
         line.push(joiner(&app, event).await);
     }
     let (gone, present) = (&line[0], &line[1..]);
-    // Time itself: the first buyer must be away (unseen) for `away_after_seconds`.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The first buyer is away (unseen) once their window (`away_after_seconds`) has ended.
+    let window = present_until(&app, event, &gone_buyer).await.unwrap();
+    redis_clock_past(&app, "the first buyer's window ends", window).await;
     for buyer in present {
         assert_eq!(poll(&app, event, buyer).await.0, StatusCode::OK);
     }

@@ -355,12 +355,19 @@ async fn the_ticker_fails_over_across_processes_after_sigkill_losing_and_doublin
     let survivor = &instances[1 - victim];
     assert_eq!(lock_holder_pid(&app, event).await, Some(survivor.pid()));
 
-    // Let it run on, pause, and check the admitted set: exactly the first k of the line.
-    // (Time, twice: the survivor admits on for a while, by design; then nothing but the time
-    // shows that its ticker has read the pause (room refresh 500 ms) and ended its last tick.)
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Let it run on (twenty admissions more, half a second at 40 a second), pause, and check
+    // the admitted set: exactly the first k of the line.
+    let taken_over = admitted_total(&app, event).await;
+    eventually(
+        "the survivor admits on",
+        Duration::from_secs(10),
+        async || admitted_total(&app, event).await >= taken_over + 20,
+    )
+    .await;
     let r = put_room(&app, event, json!({"paused": true})).await;
     assert_eq!(r.status(), StatusCode::OK);
+    // Time: nothing but the time shows that the survivor's ticker has read the pause (room
+    // refresh 500 ms) and ended its last tick.
     tokio::time::sleep(Duration::from_millis(800)).await;
     let total = admitted_total(&app, event).await;
     let admitted: Vec<String> = redis::cmd("ZRANGE")

@@ -452,6 +452,7 @@ async fn site(delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>) -> String 
             if delay == u64::MAX {
                 return StatusCode::INTERNAL_SERVER_ERROR;
             }
+            // The site's slowness under test, not a wait.
             tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
             StatusCode::OK
         }

@@ -610,6 +610,40 @@ pub async fn eventually_every<R: Outcome>(
     }
 }
 
+/// Redis's clock, ms: the one the scripts count presence windows and marks on.
+pub async fn redis_ms(app: &TestApp) -> i64 {
+    let (s, us): (i64, i64) = redis::cmd("TIME")
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    s * 1000 + us / 1000
+}
+
+/// The ms after the `@` of `buyer`'s record in the joins hash of `event` (`joining.lua`), if
+/// the line has one: until when a waiting buyer is present, or when a skipped one was skipped.
+pub async fn present_until(app: &TestApp, event: &str, buyer: &str) -> Option<i64> {
+    let record: Option<String> = redis::cmd("HGET")
+        .arg(app.state.keys.joins(event))
+        .arg(buyer)
+        .query_async(&mut app.state.redis.clone())
+        .await
+        .unwrap();
+    record?
+        .rsplit_once('@')
+        .map(|(_, until)| until.parse().unwrap())
+}
+
+/// Waits until Redis's clock is past `ms` (a presence window ended, a mark's floor over): the
+/// moment it is, not a guess of the wall clock's; fails naming `what` if it is not within
+/// five seconds of when it should be.
+pub async fn redis_clock_past(app: &TestApp, what: &str, ms: i64) {
+    let left = Duration::from_millis((ms - redis_ms(app).await).max(0) as u64);
+    eventually(what, left + Duration::from_secs(5), async || {
+        redis_ms(app).await > ms
+    })
+    .await;
+}
+
 /// The (first) private key file in the key folder `dir`.
 pub fn key_file(dir: &std::path::Path) -> std::path::PathBuf {
     std::fs::read_dir(dir)

@@ -10,7 +10,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    BREAK_GLASS, JsonBody, TestApp, event_body, expect_error, spawn_app, spawn_with, test_config,
+    BREAK_GLASS, JsonBody, TestApp, event_body, eventually_every, expect_error, spawn_app,
+    spawn_with, test_config,
 };
 
 /// The least role each admin route needs, and the key scope that opens it (`None`: no key),
@@ -687,6 +688,7 @@ async fn a_flood_of_anonymous_admin_requests_does_not_keep_an_operator_from_paus
     let (_, cookie) = app.operator(Role::Operator, Events::All).await;
     let room = app.url(&format!("/api/admin/events/{event}/room"));
     let made_up = format!("ak_{}", "B".repeat(75));
+    let answered = std::sync::atomic::AtomicUsize::new(0);
     let flood = (0..600).map(|i| {
         let mut req = app.client.put(&room).json(&json!({"paused": false}));
         req = match i % 3 {
@@ -694,11 +696,23 @@ async fn a_flood_of_anonymous_admin_requests_does_not_keep_an_operator_from_paus
             1 => req.bearer_auth(&made_up),
             _ => req.header("cookie", format!("anteroom-op=op_{}", "C".repeat(75))),
         };
-        req.send()
+        let answered = &answered;
+        async move {
+            let r = req.send().await;
+            answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            r
+        }
     });
     let flood = futures::future::join_all(flood);
     let pause = async {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        // In the middle of the flood: once a tenth of it has come back.
+        eventually_every(
+            "the flood is under way",
+            std::time::Duration::from_secs(30),
+            std::time::Duration::from_millis(1),
+            async || answered.load(std::sync::atomic::Ordering::SeqCst) >= 60,
+        )
+        .await;
         app.as_operator(app.client.put(&room), &cookie)
             .json(&json!({"paused": true}))
             .send()

@@ -4,37 +4,14 @@
 //! window ended is skipped and one whose window runs is admitted, however long ago they asked;
 //! the answer tells the page when to ask again and how often to refresh.
 
-use std::time::Duration;
-
 use anteroom::admission::ticker::{Tick, Ticker};
 use app::{presence::Schedule, wire::Room};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::{TestApp, event_body, join, poll, spawn_with, test_config};
-
-/// Redis's clock, ms: the one the script's windows are counted on.
-async fn redis_ms(app: &TestApp) -> i64 {
-    let (s, us): (i64, i64) = redis::cmd("TIME")
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap();
-    s * 1000 + us / 1000
-}
-
-/// Until when the line keeps `buyer` present (ms), if it has a mark for them: after the `@` of
-/// their record in the joins hash (`joining.lua`).
-async fn present_until(app: &TestApp, event: &str, buyer: &str) -> Option<i64> {
-    let record: Option<String> = redis::cmd("HGET")
-        .arg(app.state.keys.joins(event))
-        .arg(buyer)
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap();
-    record?
-        .rsplit_once('@')
-        .map(|(_, until)| until.parse().unwrap())
-}
+use crate::helpers::{
+    event_body, join, poll, present_until, redis_clock_past, redis_ms, spawn_with, test_config,
+};
 
 #[tokio::test]
 async fn presence_grows_with_the_distance_from_the_front_and_only_the_windows_ended_are_skipped() {
@@ -75,9 +52,10 @@ async fn presence_grows_with_the_distance_from_the_front_and_only_the_windows_en
         assert_eq!(body["refresh_seconds"], schedule.refresh_ms(k) / 1000);
         line.push((buyer, session, until));
     }
-    // Nobody asks again. After 2.6 s the windows of the first six have ended (at most 2.5 s)
-    // and those of the last fourteen still run (at least 3 s).
-    tokio::time::sleep(Duration::from_millis(2_600)).await;
+    // Nobody asks again. Once the windows of the first six have ended (at most 2.5 s) those
+    // of the last fourteen still run (at least 3 s).
+    let first_six = line[..6].iter().map(|(_, _, until)| *until).max().unwrap();
+    redis_clock_past(&app, "the first six windows end", first_six).await;
     let room: Room = app.state.rooms.get(&app.state.db, event).await.unwrap();
     // One tick at a rate that admits all twenty at once.
     let quick = Room {
@@ -146,13 +124,16 @@ async fn an_away_place_waits_at_the_front_only_within_the_floor_and_windows_are_
         ))
         .await;
     let event = created["id"].as_str().unwrap();
-    let (_, soon) = app.session().await;
-    let (_, late) = app.session().await;
-    for session in [&soon, &late] {
+    let (soon_buyer, soon) = app.session().await;
+    let (late_buyer, late) = app.session().await;
+    let mut windows = Vec::new();
+    for (buyer, session) in [(&soon_buyer, &soon), (&late_buyer, &late)] {
         assert_eq!(join(&app, event, session).await.0, StatusCode::ACCEPTED);
+        windows.push(present_until(&app, event, buyer).await.unwrap());
     }
     // Both windows (the floor, 1 s) end; a tick at their turn skips them both.
-    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let both = windows.into_iter().max().unwrap();
+    redis_clock_past(&app, "both windows end", both).await;
     let room: Room = app.state.rooms.get(&app.state.db, event).await.unwrap();
     let quick = Room {
         admit_rate_per_second: 20,
@@ -174,7 +155,9 @@ async fn an_away_place_waits_at_the_front_only_within_the_floor_and_windows_are_
     let (_, newcomer) = app.session().await;
     let (_, body) = join(&app, event, &newcomer).await;
     assert_eq!(body["position"], 2, "{body}");
-    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let skipped_at = present_until(&app, event, &late_buyer).await.unwrap();
+    let floor_ms = i64::from(app.state.config.away_after_seconds) * 1000;
+    redis_clock_past(&app, "the floor since the skip ends", skipped_at + floor_ms).await;
     let (status, body) = poll(&app, event, &late).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
     let (status, body) = join(&app, event, &late).await;

@@ -69,22 +69,21 @@ async fn a_room_with_nobody_in_line_rests_and_the_next_buyer_wakes_it() {
     let before = ticks(&app).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(ticks(&app).await, before, "no tick while the room rests");
-    let lock: Option<String> = redis::cmd("GET")
-        .arg(app.state.keys.ticker(event))
-        .query_async(&mut app.state.redis.clone())
-        .await
-        .unwrap();
+    // The lock is not renewed: it lapses within a lease (renewed, it would never lapse).
     let lease = Duration::from_millis(app.state.config.ticker_lease_ms.into());
-    if lock.is_some() {
-        // The lock is not renewed: it lapses within a lease.
-        tokio::time::sleep(lease).await;
-        let lock: Option<String> = redis::cmd("GET")
-            .arg(app.state.keys.ticker(event))
-            .query_async(&mut app.state.redis.clone())
-            .await
-            .unwrap();
-        assert_eq!(lock, None, "a resting room's lock is not renewed");
-    }
+    eventually(
+        "a resting room's lock lapses, not renewed",
+        lease,
+        async || {
+            let lock: Option<String> = redis::cmd("GET")
+                .arg(app.state.keys.ticker(event))
+                .query_async(&mut app.state.redis.clone())
+                .await
+                .unwrap();
+            lock.is_none()
+        },
+    )
+    .await;
 
     a_buyer_is_admitted(&app, event).await;
     assert_eq!(resting(&app).await, 0.0, "awake while it admits");
@@ -141,8 +140,11 @@ async fn with_rest_off_a_quiet_room_ticks_on() {
         (t > 0.0).then_some(t)
     })
     .await;
-    // Time, not a condition: well past the quiet time, it still ticks.
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    assert!(ticks(&app).await > first + 10.0);
+    // Well past the quiet time it still ticks: twenty more ticks of 100 ms are two seconds
+    // after the first, twice the quiet time after which a room with rest on stops ticking.
+    eventually("twenty more ticks", Duration::from_secs(15), async || {
+        ticks(&app).await > first + 20.0
+    })
+    .await;
     assert_eq!(resting(&app).await, 0.0);
 }
