@@ -112,7 +112,16 @@ impl Limits {
 /// least 1 while a seat is unsold, so that a night never stops itself.
 pub fn seats_target(inventory: &Inventory) -> u64 {
     let seats = inventory.seats(0);
-    let left = inventory.available as f64 + inventory.held as f64 * seats.back().mid;
+    // The share of the held seats that came back among those whose hold ended (the rule's
+    // own reading: a held seat counts only as often as holds have ended unpaid), the model's
+    // expectation before any ended.
+    let ended = seats.hold_seats.saturating_sub(seats.held);
+    let back = if ended > 0 {
+        ended.saturating_sub(seats.sold) as f64 / ended as f64
+    } else {
+        seats.back().mid
+    };
+    let left = inventory.available as f64 + inventory.held as f64 * back;
     let target = (left / seats.seats_per_hold(f64::MAX).mid).ceil() as u64;
     let unsold = inventory.available + inventory.held > 0;
     target.max(u64::from(unsold))
