@@ -91,6 +91,9 @@ impl Backend for PageBackend {
 }
 
 impl PageBackend {
+    /// Over 120 lines, for a reason: a page's entry to an event is the JSON API's join and
+    /// poll in one sequence (eligibility, the proof of work, the place, the answer), with a
+    /// refusal's page at each step; split, each step would pass the whole request along.
     async fn enter_event(
         &self,
         buyer: &BuyerId,

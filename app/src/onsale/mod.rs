@@ -213,6 +213,9 @@ impl Venue {
     }
 }
 
+// Over 120 lines, for a reason: the on-sale page's one `view!` tree, each stage of the
+// buyer's night (arriving, waiting, moving, the seat map, held) a branch of it; the stages'
+// own work lives in their files. Split further, the bundle's ceiling pays for the glue.
 #[component]
 fn OnSale(
     entry: EventEntry,

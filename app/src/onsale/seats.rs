@@ -103,6 +103,9 @@ fn says_it_is_on_the_map(event_id: String) {
     }
 }
 
+// Over 120 lines, for a reason: one `view!` tree of the map, its legend and its actions,
+// sharing the same signals; split into components, each part would carry its own props and
+// reactive glue into the buyer's WebAssembly, whose first download is at its ceiling.
 #[component]
 pub(super) fn SeatPicker(
     map: SeatMap,

@@ -6,14 +6,17 @@
 //! a loopback or private address is refused outside `--dev`. Turning a room off keeps its
 //! night (`admission::archive`).
 
-use app::wire::{Gate, Identity, OperatorAction, Room, RoomUpdate};
+use app::wire::{Event, Gate, Identity, OperatorAction, Room, RoomUpdate};
 use axum::{Json, extract::State};
+use sqlx::PgConnection;
 
 use super::audit::{self, Entry};
 use crate::{
     admission::archive,
     error::{Error, Result},
+    events,
     extract::{ApiJson, EventId},
+    opening,
     operators::{Actor, Permission},
     responses::{CheckedBody, NoEvent},
     state::AppState,
@@ -82,7 +85,7 @@ pub async fn update(
 ) -> Result<Json<Room>> {
     let mut tx = state.db.begin().await?;
     let (before, after) =
-        crate::events::apply_room_update(&mut tx, &event_id, &update, state.draws.key()).await?;
+        apply(&mut tx, &event_id, &update, state.draws.key()).await?;
     if dangerous(&before, &after.room) {
         // Refused here, the transaction rolls back: nothing changed.
         actor.step_up()?;
@@ -120,3 +123,41 @@ pub async fn update(
 #[derive(utoipa::OpenApi)]
 #[openapi(paths(update))]
 pub struct Api;
+
+/// Applies `update` in Postgres inside the caller's transaction `tx` (under the rules of an
+/// opening, `opening::settle`, by Postgres's clock; the first opening makes the draw's
+/// commitment), and answers the room before and the event after. The caller records the
+/// change in the audit before committing, then remembers the new room (`Rooms::remember`);
+/// other instances see it at their next refresh.
+pub async fn apply(
+    tx: &mut PgConnection,
+    event_id: &str,
+    update: &RoomUpdate,
+    key: &opening::SecretKey,
+) -> Result<(Room, Event)> {
+    update
+        .validate()
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    let before = events::room::lock_event(tx, event_id).await?.room;
+    update
+        .validate_bounds(
+            before.min_admit_rate_per_second,
+            before.max_admit_rate_per_second,
+        )
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    let now = sqlx::query_scalar("select clock_timestamp()")
+        .fetch_one(&mut *tx)
+        .await?;
+    let update = opening::settle(&before, update, now)?;
+    let room = update.apply_to(&before);
+    room.gate
+        .validate()
+        .map_err(|e| Error::Unprocessable(e.message))?;
+    events::room::update(&mut *tx, event_id, &room).await?;
+    let after = events::room::get_event(&mut *tx, event_id).await?;
+    if let Some(opens_at) = after.room.opens_at {
+        opening::secret::commit(&mut *tx, event_id, key).await?;
+        opening::check_round_after(&mut *tx, event_id, opens_at).await?;
+    }
+    Ok((before, after))
+}

@@ -12,14 +12,12 @@ use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
 use axum::{Json, Router, extract::State, routing::get};
 use chrono::{DateTime, TimeZone, Utc};
 use rand::Rng;
-use sqlx::{PgConnection, PgPool};
 use tokio_util::sync::CancellationToken;
 
 use crate::{
     error::{Error, Result},
     events::state::Catalog,
     extract::EventId,
-    opening,
     responses::NoEvent,
 };
 
@@ -74,44 +72,6 @@ pub fn new_event_id() -> String {
         .collect()
 }
 
-/// Applies `update` in Postgres inside the caller's transaction `tx` (under the rules of an
-/// opening, `opening::settle`, by Postgres's clock; the first opening makes the draw's
-/// commitment), and answers the room before and the event after. The caller records the change in the audit before committing, then
-/// remembers the new room here (`Rooms::remember`); other instances see it at their next
-/// refresh.
-pub async fn apply_room_update(
-    tx: &mut PgConnection,
-    event_id: &str,
-    update: &RoomUpdate,
-    key: &opening::SecretKey,
-) -> Result<(Room, Event)> {
-    update
-        .validate()
-        .map_err(|e| Error::Unprocessable(e.message))?;
-    let before = room::lock_event(tx, event_id).await?.room;
-    update
-        .validate_bounds(
-            before.min_admit_rate_per_second,
-            before.max_admit_rate_per_second,
-        )
-        .map_err(|e| Error::Unprocessable(e.message))?;
-    let now = sqlx::query_scalar("select clock_timestamp()")
-        .fetch_one(&mut *tx)
-        .await?;
-    let update = opening::settle(&before, update, now)?;
-    let room = update.apply_to(&before);
-    room.gate
-        .validate()
-        .map_err(|e| Error::Unprocessable(e.message))?;
-    room::update(&mut *tx, event_id, &room).await?;
-    let after = room::get_event(&mut *tx, event_id).await?;
-    if let Some(opens_at) = after.room.opens_at {
-        opening::secret::commit(&mut *tx, event_id, key).await?;
-        opening::check_round_after(&mut *tx, event_id, opens_at).await?;
-    }
-    Ok((before, after))
-}
-
 /// Re-reads every room from Postgres every `room_refresh_ms` until `shutdown`.
 pub async fn refresh_rooms(catalog: Catalog, shutdown: CancellationToken) {
     let period = std::time::Duration::from_millis(u64::from(catalog.config.room_refresh_ms));
@@ -124,55 +84,6 @@ pub async fn refresh_rooms(catalog: Catalog, shutdown: CancellationToken) {
             _ = tokio::time::sleep(period) => {}
         }
     }
-}
-
-/// Creates the event `id` and every seat of its layout in one transaction. `None` when an
-/// event with this id exists already (nothing is written then). `new` must be validated.
-pub async fn create(
-    db: &PgPool,
-    id: &str,
-    new: &NewEvent,
-    key: &opening::SecretKey,
-) -> Result<Option<Event>> {
-    let mut tx = db.begin().await?;
-    let event = create_in(&mut tx, id, new, key).await?;
-    tx.commit().await?;
-    Ok(event)
-}
-
-/// [`create`] inside the caller's transaction `tx` (the operator API records the creation in
-/// the same one). Commits nothing.
-pub async fn create_in(
-    tx: &mut PgConnection,
-    id: &str,
-    new: &NewEvent,
-    key: &opening::SecretKey,
-) -> Result<Option<Event>> {
-    let Some(event) = room::insert(&mut *tx, id, new).await? else {
-        return Ok(None);
-    };
-    if event.room.opens_at.is_some() {
-        opening::secret::commit(&mut *tx, id, key).await?;
-    }
-    for section in &new.sections {
-        // Rows then numbers, so seat ids ascend along a row: neighbours have neighbouring ids,
-        // and rows come in their real order (the seat map lists seats by id). The label has
-        // its own name: `order by r` would otherwise sort by the text, row 10 before row 2.
-        sqlx::query(
-            "insert into seat (event_id, section, row_label, number, price_cents) \
-             select $1, $2, r::text as row_label, n, $5 \
-             from generate_series(1, $3) r cross join generate_series(1, $4) n \
-             order by r, n",
-        )
-        .bind(id)
-        .bind(section.name.trim())
-        .bind(section.rows as i32)
-        .bind(section.seats_per_row as i32)
-        .bind(section.price_cents)
-        .execute(&mut *tx)
-        .await?;
-    }
-    Ok(Some(event))
 }
 
 /// The demo event of `anteroom demo`: 3 sections of 10 rows of 20 seats, room on, N = 50.

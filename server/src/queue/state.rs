@@ -7,6 +7,7 @@ use std::{ops::Deref, sync::Arc};
 
 use crate::{
     fresh::Fresh,
+    opening::published::Published,
     queue::{estimate::Bands, rates::Board, wakes::Wakes},
     telemetry::health::Health,
     tokens::state::Tokens,
@@ -22,6 +23,9 @@ pub struct Line {
     /// This instance's measurements of the hold path and the event loop (the automatic
     /// rate's signals, shared through Redis once a second by the ticker loop).
     pub health: Arc<Health>,
+    /// The draws this instance has published once made (a made draw never changes): an
+    /// opening's draw orders the line.
+    pub draws: Arc<Published>,
     /// The wakes of resting rooms: every waiting answer wakes its event's tickers.
     pub wakes: Arc<Wakes>,
     /// The line's progress as this instance last read it (JSON and tag), at most once a

@@ -139,9 +139,6 @@ impl Application {
         let catalog = Catalog {
             base,
             rooms: Arc::new(rooms),
-            draws: Arc::new(opening::Published::new(opening::SecretKey::derive(
-                session_secret.expose().as_bytes(),
-            ))),
         };
         let tokens = Tokens {
             catalog,
@@ -154,6 +151,9 @@ impl Application {
             tokens,
             bands: Arc::default(),
             rates: Arc::default(),
+            draws: Arc::new(opening::Published::new(opening::SecretKey::derive(
+                session_secret.expose().as_bytes(),
+            ))),
             health: Arc::default(),
             wakes,
             progresses: Arc::new(Fresh::new(queue::progress::FRESH)),
@@ -424,7 +424,7 @@ pub async fn demo(config: &Config) -> Result<Demo, BoxError> {
             events::demo_opening_event(chrono::Utc::now()),
         ),
     ] {
-        created.extend(events::create(&db, id, &event, &key).await?);
+        created.extend(crate::admin::events::create_event(&db, id, &event, &key).await?);
     }
     Ok(Demo { secrets, created })
 }

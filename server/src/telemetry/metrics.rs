@@ -102,6 +102,8 @@ fn gauge(registry: &Registry, name: &str, help: &str) -> IntGauge {
 }
 
 impl Metrics {
+    /// Over 120 lines, for a reason: the registry's table, one registration per metric and
+    /// its help text, read top to bottom beside `/metrics`.
     pub fn new() -> Self {
         let registry =
             Registry::new_custom(Some("anteroom".into()), None).expect("a valid metric prefix");
