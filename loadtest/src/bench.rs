@@ -901,7 +901,7 @@ async fn bench_draw(entrants: usize, rounds: usize) {
         let filled = t.elapsed();
         // What the ticker's leader does on its ticks before the opening: the entrants read
         // ahead, so that the draw reads only those who came since.
-        opening::prefetch(state, &event.id)
+        opening::prefetch(&state.opening(), &event.id)
             .await
             .expect("the pre-queue read ahead");
         let left = (opens_at - Utc::now()).to_std().unwrap_or_default();
@@ -912,7 +912,7 @@ async fn bench_draw(entrants: usize, rounds: usize) {
         tokio::time::sleep(left + Duration::from_millis(20)).await;
         assert!(ticker.acquire(&event.id).await.expect("Redis answers"));
         let lock = Lock::with_owner(state.keys.ticker(&event.id), ticker.owner().to_owned());
-        let drawn = opening::draw(state, &lock, lease, &event.id)
+        let drawn = opening::draw(&state.opening(), &lock, lease, &event.id)
             .await
             .expect("the draw");
         let Drawn::Made {

@@ -16,6 +16,7 @@ use crate::{
     checkout::state::Checkout,
     events::state::Catalog,
     holds::state::HoldPath,
+    opening::Opening,
     operators::state::Staff,
     ops::shed::{Shed, Shedding},
     origin::{revoked::Revoked, state::Origin},
@@ -101,6 +102,12 @@ impl FromRef<AppState> for HoldPath {
 impl FromRef<AppState> for Checkout {
     fn from_ref(state: &AppState) -> Self {
         state.checkout.clone()
+    }
+}
+
+impl FromRef<AppState> for Opening {
+    fn from_ref(state: &AppState) -> Self {
+        state.line.opening()
     }
 }
 

@@ -48,7 +48,7 @@ pub async fn set_beacon(
         .after(&update);
     audit::commit(tx, entry).await?;
     tracing::info!(event = %event_id, actor = %actor.label, "draw beacon set");
-    opening::published(&state, &event_id).await
+    opening::published(&state.opening(), &event_id).await
 }
 
 /// This module's operations, for the OpenAPI document (`crate::openapi`).

@@ -84,8 +84,7 @@ pub async fn update(
     ApiJson(update): ApiJson<RoomUpdate>,
 ) -> Result<Json<Room>> {
     let mut tx = state.db.begin().await?;
-    let (before, after) =
-        apply(&mut tx, &event_id, &update, state.draws.key()).await?;
+    let (before, after) = apply(&mut tx, &event_id, &update, state.draws.key()).await?;
     if dangerous(&before, &after.room) {
         // Refused here, the transaction rolls back: nothing changed.
         actor.step_up()?;

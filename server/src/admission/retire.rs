@@ -97,7 +97,7 @@ pub async fn retire(state: &Line, event_id: &str) -> Result<Retired> {
     // The draw's keys go too once the draw is kept in Postgres (or there is none); a draw not
     // made yet keeps its entrants for when the room is on again.
     let mut touched = touched;
-    if touched >= 0 && crate::opening::archive(state, event_id).await? {
+    if touched >= 0 && crate::opening::archive(&state.opening(), event_id).await? {
         let ms = ttl.as_millis() as u64;
         let (entrants, entered, draw, tickets): (i64, i64, i64, i64) = redis::pipe()
             .pexpire(keys.entrants(event_id), ms as i64)

@@ -8,18 +8,13 @@ pub mod room;
 pub mod rooms;
 pub mod state;
 
-use app::wire::{Event, NewEvent, NewSection, Room, RoomUpdate};
+use app::wire::{Event, NewEvent, NewSection, RoomUpdate};
 use axum::{Json, Router, extract::State, routing::get};
 use chrono::{DateTime, TimeZone, Utc};
 use rand::Rng;
 use tokio_util::sync::CancellationToken;
 
-use crate::{
-    error::{Error, Result},
-    events::state::Catalog,
-    extract::EventId,
-    responses::NoEvent,
-};
+use crate::{error::Result, events::state::Catalog, extract::EventId, responses::NoEvent};
 
 pub fn router<S>() -> Router<S>
 where

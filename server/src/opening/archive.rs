@@ -4,14 +4,14 @@
 
 use std::collections::HashMap;
 
-use crate::{error::Result, queue::state::Line};
+use crate::{error::Result, opening::Opening};
 
 /// Keeps a made draw in Postgres (its seed, its entrant count, the beacon drawn with and every
 /// ticket in draw order) unless it is kept already, so that a published draw outlives Redis
 /// and the draw's keys there may expire. True when nothing of the event's draw lives only in
 /// Redis (it is archived now or was, or the event has no draw); false while the draw is not
 /// made.
-pub async fn archive(state: &Line, event_id: &str) -> Result<bool> {
+pub async fn archive(state: &Opening, event_id: &str) -> Result<bool> {
     type Row = (bool, Option<String>, Option<String>, String);
     let row: Option<Row> = sqlx::query_as(
         "select drawn_at is not null, secret, secret_nonce, commitment from draw \
@@ -62,7 +62,7 @@ pub async fn archive(state: &Line, event_id: &str) -> Result<bool> {
 }
 
 /// Every ticket of a made draw whose order is all in line, in draw order.
-pub(super) async fn drawn_tickets(state: &Line, event_id: &str) -> Result<Vec<String>> {
+pub(super) async fn drawn_tickets(state: &Opening, event_id: &str) -> Result<Vec<String>> {
     Ok(::redis::cmd("ZRANGE")
         .arg(state.keys.drawn_tickets(event_id))
         .arg(0)

@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use super::{beacon, proof, published::Entered};
 use crate::{
     error::{Error, Result},
-    queue::state::Line,
+    opening::Opening,
     redis::{Kept, Lock, scripts},
 };
 
@@ -57,7 +57,7 @@ struct Sealed {
 /// known: it is asked of the drand relays here once the round's time passed). The row locks make a beacon being set wait for
 /// this read, or this read wait for it (see the module's doc).
 async fn seal(
-    state: &Line,
+    state: &Opening,
     event_id: &str,
     waiting: Option<BeaconSource>,
 ) -> Result<Option<Sealed>> {
@@ -125,7 +125,7 @@ async fn seal(
 /// this tick; a task of this instance puts the rest in line behind it ([`place`]). A draw
 /// made whose order is not all in line, and that no task of this instance is placing (its
 /// drawer died or lost the lock), is taken up again here from where it stopped.
-pub async fn draw(state: &Line, lock: &Lock, lease: Duration, event_id: &str) -> Result<Drawn> {
+pub async fn draw(state: &Opening, lock: &Lock, lease: Duration, event_id: &str) -> Result<Drawn> {
     let keys = &state.keys;
     let mut redis = state.redis.clone();
     let (entrants, placed, seed): (Option<usize>, Option<usize>, Option<String>) =
@@ -237,7 +237,7 @@ async fn ordered(seed: &str, entrants: Vec<(String, String)>) -> Result<Vec<(Str
 /// Runs `placing` (the putting in line of `event_id`'s drawn order) in a task of its own,
 /// unless a task of this instance places that event's order already.
 fn spawn_placing(
-    state: &Line,
+    state: &Opening,
     event_id: &str,
     placing: impl Future<Output = Result<()>> + Send + 'static,
 ) {
@@ -257,7 +257,7 @@ fn spawn_placing(
 /// (kept by `kept`); stops when the lock is lost or another drawer placed (the record no
 /// longer stands where this one left it).
 async fn place(
-    state: &Line,
+    state: &Opening,
     lock: &Lock,
     kept: &Kept,
     event_id: &str,
@@ -298,7 +298,7 @@ async fn place(
 /// Reads the entries of `event_id`'s pre-queue that came since this instance last read them:
 /// the ticker's leader does on each tick before the opening, so that at the opening the draw
 /// reads only the last second's (the entrants are known before the seed is).
-pub async fn prefetch(state: &Line, event_id: &str) -> Result<()> {
+pub async fn prefetch(state: &Opening, event_id: &str) -> Result<()> {
     let entered = state.draws.entered(event_id);
     let mut entered = entered.lock().await;
     read_entered(state, event_id, &mut entered).await
@@ -306,7 +306,7 @@ pub async fn prefetch(state: &Line, event_id: &str) -> Result<()> {
 
 /// Reads and folds the entries after the first `entered.read` (a ticket with a buyer enters
 /// or moves to that buyer; a ticket with none was given up).
-async fn read_entered(state: &Line, event_id: &str, entered: &mut Entered) -> Result<()> {
+async fn read_entered(state: &Opening, event_id: &str, entered: &mut Entered) -> Result<()> {
     let key = state.keys.entered(event_id);
     loop {
         let batch: Vec<String> = ::redis::cmd("LRANGE")
@@ -326,7 +326,7 @@ async fn read_entered(state: &Line, event_id: &str, entered: &mut Entered) -> Re
 /// the opening and the entries since, when they account for every entrant; else read whole
 /// (another instance read them, or the line predates its entries).
 async fn all_entrants(
-    state: &Line,
+    state: &Opening,
     event_id: &str,
     kept: &Kept,
 ) -> Result<Option<Vec<(String, String)>>> {
@@ -352,7 +352,7 @@ async fn all_entrants(
 /// twice, never miss one present throughout; the entrants are final by now (the draw's swap
 /// checks that their count did not change).
 async fn read_entrants(
-    state: &Line,
+    state: &Opening,
     event_id: &str,
     kept: &Kept,
 ) -> Result<Option<Vec<(String, String)>>> {
@@ -384,7 +384,7 @@ const ROUND_ASKED_EVERY: Duration = Duration::from_secs(3);
 /// The signature of `source`'s round from the configured relays, asked at most once per
 /// [`ROUND_ASKED_EVERY`] per event (a relay that hangs must not hold up every tick), each
 /// call within 2 s.
-async fn fetch_round(state: &Line, source: &BeaconSource) -> Option<String> {
+async fn fetch_round(state: &Opening, source: &BeaconSource) -> Option<String> {
     if state.config.drand_urls.is_empty() {
         return None;
     }

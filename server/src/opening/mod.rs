@@ -48,6 +48,7 @@ pub mod proof;
 pub mod published;
 mod routes;
 pub mod secret;
+pub mod state;
 pub mod verify;
 
 pub use archive::archive;
@@ -56,3 +57,4 @@ pub use drawing::{Drawn, PLACING_CHUNK, draw, prefetch};
 pub use published::Published;
 pub use routes::{Api, published, router};
 pub use secret::{SecretKey, commit};
+pub use state::Opening;

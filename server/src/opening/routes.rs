@@ -19,14 +19,14 @@ use chrono::{DateTime, Utc};
 use super::archive::{all_placed, drawn_tickets};
 use crate::{
     error::{Error, Result},
-    queue::state::Line,
     extract::EventId,
+    opening::Opening,
 };
 
 pub fn router<S>() -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
-    Line: axum::extract::FromRef<S>,
+    Opening: axum::extract::FromRef<S>,
     crate::base::Base: axum::extract::FromRef<S>,
 {
     Router::new().route("/api/events/{event_id}/draw", get(draw_handler))
@@ -44,7 +44,7 @@ where
     )
 )]
 async fn draw_handler(
-    State(state): State<Line>,
+    State(state): State<Opening>,
     EventId(event_id): EventId,
 ) -> Result<Response> {
     published(&state, &event_id).await
@@ -54,7 +54,7 @@ async fn draw_handler(
 const MADE_KEPT: usize = 64;
 
 /// `GET /api/events/{id}/draw`'s answer (JSON): 404 for an event without a draw.
-pub async fn published(state: &Line, event_id: &str) -> Result<Response> {
+pub async fn published(state: &Opening, event_id: &str) -> Result<Response> {
     let json = published_json(state, event_id).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], json).into_response())
 }
@@ -77,7 +77,7 @@ struct DrawRow {
     beacon_signature: Option<String>,
 }
 
-async fn published_json(state: &Line, event_id: &str) -> Result<Bytes> {
+async fn published_json(state: &Opening, event_id: &str) -> Result<Bytes> {
     let cell = state
         .draws
         .made

@@ -7,7 +7,7 @@ use std::{ops::Deref, sync::Arc};
 
 use crate::{
     fresh::Fresh,
-    opening::published::Published,
+    opening::{Opening, published::Published},
     queue::{estimate::Bands, rates::Board, wakes::Wakes},
     telemetry::health::Health,
     tokens::state::Tokens,
@@ -39,5 +39,15 @@ impl Deref for Line {
 
     fn deref(&self) -> &Tokens {
         &self.tokens
+    }
+}
+
+impl Line {
+    /// What the opening's work reads: the events' state and the draws this line keeps.
+    pub fn opening(&self) -> Opening {
+        Opening {
+            catalog: self.catalog.clone(),
+            draws: self.draws.clone(),
+        }
     }
 }

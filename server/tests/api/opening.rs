@@ -809,7 +809,9 @@ async fn entrants_read_ahead_of_the_draw_follow_a_place_moved_in_the_pre_queue()
     // One admission a tick: the draw's tick admits place 1 only.
     let (event, opens_at) = opening_event(&app, Duration::from_secs(3), 60, 1).await;
     let entrants = enter_prequeue(&app, &event, 4).await;
-    opening::prefetch(&app.state, &event).await.unwrap();
+    opening::prefetch(&app.state.opening(), &event)
+        .await
+        .unwrap();
     // The fourth entrant claims the second's place: their own ticket is given up.
     let code = crate::moving::move_code(&app, &event, &entrants[1].0).await;
     let r = app

@@ -46,7 +46,8 @@ impl Ticker {
     /// Makes the event's draw as this ticker; true once it is made (now or before).
     pub async fn draw(&self, event_id: &str) -> Result<bool> {
         let lease = Duration::from_millis(u64::from(self.state.config.ticker_lease_ms));
-        let drawn = opening::draw(&self.state, &self.lock(event_id), lease, event_id).await?;
+        let drawn =
+            opening::draw(&self.state.opening(), &self.lock(event_id), lease, event_id).await?;
         if let Drawn::Made {
             entrants,
             took,
@@ -72,7 +73,7 @@ impl Ticker {
             .expect("not poisoned")
             .contains(event_id);
         if made && !seen {
-            match opening::archive(&self.state, event_id).await {
+            match opening::archive(&self.state.opening(), event_id).await {
                 Ok(true) => {
                     self.archived
                         .lock()

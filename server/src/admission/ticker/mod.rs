@@ -145,7 +145,7 @@ impl Ticker {
         let opened = room.opens_at.is_some_and(|t| t <= chrono::Utc::now());
         if tick == Tick::BeforeOpening && !opened {
             // The entrants so far, read ahead of the draw (which then reads only the last).
-            if let Err(e) = opening::prefetch(&self.state, event_id).await {
+            if let Err(e) = opening::prefetch(&self.state.opening(), event_id).await {
                 tracing::warn!(event = %event_id, error = %e, "could not read the pre-queue ahead");
             }
         } else if tick == Tick::BeforeOpening && opened && self.draw(event_id).await? {
