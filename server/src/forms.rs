@@ -285,7 +285,10 @@ where
         let part = P::from_request_parts(&mut parts, state)
             .await
             .map_err(IntoResponse::into_response)?;
-        let (page, form) = form_of(parts.uri.path()).expect("a form's route is a form's path");
+        // The route matched a form's path, but its event id may be spelt another way (escaped):
+        // refused, never passed on to a form it does not name.
+        let (page, form) = form_of(parts.uri.path())
+            .ok_or_else(|| Error::NotFound("no such form".into()).into_response())?;
         let headers = parts.headers.clone();
         let body = Bytes::from_request(Request::from_parts(parts, body), state)
             .await

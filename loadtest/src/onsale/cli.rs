@@ -260,10 +260,11 @@ pub async fn in_process(plan: &Plan) -> Target {
     let (ttl, compress) = (plan.admission_ttl_seconds, plan.compress);
     // A compressed night's buyers shop and go away sooner, but a buyer polling every
     // `poll_ms` is never taken for gone, nor for one who never came to the seat map: they
-    // learn of their admission at their next poll (with a deadline under the poll, most of
-    // the admitted counted as done without holding, and the model read the share who hold
-    // as a third of what it was: issue 64's seed night).
-    let deadline = ((120.0 / compress).max(3.0 * plan.poll_ms as f64 / 1000.0)).ceil() as u32;
+    // learn of their admission at their next poll and open the map at once, so the deadline
+    // is at least a poll and a second (with a deadline under the poll, most of the admitted
+    // counted as done without holding, and the model read the share who hold as a third of
+    // what it was: issue 64's seed night).
+    let deadline = ((120.0 / compress).max(plan.poll_ms as f64 / 1000.0 + 1.0)).ceil() as u32;
     let away = ((60.0 / compress).max(3.0 * plan.poll_ms as f64 / 1000.0)).ceil() as u32;
     let window = ((30.0 / compress).max(3.0 * plan.poll_ms as f64 / 1000.0)).ceil() as u32;
     let (signer, ticketer) = if plan.accounts {

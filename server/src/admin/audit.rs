@@ -1,9 +1,9 @@
 //! The operator's audit: one row in `operator_action` for every operator write, with who
 //! (`actor`), when, what was asked (`change`), and the state before and after. Invariant: an
 //! entry is written by [`record`] inside the write's own transaction (and [`commit`] writes it
-//! and commits the write), so the audit and the data never disagree. Read back newest first: `GET /api/admin/audit` (every action, or one
-//! event's) and `GET /api/admin/events/{id}/audit` (one event's room changes, as the dashboard
-//! shows them).
+//! and commits the write), so the audit and the data never disagree. Read back newest first:
+//! `GET /api/admin/audit` (every action, or one event's) and `GET /api/admin/events/{id}/audit`
+//! (one event's room changes, as the dashboard shows them).
 
 use app::wire::{AuditEntry, Events, OperatorAction};
 use axum::{

@@ -340,6 +340,32 @@ async fn a_cross_site_post_is_refused_and_changes_nothing() {
 }
 
 #[tokio::test]
+async fn a_form_posted_to_its_event_spelt_another_way_is_refused_and_changes_nothing() {
+    let app = spawn_app().await;
+    let (event, ids) = open_event(&app, 1, 4).await;
+    let (_, session) = app.session().await;
+    let mut browser = Browser::new(&event, &session);
+    let html = browser.page(&app, "").await;
+    // The route matches and its id decodes to the event, but the path names no form as
+    // written: refused with a clear error, never a crash, and nothing held.
+    let escaped = format!("%{:02X}{}", event.as_bytes()[0], &event[1..]);
+    let r = browser
+        .post_with(
+            &app,
+            &format!("/events/{escaped}/hold"),
+            &[
+                ("token", hidden(&html, "token", "")),
+                ("key", "k1".to_owned()),
+                ("seat", ids[0].to_string()),
+            ],
+            &[("sec-fetch-site", "same-origin")],
+        )
+        .await;
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert_eq!(holds_of(&app, &event).await, 0);
+}
+
+#[tokio::test]
 async fn a_hold_form_without_admission_leads_back_to_the_line_with_the_sentence() {
     let app = spawn_app().await;
     let event = app
