@@ -1,7 +1,8 @@
 //! The state of the line: the [`Tokens`] below (a buyer joins with a session, leaves with an
 //! admission token), what each event's estimate band is made of, the rate in force of each
-//! event, and this instance's measurements of the hold path (the automatic rate's signals).
-//! The ticker (`admission`) admits from the line with the same state.
+//! event, this instance's measurements of the hold path (the automatic rate's signals), and
+//! the draws an opening published (lent to the opening's work by [`Line::opening`]). The
+//! ticker (`admission`) admits from the line with the same state.
 
 use std::{ops::Deref, sync::Arc};
 
