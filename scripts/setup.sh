@@ -25,7 +25,7 @@ if [ -z "${ANTEROOM_SETUP_QUIET:-}" ]; then
   echo "setup: for Debian and Ubuntu (apt-get). What is missing is installed, once: with root (or"
   echo "  sudo) Debian's zopfli$([ "${1:-}" = "--browser" ] && echo ", chromium, fonts-ipafont-gothic, nginx-light, prometheus"); as you: rustup's"
   echo "  wasm32 target, cargo-leptos and wasm-bindgen-cli (~/.cargo/bin), npm packages (end2end/),"
-  echo "  PyJWT and cryptography (pip --user)$([ "${1:-}" = "--browser" ] && echo ", Schemathesis (target/schemathesis-venv)")."
+  echo "  PyJWT and cryptography (pip --user)$([ "${1:-}" = "--browser" ] && echo ", Schemathesis and localstripe (target/*-venv)")."
 fi
 
 # First what no script can install for you: Redis and Postgres, reachable with the configured
@@ -144,6 +144,14 @@ fi
 # scripts/schemathesis.txt, in a virtualenv of its own under target/.
 if [ "${1:-}" = "--browser" ]; then
   scripts/schemathesis.sh --install
+fi
+
+# localstripe, a Stripe-compatible server, takes the payment tests' cards (testkit::stripe):
+# from PyPI, pinned in scripts/localstripe.txt, in a virtualenv of its own under target/.
+if [ "${1:-}" = "--browser" ] && [ ! -x target/localstripe-venv/bin/localstripe ]; then
+  say "installing localstripe (PyPI) in target/localstripe-venv"
+  mkdir -p target && python3 -m venv target/localstripe-venv
+  target/localstripe-venv/bin/pip install -q -r scripts/localstripe.txt
 fi
 
 # zopfli writes the site's gzip copies (scripts/build-site.sh): smaller than cargo-leptos's.

@@ -465,7 +465,13 @@ async fn pay_form(
         Err(e) => Err(e),
     };
     match answer {
-        Ok(_) => see_other(&page, None),
+        Ok(app::wire::CheckoutAnswer::Order(_)) => see_other(&page, None),
+        // The card is confirmed in the provider's frames, which need the page's script.
+        Ok(app::wire::CheckoutAnswer::Action(_)) => refused(
+            &page,
+            Form::Pay,
+            &Error::Conflict("paying by card here needs JavaScript; your seats stay held".into()),
+        ),
         Err(e) => refused(&page, Form::Pay, &e),
     }
 }

@@ -75,6 +75,7 @@ pub fn document() -> &'static openapi::OpenApi {
             crate::holds::Api::openapi(),
             crate::checkout::Api::openapi(),
             crate::checkout::payments::Api::openapi(),
+            crate::checkout::stripe::webhook::Api::openapi(),
             crate::operators::routes::Api::openapi(),
             crate::operators::passkeys::Api::openapi(),
             crate::operators::oidc::Api::openapi(),

@@ -12,6 +12,7 @@
 //! - [`operators`]: API keys and signed-in operators made straight in a deployment's
 //!   database (as `anteroom keys add` and a passkey sign-in would).
 //! - [`ticketer`]: a ticketer's signing keys, its JWKS over HTTP, and hand-over assertions.
+//! - [`stripe`]: a real Stripe-compatible server (`localstripe`, by Python) for payments.
 //! - [`procs`]: processes and faults: `anteroom serve`, a redis-server of one's own, a proxy
 //!   that cuts Postgres.
 
@@ -22,4 +23,5 @@ pub mod oidc;
 pub mod operators;
 pub mod procs;
 pub mod scratch;
+pub mod stripe;
 pub mod ticketer;

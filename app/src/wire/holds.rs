@@ -125,6 +125,35 @@ pub struct Order {
     pub total_cents: i64,
 }
 
+/// `POST /api/holds/{id}/checkout` answer with a provider whose buyer confirms the payment on
+/// the page (Stripe): the page confirms the card with the provider's script using
+/// `client_secret`, then asks again and gets the [`Order`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PaymentAction {
+    pub status: ActionStatus,
+    pub client_secret: String,
+    pub payment_id: String,
+}
+
+/// What a [`PaymentAction`] asks of the page: always `requires_action`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub enum ActionStatus {
+    RequiresAction,
+}
+
+/// What `POST /api/holds/{id}/checkout` answers: the order, or (Stripe) what the page must do
+/// before it. The two are told apart by `status` (`confirmed`, `requires_action`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub enum CheckoutAnswer {
+    Order(Order),
+    Action(PaymentAction),
+}
+
 /// The state of an order. An order exists only once its sale is recorded, so it is always
 /// `confirmed`; the type says so instead of a free string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

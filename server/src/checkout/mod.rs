@@ -1,6 +1,10 @@
 //! Checkout: `POST /api/holds/{id}/checkout` charges the hold's total through the payment
 //! provider ([`provider`]) and, in one transaction, marks the hold purchased, its seats sold,
-//! records the sale and the payment's success ([`payments`]).
+//! records the sale and the payment's success ([`payments`]). With a provider whose buyer
+//! confirms on the page (Stripe), the first answer is what the page must do
+//! (`requires_action` and the intent's client secret); the sale is then recorded by whichever
+//! comes first of the page's return (the same request again), the provider's signed webhook
+//! ([`stripe::webhook`]) and reconciliation, each through the same [`drive`].
 //!
 //! Invariants: only the hold's owner pays, and only for an active hold. Money is recorded
 //! before it moves: a `pending` payment row is written before the provider is called, under
@@ -17,22 +21,24 @@
 
 pub mod breaker;
 pub mod fake;
+pub mod fake_client;
 pub mod payments;
 pub mod provider;
 pub mod reconcile;
 pub mod state;
+pub mod stripe;
 
 use std::time::{Duration, Instant};
 
 use crate::extract::HoldId;
-use app::wire::{HoldStatus, Order, OrderStatus};
+use app::wire::{ActionStatus, CheckoutAnswer, HoldStatus, Order, OrderStatus, PaymentAction};
 use axum::{
     Json, Router,
     extract::State,
     http::{HeaderMap, Method},
     routing::post,
 };
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use crate::{
@@ -45,7 +51,7 @@ use crate::{
     tokens::Buyer,
 };
 use payments::{Claimed, PaymentRow, SettleError, Settled};
-use provider::Charge;
+use provider::{Charge, Started};
 
 pub fn router<S>() -> Router<S>
 where
@@ -54,7 +60,12 @@ where
     crate::tokens::state::Tokens: axum::extract::FromRef<S>,
     crate::base::Base: axum::extract::FromRef<S>,
 {
-    Router::new().route("/api/holds/{hold_id}/checkout", post(checkout))
+    Router::new()
+        .route("/api/holds/{hold_id}/checkout", post(checkout))
+        .route(
+            "/api/payments/stripe/webhook",
+            post(stripe::webhook::receive),
+        )
 }
 
 /// How often a request waiting on another request's payment of the same hold looks again.
@@ -72,7 +83,7 @@ const MAX_ROUNDS: usize = 3;
     params(("hold_id" = String, Path, description = "The hold's id"), ("Idempotency-Key" = String, Header, description = "The client's key for this attempt")),
     security(("session" = [])),
     responses(
-        (status = 200, description = "Confirmed", body = app::wire::Order),
+        (status = 200, description = "Confirmed, or (Stripe) what the page must do first", body = app::wire::CheckoutAnswer),
         (status = 400, description = "No Idempotency-Key, or a bad one", body = app::wire::ErrorBody),
         (status = 402, description = "payment_declined", body = app::wire::ErrorBody),
         (status = 409, description = "conflict: the hold is not active", body = app::wire::ErrorBody),
@@ -84,7 +95,7 @@ async fn checkout(
     buyer: Buyer,
     HoldId(hold_id): HoldId,
     headers: HeaderMap,
-) -> Result<Json<Order>> {
+) -> Result<Json<CheckoutAnswer>> {
     let key = idempotency_key(&headers)?;
     let path = format!("/api/holds/{}/checkout", hold_id.as_str());
     pay(
@@ -110,7 +121,7 @@ pub async fn pay(
     key: &str,
     request: (&Method, &str),
     headers: &HeaderMap,
-) -> Result<Order> {
+) -> Result<CheckoutAnswer> {
     let mut proven = false;
     let config = &state.config;
     let answer_by = Instant::now()
@@ -121,7 +132,7 @@ pub async fn pay(
         );
     for _ in 0..MAX_ROUNDS {
         if let Some(order) = find_order(&state.db, hold_id, buyer).await? {
-            return Ok(order);
+            return Ok(CheckoutAnswer::Order(order));
         }
         let hold = holds::load(&state.db, hold_id, buyer).await?;
         if !proven {
@@ -144,11 +155,11 @@ pub async fn pay(
             Claimed::Paid => continue,
             Claimed::Busy(id) => {
                 if let Some(answer) = wait_for(&state.db, id, answer_by).await? {
-                    return answer;
+                    return answer.map(CheckoutAnswer::Order);
                 }
             }
             Claimed::Drive(payment) => {
-                if let Some(answer) = drive(state, &hold, &payment).await {
+                if let Some(answer) = drive(state, &payment, hold.expires_at).await {
                     return answer;
                 }
             }
@@ -164,11 +175,14 @@ fn in_progress() -> Error {
     }
 }
 
-/// Waits for another request's payment `id` to end: `None` when it ended without a sale and
-/// the caller should look again (a new attempt may be due), else the answer.
+/// Waits for another party's payment `id` to end: `None` when it ended without a sale, or was
+/// handed back (the page confirms it with the provider), and the caller should look again,
+/// else the answer.
 async fn wait_for(db: &PgPool, id: i64, answer_by: Instant) -> Result<Option<Result<Order>>> {
     loop {
-        match payments::state_of(db, id).await?.as_str() {
+        let (state, free) = payments::state_of(db, id).await?;
+        match state.as_str() {
+            "pending" if free => return Ok(None),
             "pending" if Instant::now() + BUSY_POLL < answer_by => {
                 tokio::time::sleep(BUSY_POLL).await
             }
@@ -181,34 +195,43 @@ async fn wait_for(db: &PgPool, id: i64, answer_by: Instant) -> Result<Option<Res
     }
 }
 
-/// Drives a claimed payment: charge, then the sale transaction, or a refund. `None` when the
-/// payment turned out to have ended already (a new attempt is due).
+/// Drives a claimed payment: pay, then the sale transaction, or a refund, or (Stripe) the
+/// intent's secret for the page with the claim handed back. `None` when the payment turned out
+/// to have ended already (a new attempt is due). 429s are waited out until `until` at most
+/// (the hold's end) and `payments_busy_wait_ms`.
 async fn drive(
     state: &Checkout,
-    hold: &app::wire::Hold,
     payment: &PaymentRow,
-) -> Option<Result<Order>> {
+    until: DateTime<Utc>,
+) -> Option<Result<CheckoutAnswer>> {
     let db = &state.db;
     let busy_until =
         Utc::now() + chrono::Duration::milliseconds(i64::from(state.config.payments_busy_wait_ms));
-    let charged = state
+    let started = state
         .payments
-        .charge(
-            &payment.provider_key,
-            payment.amount_cents,
-            &payment.currency,
-            busy_until.min(hold.expires_at),
-            &state.metrics,
-        )
+        .pay(payment, busy_until.min(until), &state.metrics)
         .await;
-    let charge_id = match charged {
+    let charge_id = match started {
         Err(e) => {
             // Maybe charged (a timeout), maybe not (a 429, the breaker): pending, and a retry
             // drives the same key at once.
             hand_back(db, payment).await;
             return Some(Err(e));
         }
-        Ok(Charge::Declined) => {
+        Ok(Started::Confirm {
+            reference,
+            client_secret,
+        }) => return Some(confirm_on_page(state, payment, &reference, client_secret).await),
+        Ok(Started::Closed) => {
+            let ended =
+                payments::end(db, payment.id, "failed", Some("closed at the provider")).await;
+            return ended.err().map(Err);
+        }
+        Ok(Started::Charge(Charge::Open)) => {
+            hand_back(db, payment).await;
+            return Some(Err(in_progress()));
+        }
+        Ok(Started::Charge(Charge::Declined)) => {
             state
                 .metrics
                 .checkouts
@@ -219,14 +242,49 @@ async fn drive(
             }
             return Some(Err(Error::PaymentDeclined));
         }
-        Ok(Charge::Succeeded { refunded: true, .. }) => {
+        Ok(Started::Charge(Charge::Succeeded { refunded: true, .. })) => {
             // An earlier request refunded it and could not record that.
             let ended = payments::end(db, payment.id, "refunded", Some("refunded earlier")).await;
             return ended.err().map(Err);
         }
-        Ok(Charge::Succeeded { charge_id, .. }) => charge_id,
+        Ok(Started::Charge(Charge::Succeeded { charge_id, .. })) => charge_id,
     };
-    match payments::settle(db, payment, &charge_id).await {
+    sell(state, payment, &charge_id)
+        .await
+        .map(|r| r.map(CheckoutAnswer::Order))
+}
+
+/// The page confirms the payment with the provider: its reference recorded first (else the
+/// secret does not leave us), the claim handed back so the page's return drives it again, and
+/// reconciliation told to look again only after a while.
+async fn confirm_on_page(
+    state: &Checkout,
+    payment: &PaymentRow,
+    reference: &str,
+    client_secret: String,
+) -> Result<CheckoutAnswer> {
+    let recorded = payments::record_reference(&state.db, payment.id, reference).await;
+    if let Err(e) = recorded {
+        hand_back(&state.db, payment).await;
+        return Err(e);
+    }
+    let later = Utc::now() + chrono::Duration::from_std(reconcile::LOOK_AGAIN).unwrap_or_default();
+    if let Err(e) = payments::look_again(&state.db, payment.id, later).await {
+        tracing::warn!(payment = payment.id, error = %e, "could not put off reconciliation");
+    }
+    hand_back(&state.db, payment).await;
+    Ok(CheckoutAnswer::Action(PaymentAction {
+        status: ActionStatus::RequiresAction,
+        client_secret,
+        payment_id: payment.id.to_string(),
+    }))
+}
+
+/// The sale of a charged payment, or its refund when the hold is gone. `None` when the payment
+/// had ended already.
+async fn sell(state: &Checkout, payment: &PaymentRow, charge_id: &str) -> Option<Result<Order>> {
+    let db = &state.db;
+    match payments::settle(db, payment, charge_id).await {
         Ok(Settled::Sold { order, event_id }) => {
             state.metrics.checkouts.with_label_values(&["ok"]).inc();
             after_seat_change(state, &event_id, Counter::Checkouts).await;
@@ -237,7 +295,7 @@ async fn drive(
             match refund(
                 state,
                 payment,
-                &charge_id,
+                charge_id,
                 "the hold ended while the payment ran",
             )
             .await
@@ -251,7 +309,7 @@ async fn drive(
         Err(SettleError::NotCommitted(e)) => {
             tracing::warn!(payment = payment.id, error = %e, "the sale could not be recorded: refunding");
             Some(
-                match refund(state, payment, &charge_id, "the sale could not be recorded").await {
+                match refund(state, payment, charge_id, "the sale could not be recorded").await {
                     Ok(()) => Err(Error::Unavailable {
                         message: "your purchase could not be recorded and the charge was \
                                   refunded; your seats are still held, try again"
@@ -267,6 +325,25 @@ async fn drive(
             hand_back(db, payment).await;
             Some(Err(in_progress()))
         }
+    }
+}
+
+/// Settles payment `id` now, as the buyer's request would, if it is pending and nobody drives
+/// it (the provider's webhook says it took the money). Whoever drives it otherwise, or
+/// reconciliation, settles it.
+pub async fn settle_now(state: &Checkout, id: i64) -> Result<()> {
+    let claim_for = payments::request_bound(&state.config);
+    let Some(payment) = payments::claim_one(&state.db, id, claim_for).await? else {
+        return Ok(());
+    };
+    let until = Utc::now() + chrono::Duration::from_std(claim_for).unwrap_or_default();
+    match drive(state, &payment, until).await {
+        // Sold, refunded (the hold had ended), declined, or still open: each recorded.
+        None | Some(Ok(_)) => Ok(()),
+        Some(Err(Error::PaymentDeclined | Error::Conflict(_) | Error::Unavailable { .. })) => {
+            Ok(())
+        }
+        Some(Err(e)) => Err(e),
     }
 }
 

@@ -38,11 +38,14 @@ pub struct PaymentRow {
     pub idempotency_key: String,
     /// The event's currency (ISO 4217), in which it is charged and refunded.
     pub currency: String,
+    /// The provider's id of what this record started (Stripe: its PaymentIntent), recorded
+    /// before the buyer's page may act on it; `None` for the fake.
+    pub provider_ref: Option<String>,
 }
 
 /// The columns of a [`PaymentRow`], for every query that reads one.
 pub const ROW: &str =
-    "id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key, currency";
+    "id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key, currency, provider_ref";
 
 /// The longest a checkout request can drive its payment: a bulkhead slot, the provider's 429s,
 /// the charge, the sale transaction and a refund. Its claim lasts this long, so nobody else
@@ -139,6 +142,64 @@ pub async fn release(db: &PgPool, id: i64) -> Result<()> {
          where id = $1 and state = 'pending'",
     )
     .bind(id)
+    .execute(db)
+    .await?;
+    Ok(())
+}
+
+/// Takes payment `id` for `claim_for` if it is pending and nobody drives it (a webhook's
+/// news of it): `None` otherwise, and whoever drives it, or reconciliation, settles it.
+pub async fn claim_one(db: &PgPool, id: i64, claim_for: Duration) -> Result<Option<PaymentRow>> {
+    Ok(sqlx::query_as(&format!(
+        "update payment set claimed_until = now() + make_interval(secs => $2), \
+             updated_at = now() \
+         where id = $1 and state = 'pending' and claimed_until <= now() returning {ROW}"
+    ))
+    .bind(id)
+    .bind(claim_for.as_secs_f64())
+    .fetch_optional(db)
+    .await?)
+}
+
+/// The pending payment whose provider reference is `reference`, if any.
+pub async fn by_reference(db: &PgPool, reference: &str) -> Result<Option<i64>> {
+    Ok(
+        sqlx::query_scalar("select id from payment where provider_ref = $1 and state = 'pending'")
+            .bind(reference)
+            .fetch_optional(db)
+            .await?,
+    )
+}
+
+/// Records what the provider started for a pending payment (before the buyer's page hears
+/// of it). Recording the same reference again is no change.
+pub async fn record_reference(db: &PgPool, id: i64, reference: &str) -> Result<()> {
+    let done = sqlx::query(
+        "update payment set provider_ref = $2, updated_at = now() \
+         where id = $1 and state = 'pending' and (provider_ref is null or provider_ref = $2)",
+    )
+    .bind(id)
+    .bind(reference)
+    .execute(db)
+    .await?;
+    if done.rows_affected() == 1 {
+        Ok(())
+    } else {
+        Err(crate::error::Error::Internal(format!(
+            "payment {id} is not pending or names another provider payment than {reference}"
+        )))
+    }
+}
+
+/// Reconciliation looks at pending payment `id` again no sooner than `at` (the provider holds it
+/// open for the buyer's page, which returns, or the webhook comes, long before). The buyer's
+/// own retries are not held back by it.
+pub async fn look_again(db: &PgPool, id: i64, at: DateTime<Utc>) -> Result<()> {
+    sqlx::query(
+        "update payment set look_after = $2, updated_at = now() where id = $1 and state = 'pending'",
+    )
+    .bind(id)
+    .bind(at)
     .execute(db)
     .await?;
     Ok(())
@@ -318,10 +379,10 @@ async fn find_order(db: &PgPool, hold_id: &str) -> Result<Option<Settled>> {
     }))
 }
 
-/// The state of one payment.
-pub async fn state_of(db: &PgPool, id: i64) -> Result<String> {
+/// The state of one payment, and whether nobody drives it now (its claim has run out).
+pub async fn state_of(db: &PgPool, id: i64) -> Result<(String, bool)> {
     Ok(
-        sqlx::query_scalar("select state from payment where id = $1")
+        sqlx::query_as("select state, claimed_until <= now() from payment where id = $1")
             .bind(id)
             .fetch_one(db)
             .await?,

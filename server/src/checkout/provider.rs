@@ -1,36 +1,87 @@
-//! The payment provider's client. Every call passes a bulkhead (at most `checkout_concurrency`
-//! calls in flight per instance; a full bulkhead waits a bounded time, then 503), a timeout and
-//! the circuit breaker. A 429 is honoured: the client waits its Retry-After and tries again
-//! with the same idempotency key (so the provider charges once) until the deadline its caller
-//! gives (`payments_busy_wait_ms` and the hold's life), then answers 503. Refunds and the
-//! look-up by key (what reconciliation asks) bypass the bulkhead: they are rare, and they must
-//! not wait behind the very charges whose answers went missing.
+//! The payment provider: one trait, [`Provider`], for what checkout needs of any provider (pay
+//! for a payment record under its idempotency key, look it up, make sure it can no longer be
+//! charged, refund), with two implementations: the fake Anteroom ships
+//! ([`super::fake_client`]) and Stripe ([`super::stripe`]), chosen by `ANTEROOM_PAYMENTS`.
+//!
+//! [`Payments`] wraps whichever provider runs, so the guarantees are the same for both: every
+//! payment call passes a bulkhead (at most `checkout_concurrency` calls in flight per instance;
+//! a full bulkhead waits a bounded time, then 503), the provider's own timeout and the circuit
+//! breaker. A 429 is honoured: the call waits its Retry-After and is made again with the same
+//! idempotency key (so the provider charges once) until the deadline its caller gives
+//! (`payments_busy_wait_ms` and the hold's life), then answers 503. Look-ups, closes and refunds
+//! (what reconciliation asks) bypass the bulkhead: they are rare, and they must not wait behind
+//! the very payments whose answers went missing.
 
 use std::time::Duration;
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use reqwest::StatusCode;
-use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::breaker::Breaker;
+use super::{breaker::Breaker, payments::PaymentRow};
 use crate::{config::Config, error::Error, telemetry::metrics::Metrics};
 
-/// What the provider said about a charge.
+/// What the provider says of a payment's money.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Charge {
-    /// Taken; `refunded` when it has since been given back (a charge looked up again).
+    /// Taken; `refunded` when it has since been given back. `charge_id` is what a refund names.
     Succeeded {
         charge_id: String,
         refunded: bool,
     },
     Declined,
+    /// Not taken yet, and it may still be: the buyer's page is confirming it with the provider.
+    Open,
+}
+
+/// The answer to [`Provider::pay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Started {
+    /// The provider decided (the fake charges at once; Stripe, an intent already settled).
+    /// `Charge::Open` only while the provider is still processing it.
+    Charge(Charge),
+    /// The buyer's page confirms the payment with the provider (Stripe.js and its frames):
+    /// `reference` is the provider's id of it, recorded before `client_secret` leaves us.
+    Confirm {
+        reference: String,
+        client_secret: String,
+    },
+    /// The provider's payment under this record was closed without a charge: the record ends
+    /// and a new attempt may start.
+    Closed,
+}
+
+/// Why a provider call has no answer.
+#[derive(Debug, Clone)]
+pub enum Failure {
+    /// 429: busy, not failing. Ask again after this long, with the same key.
+    Busy(Duration),
+    /// No answer, a timeout or a 5xx: maybe done, maybe not (the breaker counts it).
+    Down(String),
+    /// An answer that makes no sense for the request (a 4xx we did not expect).
+    Refused(String),
+}
+
+/// What checkout needs of a payment provider. Every call is safe to repeat: `pay` under the
+/// same record's key is one payment at the provider, whatever the number of calls.
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// Pays for `payment` or says where it stands: charged at once, to be confirmed by the
+    /// buyer's page, or closed. `payment.provider_ref`, when recorded, names what an earlier
+    /// call started.
+    async fn pay(&self, payment: &PaymentRow) -> Result<Started, Failure>;
+    /// What became of `payment` at the provider: `None` when no money was or can ever be taken
+    /// under it.
+    async fn lookup(&self, payment: &PaymentRow) -> Result<Option<Charge>, Failure>;
+    /// Makes sure nothing more can be charged under `payment` (Stripe cancels its intent) and
+    /// says what was taken before that: `None` when nothing.
+    async fn close(&self, payment: &PaymentRow) -> Result<Option<Charge>, Failure>;
+    /// Gives a charge back. Refunding a refunded charge again is no error.
+    async fn refund(&self, charge_id: &str) -> Result<(), Failure>;
 }
 
 pub struct Payments {
-    http: reqwest::Client,
-    base: String,
-    merchant: String,
+    provider: Box<dyn Provider>,
     /// Limits calls in flight, so a slow provider costs these slots and nothing else.
     bulkhead: Semaphore,
     bulkhead_wait: Duration,
@@ -44,15 +95,15 @@ fn unavailable(message: &str, retry_after: Duration) -> Error {
     }
 }
 
+/// A failure of a call outside checkout's request (reconciliation, a webhook): an error to log.
+fn internal(what: &str, failure: Failure) -> Error {
+    Error::Internal(format!("{what}: {failure:?}"))
+}
+
 impl Payments {
-    pub fn new(base: String, config: &Config) -> Self {
+    pub fn new(provider: Box<dyn Provider>, config: &Config) -> Self {
         Self {
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_millis(u64::from(config.payments_timeout_ms)))
-                .build()
-                .expect("a plain HTTP client"),
-            base,
-            merchant: config.payments_merchant.clone(),
+            provider,
             bulkhead: Semaphore::new(config.checkout_concurrency as usize),
             bulkhead_wait: Duration::from_millis(u64::from(config.checkout_wait_ms)),
             breaker: Breaker::new(
@@ -66,17 +117,14 @@ impl Payments {
         self.breaker.is_open()
     }
 
-    /// Charges `amount_cents` of `currency` (ISO 4217) once for `key`, retrying after 429s
-    /// until `deadline`.
-    #[tracing::instrument(name = "provider charge", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
-    pub async fn charge(
+    /// Pays for `payment` (see [`Provider::pay`]), retrying after 429s until `deadline`.
+    #[tracing::instrument(name = "provider pay", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
+    pub async fn pay(
         &self,
-        key: &str,
-        amount_cents: i64,
-        currency: &str,
+        payment: &PaymentRow,
         deadline: DateTime<Utc>,
         metrics: &Metrics,
-    ) -> Result<Charge, Error> {
+    ) -> Result<Started, Error> {
         loop {
             if let Err(wait) = self.breaker.allow() {
                 metrics.checkouts.with_label_values(&["breaker_open"]).inc();
@@ -94,35 +142,17 @@ impl Payments {
                     )
                 })?
                 .expect("the bulkhead is never closed");
-            let sent = self
-                .http
-                .post(format!("{}/charges", self.base))
-                .json(&json!({
-                    "amount_cents": amount_cents,
-                    "currency": currency,
-                    "idempotency_key": key,
-                    "merchant": self.merchant,
-                }))
-                .send()
-                .await;
+            let answer = self.provider.pay(payment).await;
             drop(permit);
-            let response = match sent {
-                Ok(r) => r,
-                Err(e) => {
-                    self.breaker.failure();
-                    tracing::warn!(error = %e, "payment provider call failed");
-                    return Err(unavailable(
-                        "the payment provider did not answer; try again",
-                        Duration::from_secs(1),
-                    ));
+            match answer {
+                Ok(started) => {
+                    self.breaker.success();
+                    return Ok(started);
                 }
-            };
-            match response.status() {
-                StatusCode::TOO_MANY_REQUESTS => {
+                Err(Failure::Busy(wait)) => {
                     // The provider is healthy, only busy: not a breaker failure.
                     self.breaker.success();
                     metrics.checkouts.with_label_values(&["provider_429"]).inc();
-                    let wait = retry_after(&response);
                     if Utc::now() + chrono::Duration::from_std(wait).unwrap_or_default() >= deadline
                     {
                         return Err(unavailable(
@@ -132,81 +162,57 @@ impl Payments {
                     }
                     tokio::time::sleep(wait).await;
                 }
-                s if s.is_server_error() => {
+                Err(Failure::Down(e)) => {
                     self.breaker.failure();
+                    tracing::warn!(error = %e, "payment provider call failed");
                     return Err(unavailable(
-                        "the payment provider failed; try again",
+                        "the payment provider did not answer; try again",
                         Duration::from_secs(1),
                     ));
                 }
-                s => {
+                Err(Failure::Refused(e)) => {
                     self.breaker.success();
-                    let body: Value = response.json().await.unwrap_or_default();
-                    return parse_charge(s, &body);
+                    return Err(Error::Internal(format!(
+                        "the payment provider refused: {e}"
+                    )));
                 }
             }
         }
     }
 
-    /// What the provider has under `key`: `None` when no charge was ever made with it.
+    /// What the provider has of `payment` (see [`Provider::lookup`]).
     #[tracing::instrument(name = "provider lookup", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
-    pub async fn lookup(&self, key: &str) -> Result<Option<Charge>, Error> {
-        let r = self
-            .http
-            .get(format!("{}/charges", self.base))
-            .query(&[("idempotency_key", key)])
-            .send()
+    pub async fn lookup(&self, payment: &PaymentRow) -> Result<Option<Charge>, Error> {
+        let key = &payment.provider_key;
+        self.provider
+            .lookup(payment)
             .await
-            .map_err(|e| Error::Internal(format!("looking up payment {key} failed: {e}")))?;
-        let status = r.status();
-        if status == StatusCode::NOT_FOUND {
-            return Ok(None);
-        }
-        if !status.is_success() {
-            return Err(Error::Internal(format!(
-                "looking up payment {key} answered {status}"
-            )));
-        }
-        let body: Value = r.json().await.unwrap_or_default();
-        parse_charge(status, &body).map(Some)
+            .map_err(|f| internal(&format!("looking up payment {key}"), f))
+    }
+
+    /// Closes `payment` at the provider (see [`Provider::close`]).
+    #[tracing::instrument(name = "provider close", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
+    pub async fn close(&self, payment: &PaymentRow) -> Result<Option<Charge>, Error> {
+        let key = &payment.provider_key;
+        self.provider
+            .close(payment)
+            .await
+            .map_err(|f| internal(&format!("closing payment {key}"), f))
     }
 
     /// Refunds a charge (a hold that ended while its payment ran, a sale that could not be
-    /// recorded). Refunding a refunded charge again is no error.
+    /// recorded).
     #[tracing::instrument(name = "provider refund", target = "anteroom::trace", level = "debug", skip_all, fields(otel.kind = "client"))]
     pub async fn refund(&self, charge_id: &str) -> Result<(), Error> {
-        let r = self
-            .http
-            .post(format!("{}/charges/{charge_id}/refund", self.base))
-            .send()
+        self.provider
+            .refund(charge_id)
             .await
-            .map_err(|e| Error::Internal(format!("refund of {charge_id} failed: {e}")))?;
-        if r.status().is_success() {
-            Ok(())
-        } else {
-            Err(Error::Internal(format!(
-                "refund of {charge_id} answered {}",
-                r.status()
-            )))
-        }
+            .map_err(|f| internal(&format!("refund of {charge_id}"), f))
     }
 }
 
-/// A charge as the provider describes it (the answer to a charge or to a look-up).
-fn parse_charge(status: StatusCode, body: &Value) -> Result<Charge, Error> {
-    match (body["status"].as_str(), body["id"].as_str()) {
-        (Some("succeeded"), Some(id)) => Ok(Charge::Succeeded {
-            charge_id: id.to_owned(),
-            refunded: body["refunded"].as_bool().unwrap_or(false),
-        }),
-        (Some("declined"), _) => Ok(Charge::Declined),
-        _ => Err(Error::Internal(format!(
-            "the payment provider answered {status} {body}"
-        ))),
-    }
-}
-
-fn retry_after(response: &reqwest::Response) -> Duration {
+/// A Retry-After header's wait (seconds, fractions allowed), bounded; 1 s when absent.
+pub fn retry_after(response: &reqwest::Response) -> Duration {
     let secs = response
         .headers()
         .get("retry-after")
@@ -215,4 +221,9 @@ fn retry_after(response: &reqwest::Response) -> Duration {
         .unwrap_or(1.0)
         .clamp(0.05, 60.0);
     Duration::from_secs_f64(secs)
+}
+
+/// A reqwest error as a [`Failure`]: no answer, so maybe done.
+pub fn down(e: reqwest::Error) -> Failure {
+    Failure::Down(e.to_string())
 }

@@ -16,6 +16,15 @@ pub use settings::Config;
 
 use clap::{Args, FromArgMatches};
 
+/// Which payment provider takes the buyers' money (`ANTEROOM_PAYMENTS`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PaymentsKind {
+    /// The fake Anteroom ships (`ANTEROOM_PAYMENTS_URL`, or in-process with `--dev`).
+    Fake,
+    /// Stripe's PaymentIntents, confirmed on the buyer's page with Stripe.js.
+    Stripe,
+}
+
 impl Config {
     /// The `aud` ticketers' assertions must carry: the one configured, else the public URL's
     /// origin, else `anteroom` in `--dev`; `None` outside `--dev` with neither.

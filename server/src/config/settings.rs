@@ -7,7 +7,7 @@ use std::{net::SocketAddr, path::PathBuf};
 
 use clap::Args;
 
-use super::{Secret, parse_prefix};
+use super::{PaymentsKind, Secret, parse_prefix};
 use crate::net::{Cidr, ForwardedHeader, GateProxy};
 
 #[derive(Args, Debug, Clone)]
@@ -453,8 +453,39 @@ pub struct Config {
     #[arg(long, global = true, env = "ANTEROOM_PUBLIC_URL")]
     pub public_url: Option<String>,
 
-    /// Base URL of the payment provider. Required unless `--dev`, where, unset, a fake provider
-    /// (`anteroom fake-payments`) is started inside this process.
+    /// Which payment provider takes the buyers' money: `fake` (the one Anteroom ships, at
+    /// `ANTEROOM_PAYMENTS_URL`) or `stripe` (`ANTEROOM_STRIPE_SECRET_KEY` and
+    /// `ANTEROOM_STRIPE_WEBHOOK_SECRET` required).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_PAYMENTS",
+        value_enum,
+        default_value_t = PaymentsKind::Fake
+    )]
+    pub payments: PaymentsKind,
+
+    /// Stripe's API address (a test server's for tests).
+    #[arg(
+        long,
+        global = true,
+        env = "ANTEROOM_STRIPE_API_URL",
+        default_value = "https://api.stripe.com"
+    )]
+    pub stripe_api_url: String,
+
+    /// Stripe's secret API key (`sk_live_...`, `sk_test_...`).
+    #[arg(long, global = true, env = "ANTEROOM_STRIPE_SECRET_KEY")]
+    pub stripe_secret_key: Option<Secret>,
+
+    /// The signing secret of the webhook endpoint registered at Stripe for
+    /// `<public url>/api/payments/stripe/webhook` (`whsec_...`).
+    #[arg(long, global = true, env = "ANTEROOM_STRIPE_WEBHOOK_SECRET")]
+    pub stripe_webhook_secret: Option<Secret>,
+
+    /// Base URL of the fake payment provider. Required with `ANTEROOM_PAYMENTS=fake` unless
+    /// `--dev`, where, unset, the fake (`anteroom fake-payments`) is started inside this
+    /// process.
     #[arg(long, global = true, env = "ANTEROOM_PAYMENTS_URL")]
     pub payments_url: Option<String>,
 

@@ -38,7 +38,7 @@ use crate::{
     admission::{self, ticker::Ticker},
     base::{Base, Handles},
     checkout::{self, provider::Payments, state::Checkout},
-    config::Config,
+    config::{Config, PaymentsKind},
     events::{self, rooms::Rooms, state::Catalog},
     fresh::Fresh,
     holds::{self, state::HoldPath},
@@ -79,9 +79,18 @@ impl Application {
                  logged and audited. Unset it once the emergency is over."
             );
         }
-        if config.payments_url.is_none() && !config.dev {
-            return Err(NO_PAYMENT_PROVIDER.into());
-        }
+        let stripe_keys = match config.payments {
+            PaymentsKind::Fake if config.payments_url.is_none() && !config.dev => {
+                return Err(NO_PAYMENT_PROVIDER.into());
+            }
+            PaymentsKind::Fake => None,
+            PaymentsKind::Stripe => {
+                match (&config.stripe_secret_key, &config.stripe_webhook_secret) {
+                    (Some(key), Some(webhook)) => Some((key.clone(), webhook.clone())),
+                    _ => return Err(NO_STRIPE_KEYS.into()),
+                }
+            }
+        };
         if !(1..config.db_pool_size).contains(&config.db_public_connections) {
             return Err(format!(
                 "ANTEROOM_DB_PUBLIC_CONNECTIONS ({}) must be at least 1 and below \
@@ -111,20 +120,35 @@ impl Application {
         if let Err(e) = keyring.refresh(&redis, &keys).await {
             tracing::warn!(error = %e, "could not compare admission keys with the other instances");
         }
-        let payments_url = match &config.payments_url {
-            Some(url) => url.trim_end_matches('/').to_owned(),
-            // `--dev` only (checked above): the fake takes no money.
+        let timeout = Duration::from_millis(u64::from(config.payments_timeout_ms));
+        let provider: Box<dyn checkout::provider::Provider> = match &stripe_keys {
+            Some((key, _)) => Box::new(checkout::stripe::Stripe::new(
+                config.stripe_api_url.clone(),
+                key.clone(),
+                timeout,
+            )),
             None => {
-                let url = checkout::fake::spawn(
-                    checkout::fake::FakeSettings::default(),
-                    "127.0.0.1:0".parse().expect("a valid address"),
-                )
-                .await?;
-                tracing::info!(%url, "no payment provider configured: serving the fake in-process");
-                url
+                let url = match &config.payments_url {
+                    Some(url) => url.trim_end_matches('/').to_owned(),
+                    // `--dev` only (checked above): the fake takes no money.
+                    None => {
+                        let url = checkout::fake::spawn(
+                            checkout::fake::FakeSettings::default(),
+                            "127.0.0.1:0".parse().expect("a valid address"),
+                        )
+                        .await?;
+                        tracing::info!(%url, "no payment provider configured: serving the fake in-process");
+                        url
+                    }
+                };
+                Box::new(checkout::fake_client::FakeClient::new(
+                    url,
+                    config.payments_merchant.clone(),
+                    timeout,
+                ))
             }
         };
-        let payments = Payments::new(payments_url, &config);
+        let payments = Payments::new(provider, &config);
         let accounts = accounts::state::Accounts::from_config(&config)?;
         let rooms = Rooms::new(&config);
         let shed = Shed::new(&config);
@@ -161,6 +185,7 @@ impl Application {
         let checkout = Checkout {
             holds: HoldPath { line },
             payments: Arc::new(payments),
+            stripe_webhook_secret: stripe_keys.map(|(_, webhook)| webhook),
         };
         let state = AppState::new(Shared {
             checkout,
@@ -260,6 +285,10 @@ impl Application {
 
 /// Why a production start without a payment provider is refused: the fake one would take
 /// orders and no money.
+const NO_STRIPE_KEYS: &str = "ANTEROOM_PAYMENTS=stripe needs ANTEROOM_STRIPE_SECRET_KEY (the \
+    API's secret key) and ANTEROOM_STRIPE_WEBHOOK_SECRET (the signing secret of the webhook \
+    endpoint registered at Stripe for <public url>/api/payments/stripe/webhook)";
+
 const NO_PAYMENT_PROVIDER: &str = "no payment provider: set ANTEROOM_PAYMENTS_URL (or pass \
     --dev to run the fake one in-process, for development only)";
 

@@ -39,5 +39,6 @@ mod shedding;
 mod signin;
 mod soldout;
 mod startup;
+mod stripe;
 mod tokens;
 mod traces;

@@ -508,13 +508,14 @@ async fn a_sale_racing_a_hold_at_its_expiry_sells_no_seat_it_lost_and_refunds_in
     let (event, seats) = open_event(&app, 1, 1).await;
     let (_, hold_a) = holder(&app, &event, &seats).await;
     let db = &app.state.db;
-    let payment: PaymentRow = sqlx::query_as(
+    let payment: PaymentRow = sqlx::query_as(&format!(
         "insert into payment (hold_id, event_id, buyer_id, attempt, provider_key, amount_cents, \
              idempotency_key, claimed_until, currency) \
          select id, event_id, buyer_id, 1, id || ':1', total_cents, 'k', now(), 'EUR' from hold \
          where id = $1 \
-         returning id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key, currency",
-    )
+         returning {}",
+        payments::ROW
+    ))
     .bind(&hold_a)
     .fetch_one(db)
     .await

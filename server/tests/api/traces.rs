@@ -135,7 +135,7 @@ async fn a_hold_and_its_checkout_arrive_as_traces_with_their_redis_postgres_and_
         (
             &checkout_trace,
             "/checkout",
-            ["provider charge", "postgres payment settle"],
+            ["provider pay", "postgres payment settle"],
         ),
     ];
     eventually(
