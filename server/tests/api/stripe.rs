@@ -147,6 +147,30 @@ async fn requires_action(r: reqwest::Response) -> String {
     body["client_secret"].as_str().unwrap().to_owned()
 }
 
+/// A buyer of one seat of a new event, at the payment: the first checkout answered
+/// `requires_action` with `secret`.
+struct Paying {
+    app: TestApp,
+    stripe: TestStripe,
+    session: String,
+    hold: String,
+    secret: String,
+}
+
+async fn paying(webhook: bool) -> Paying {
+    let (app, stripe) = stripe_app(webhook, |_| {}).await;
+    let (event, seats) = open_event(&app, 1, 4).await;
+    let (session, hold) = holder(&app, &event, &seats[..1]).await;
+    let secret = requires_action(checkout(&app, &session, &hold, "k").await).await;
+    Paying {
+        app,
+        stripe,
+        session,
+        hold,
+        secret,
+    }
+}
+
 /// The money audit: every intent that took money at Stripe is a sale or was refunded, and
 /// every sale's money is at Stripe.
 async fn audit(app: &TestApp, stripe: &TestStripe) {
@@ -221,11 +245,13 @@ async fn a_hold_is_paid_through_stripe_after_three_d_secure_and_the_order_comes_
 
 #[tokio::test]
 async fn a_declined_card_or_a_failed_challenge_is_402_and_the_next_try_is_a_new_intent() {
-    let (app, stripe) = stripe_app(false, |_| {}).await;
-    let (event, seats) = open_event(&app, 1, 4).await;
-    let (session, hold) = holder(&app, &event, &seats[..1]).await;
-
-    let first = requires_action(checkout(&app, &session, &hold, "k").await).await;
+    let Paying {
+        app,
+        stripe,
+        session,
+        hold,
+        secret: first,
+    } = paying(false).await;
     pay_at_stripe(&stripe, &first, DECLINED).await;
     expect_error(
         checkout(&app, &session, &hold, "k").await,
@@ -274,10 +300,13 @@ async fn a_declined_card_or_a_failed_challenge_is_402_and_the_next_try_is_a_new_
 
 #[tokio::test]
 async fn the_webhook_settles_a_payment_before_the_page_returns_and_once() {
-    let (app, stripe) = stripe_app(true, |_| {}).await;
-    let (event, seats) = open_event(&app, 1, 4).await;
-    let (session, hold) = holder(&app, &event, &seats[..1]).await;
-    let secret = requires_action(checkout(&app, &session, &hold, "k").await).await;
+    let Paying {
+        app,
+        stripe,
+        session,
+        hold,
+        secret,
+    } = paying(true).await;
     pay_at_stripe(&stripe, &secret, CARD).await;
     // The page never came back: Stripe's signed event records the sale.
     eventually("the webhook's sale", Duration::from_secs(15), async || {
@@ -321,10 +350,13 @@ async fn deliver(app: &TestApp, body: &str, signature: &str) -> reqwest::Respons
 
 #[tokio::test]
 async fn a_forged_a_stale_or_a_replayed_webhook_changes_nothing() {
-    let (app, stripe) = stripe_app(false, |_| {}).await;
-    let (event, seats) = open_event(&app, 1, 4).await;
-    let (session, hold) = holder(&app, &event, &seats[..1]).await;
-    let secret = requires_action(checkout(&app, &session, &hold, "k").await).await;
+    let Paying {
+        app,
+        stripe,
+        hold,
+        secret,
+        ..
+    } = paying(false).await;
     let id = intent_of(&secret);
     let body = json!({
         "id": "evt_forged1", "type": "payment_intent.succeeded",
@@ -398,10 +430,13 @@ async fn a_forged_a_stale_or_a_replayed_webhook_changes_nothing() {
 
 #[tokio::test]
 async fn a_hold_that_ends_while_the_buyer_pays_is_refunded() {
-    let (app, stripe) = stripe_app(true, |_| {}).await;
-    let (event, seats) = open_event(&app, 1, 4).await;
-    let (session, hold) = holder(&app, &event, &seats[..1]).await;
-    let secret = requires_action(checkout(&app, &session, &hold, "k").await).await;
+    let Paying {
+        app,
+        stripe,
+        session,
+        hold,
+        secret,
+    } = paying(true).await;
     sqlx::query("update hold set expires_at = clock_timestamp() where id = $1")
         .bind(&hold)
         .execute(&app.state.db)
