@@ -172,9 +172,19 @@ impl AdmissionKeys {
 
     /// The claims of the admission `token` if it admits somebody to `event` now (whom: its
     /// `sub`; the proxy's gate asks without a session).
+    /// A token verified before under these keys is not verified again until it expires
+    /// ([`super::verified`]).
     pub fn verify_for_event(&self, token: &str, event: &EventId) -> Option<AdmissionClaims> {
-        self.decode::<AdmissionClaims>(token, true)
-            .filter(|claims| claims.evt == *event)
+        let now = Utc::now().timestamp();
+        let claims = match self.verified.get(token, now, LEEWAY_SECS) {
+            Some(claims) => claims,
+            None => {
+                let claims = self.decode::<AdmissionClaims>(token, true)?;
+                self.verified.put(token, &claims, now, LEEWAY_SECS);
+                claims
+            }
+        };
+        Some(claims).filter(|claims| claims.evt == *event)
     }
 
     /// The claims of `token` if it admits `buyer` to `event` now.
@@ -262,6 +272,38 @@ mod tests {
                 .is_none()
         );
         assert!(keys.verify(&token, &e("evt"), &b("other-buyer")).is_none());
+    }
+
+    #[test]
+    fn a_token_verified_before_is_refused_once_expired_or_under_other_keys() {
+        let (key, keys) = fresh_keys();
+        // Expires within the second (its `exp` is cut to whole seconds): verified once, then
+        // remembered, then refused after its expiry and the leeway as a new verification would.
+        let short = Utc::now() + chrono::Duration::seconds(1);
+        let token = signed(&keys, &b("buyer"), &e("evt"), 0, short, None);
+        assert!(keys.verify(&token, &e("evt"), &b("buyer")).is_some());
+        assert_eq!(keys.verified.len(), 1);
+        let later = short.timestamp() + LEEWAY_SECS as i64 + 1;
+        assert!(keys.verified.get(&token, later, LEEWAY_SECS).is_none());
+        // Remembered under these keys: still for its own event and buyer only.
+        let long = signed(&keys, &b("buyer"), &e("evt"), 0, soon(), None);
+        assert!(keys.verify(&long, &e("evt"), &b("buyer")).is_some());
+        assert!(keys.verify(&long, &e("other"), &b("buyer")).is_none());
+        assert!(keys.verify(&long, &e("evt"), &b("other")).is_none());
+        // The same keys read again keep what was verified; a set without the token's key
+        // starts afresh and refuses it.
+        let mut again = AdmissionKeys::new(
+            &[KeyMaterial::from_pkcs8(key.kid.clone(), key.pkcs8.clone().unwrap()).unwrap()],
+            None,
+            "anteroom",
+        )
+        .unwrap();
+        again.keep_verified(&keys);
+        assert_eq!(again.verified.len(), keys.verified.len());
+        let (_, mut other) = fresh_keys();
+        other.keep_verified(&keys);
+        assert!(other.verified.is_empty());
+        assert!(other.verify(&long, &e("evt"), &b("buyer")).is_none());
     }
 
     #[test]

@@ -14,6 +14,7 @@ use std::{
     collections::HashMap,
     fs, io,
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 use base64::{
@@ -25,6 +26,7 @@ use jsonwebtoken::{DecodingKey, EncodingKey};
 use ring::signature::{Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
 
+use super::verified::Verified;
 use crate::{
     devdata::{self, Strictness},
     ids,
@@ -47,6 +49,9 @@ pub struct AdmissionKeys {
     jwks: Value,
     /// The `aud` of our tokens: a token for another audience is refused.
     pub(super) audience: String,
+    /// The admission tokens verified under these keys (shared with the next set read while
+    /// its keys are these same ones).
+    pub(super) verified: Arc<Verified>,
 }
 
 /// How long a verifier may keep the JWKS (`Cache-Control: max-age`).
@@ -142,7 +147,16 @@ impl AdmissionKeys {
             verifying,
             jwks,
             audience: audience.to_owned(),
+            verified: Arc::default(),
         })
+    }
+
+    /// Keeps `previous`'s verified tokens when it has exactly these keys and audience (the
+    /// folder read again, unchanged); another set of keys starts with none.
+    pub fn keep_verified(&mut self, previous: &AdmissionKeys) {
+        if self.jwks == previous.jwks && self.audience == previous.audience {
+            self.verified = previous.verified.clone();
+        }
     }
 
     pub fn jwks(&self) -> &Value {

@@ -16,6 +16,7 @@ pub mod keys;
 pub mod rotation;
 pub mod session;
 pub mod state;
+pub mod verified;
 
 pub use buyer::Buyer;
 pub use session::Sessions;

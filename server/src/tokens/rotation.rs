@@ -178,8 +178,9 @@ impl KeyRing {
         let signer = self.choose(&material, &live, &first_published, now);
         let since = first_published.get(&signer).copied().unwrap_or(now);
         self.signing_since_ms.store(since, Ordering::Relaxed);
-        let in_use = AdmissionKeys::new(&material, Some(&signer), &self.audience)
+        let mut in_use = AdmissionKeys::new(&material, Some(&signer), &self.audience)
             .map_err(|e| Error::Internal(format!("admission keys: {e}")))?;
+        in_use.keep_verified(&self.current());
         let previous = std::mem::replace(
             &mut *self.current.write().expect("not poisoned"),
             Arc::new(in_use),
