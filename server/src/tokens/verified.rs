@@ -97,10 +97,18 @@ mod tests {
         let v = Verified::default();
         v.put("token-a", &claims(100), 50, 2);
         assert_eq!(v.get("token-a", 50, 2), Some(claims(100)));
-        assert_eq!(v.get("token-a", 102, 2), Some(claims(100)), "within the leeway");
+        assert_eq!(
+            v.get("token-a", 102, 2),
+            Some(claims(100)),
+            "within the leeway"
+        );
         assert_eq!(v.get("token-a", 103, 2), None, "expired");
         assert_eq!(v.get("token-b", 50, 2), None);
-        assert_eq!(v.get("token-a ", 50, 2), None, "another spelling is another token");
+        assert_eq!(
+            v.get("token-a ", 50, 2),
+            None,
+            "another spelling is another token"
+        );
     }
 
     #[test]
