@@ -9,8 +9,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use super::{
-    payments::PaymentRow,
     provider::{Charge, Failure, Provider, Started, down, retry_after},
+    record::PaymentRow,
 };
 
 pub struct FakeClient {

@@ -25,6 +25,7 @@ pub mod fake_client;
 pub mod payments;
 pub mod provider;
 pub mod reconcile;
+pub mod record;
 pub mod state;
 pub mod stripe;
 

@@ -25,27 +25,7 @@ use crate::{
 /// The states of a payment, as stored.
 pub const STATES: [&str; 5] = ["pending", "succeeded", "declined", "refunded", "failed"];
 
-/// A payment as the checkout and reconciliation drive it.
-#[derive(Debug, Clone, sqlx::FromRow)]
-pub struct PaymentRow {
-    pub id: i64,
-    pub hold_id: String,
-    pub buyer_id: String,
-    /// `<hold>:<attempt>`: the provider's idempotency key.
-    pub provider_key: String,
-    pub amount_cents: i64,
-    /// The client's Idempotency-Key of the request that started it (the sale records it).
-    pub idempotency_key: String,
-    /// The event's currency (ISO 4217), in which it is charged and refunded.
-    pub currency: String,
-    /// The provider's id of what this record started (Stripe: its PaymentIntent), recorded
-    /// before the buyer's page may act on it; `None` for the fake.
-    pub provider_ref: Option<String>,
-}
-
-/// The columns of a [`PaymentRow`], for every query that reads one.
-pub const ROW: &str =
-    "id, hold_id, buyer_id, provider_key, amount_cents, idempotency_key, currency, provider_ref";
+pub use super::record::{PaymentRow, ROW};
 
 /// The longest a checkout request can drive its payment: a bulkhead slot, the provider's 429s,
 /// the charge, the sale transaction and a refund. Its claim lasts this long, so nobody else

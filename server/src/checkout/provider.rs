@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use tokio::sync::Semaphore;
 
-use super::{breaker::Breaker, payments::PaymentRow};
+use super::{breaker::Breaker, record::PaymentRow};
 use crate::{config::Config, error::Error, telemetry::metrics::Metrics};
 
 /// What the provider says of a payment's money.

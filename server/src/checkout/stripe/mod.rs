@@ -24,8 +24,8 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use super::{
-    payments::PaymentRow,
     provider::{Charge, Failure, Provider, Started, down, retry_after},
+    record::PaymentRow,
 };
 use crate::config::Secret;
 
